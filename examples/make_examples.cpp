@@ -1,0 +1,104 @@
+// Writes the README demo's sample files: a few valid files and a few broken ones, all made by
+// the library's writer. Usage: ggufcheck_make_examples OUTPUT_DIR
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "ggufcheck/writer.hpp"
+
+using namespace ggufcheck;
+namespace fs = std::filesystem;
+
+namespace {
+
+Document tiny_llama() {
+  Document doc;
+  std::vector<Value> tokens, scores, types;
+  const char* words[] = {"<unk>", "<s>", "</s>", "\xe2\x96\x81" "the", "\xe2\x96\x81" "a", "ing",
+                         "\xe2\x96\x81" "of", "er", "\xe2\x96\x81" "to", "ed", "\xc3\xa9", "\xe4\xb8\xad"};
+  for (std::size_t i = 0; i < std::size(words); ++i) {
+    tokens.push_back(Value::string(words[i]));
+    scores.push_back(Value::f32(-static_cast<float>(i)));
+    types.push_back(Value::i32(i < 3 ? 3 : 1));
+  }
+  doc.metadata = {
+      {"general.architecture", Value::string("llama"), {}},
+      {"general.name", Value::string("tiny-llama example"), {}},
+      {"general.file_type", Value::u32(2), {}},
+      {"general.quantization_version", Value::u32(2), {}},
+      {"llama.context_length", Value::u32(2048), {}},
+      {"llama.embedding_length", Value::u32(64), {}},
+      {"llama.block_count", Value::u32(1), {}},
+      {"llama.attention.head_count", Value::u32(4), {}},
+      {"llama.attention.layer_norm_rms_epsilon", Value::f32(1e-5f), {}},
+      {"tokenizer.ggml.model", Value::string("llama"), {}},
+      {"tokenizer.ggml.tokens", Value::array(ValueType::String, tokens), {}},
+      {"tokenizer.ggml.scores", Value::array(ValueType::Float32, scores), {}},
+      {"tokenizer.ggml.token_type", Value::array(ValueType::Int32, types), {}},
+      {"tokenizer.ggml.bos_token_id", Value::u32(1), {}},
+      {"tokenizer.ggml.eos_token_id", Value::u32(2), {}},
+      {"tokenizer.ggml.add_bos_token", Value::boolean(true), {}},
+  };
+  doc.tensors = {
+      {"token_embd.weight", {64, 12}, 1, {}, {}},             // F16
+      {"blk.0.attn_q.weight", {64, 64}, 2, {}, {}},           // Q4_0
+      {"blk.0.ffn_down.weight", {256, 64}, 12, {}, {}},       // Q4_K
+      {"output_norm.weight", {64}, 0, {}, {}},                // F32
+  };
+  return doc;
+}
+
+bool save(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+    return 3;
+  }
+  const fs::path dir = argv[1];
+  bool ok = true;
+
+  // valid/
+  ok &= save(dir / "valid/tiny-llama.gguf", write_bytes(tiny_llama()));
+  Document vocab = tiny_llama();
+  vocab.tensors.clear();
+  ok &= save(dir / "valid/vocab-only.gguf", write_bytes(vocab));
+
+  // broken/: a duplicate key, a bool byte of 2 and a misaligned tensor, all reported at once.
+  Document three = tiny_llama();
+  three.metadata.push_back({"general.name", Value::string("second name"), {}});
+  three.metadata[15].value = Value::bool_byte(2);
+  three.tensors[1].offset = 1184;  // the running sum is 1152 + 32; 1184 - 16 is misaligned
+  *three.tensors[1].offset -= 16;
+  ok &= save(dir / "broken/three-problems.gguf", write_bytes(three));
+
+  // broken/: cut inside the tensor infos.
+  Written full = write(tiny_llama());
+  std::vector<std::uint8_t> cut(full.bytes.begin(),
+                                full.bytes.begin() + static_cast<long>(full.layout.tensors[2].dims_offset + 4));
+  ok &= save(dir / "broken/truncated.gguf", cut);
+
+  // broken/: written as the course chapter describes (40-byte header with an alignment field).
+  WriteOptions chapter;
+  chapter.header_alignment_field = true;
+  ok &= save(dir / "broken/course-chapter-header.gguf", write_bytes(tiny_llama(), chapter));
+
+  // broken/: a tensor count whose record-size product wraps 64 bits (CVE-2024-21836 shape).
+  WriteOptions hostile;
+  hostile.tensor_count = 0x1D1D1D1D1D1D1D1DULL;
+  ok &= save(dir / "broken/hostile-tensor-count.gguf", write_bytes(vocab, hostile));
+
+  if (!ok) {
+    std::fprintf(stderr, "ggufcheck_make_examples: cannot write under %s\n", dir.c_str());
+    return 2;
+  }
+  return 0;
+}

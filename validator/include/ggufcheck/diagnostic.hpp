@@ -1,0 +1,49 @@
+// Diagnostic codes, severities and profiles, all derived from catalogue.def.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace ggufcheck {
+
+enum class Severity : std::uint8_t { Silent, Note, Warning, Error };
+
+enum class Profile : std::uint8_t { Strict, Spec, LlamaCpp };
+inline constexpr std::array<Profile, 3> kAllProfiles = {Profile::Strict, Profile::Spec,
+                                                       Profile::LlamaCpp};
+
+enum class Code : std::uint16_t {
+#define GGUFCHECK_DIAGNOSTIC(number, id, name, s, sp, l, meaning) id = number,
+#include "ggufcheck/catalogue.def"
+#undef GGUFCHECK_DIAGNOSTIC
+};
+
+struct CatalogueEntry {
+  Code code;
+  std::string_view name;                 // kebab-case, usable wherever a code is
+  std::array<Severity, 3> severities;    // indexed by Profile
+  std::string_view meaning;
+
+  [[nodiscard]] Severity severity(Profile profile) const {
+    return severities[static_cast<std::size_t>(profile)];
+  }
+};
+
+// Every entry of the catalogue, in catalogue order.
+[[nodiscard]] std::span<const CatalogueEntry> catalogue();
+[[nodiscard]] const CatalogueEntry& catalogue_entry(Code code);
+// "GGUF4001", "4001", "misaligned-offset" (case-insensitive code prefix) -> the code.
+[[nodiscard]] std::optional<Code> find_code(std::string_view code_or_name);
+// "GGUF4001"
+[[nodiscard]] std::string code_string(Code code);
+
+[[nodiscard]] std::string_view to_string(Severity severity);
+[[nodiscard]] std::optional<Severity> parse_severity(std::string_view text);
+[[nodiscard]] std::string_view to_string(Profile profile);
+[[nodiscard]] std::optional<Profile> parse_profile(std::string_view text);
+
+}  // namespace ggufcheck

@@ -1,0 +1,183 @@
+// Checks of the standard keys that loaders trust (gguf-format.md section 4).
+#include <algorithm>
+#include <array>
+
+#include "checks.hpp"
+#include "cursor.hpp"
+
+namespace ggufcheck::detail {
+namespace {
+
+// An expected type: a scalar type, or an array of element_type when is_array.
+struct Expected {
+  ValueType type;
+  bool is_array = false;
+  ValueType element_type = ValueType::Uint8;
+  ValueType alternative = ValueType::Array;  // a second accepted scalar type, if any
+};
+
+constexpr Expected scalar(ValueType t) { return {t, false, ValueType::Uint8, t}; }
+constexpr Expected array_of(ValueType e) { return {ValueType::Array, true, e, ValueType::Array}; }
+// Counts are uint32 in real files although the spec says "by convention uint64".
+constexpr Expected kCount{ValueType::Uint32, false, ValueType::Uint8, ValueType::Uint64};
+
+struct StandardKey {
+  std::string_view key;
+  Expected expected;
+};
+
+constexpr std::array kStandardKeys = {
+    StandardKey{"general.architecture", scalar(ValueType::String)},
+    StandardKey{"general.quantization_version", scalar(ValueType::Uint32)},
+    StandardKey{"general.file_type", scalar(ValueType::Uint32)},
+    StandardKey{"general.type", scalar(ValueType::String)},
+    StandardKey{"general.name", scalar(ValueType::String)},
+    StandardKey{"general.author", scalar(ValueType::String)},
+    StandardKey{"general.version", scalar(ValueType::String)},
+    StandardKey{"general.organization", scalar(ValueType::String)},
+    StandardKey{"general.basename", scalar(ValueType::String)},
+    StandardKey{"general.finetune", scalar(ValueType::String)},
+    StandardKey{"general.description", scalar(ValueType::String)},
+    StandardKey{"general.quantized_by", scalar(ValueType::String)},
+    StandardKey{"general.size_label", scalar(ValueType::String)},
+    StandardKey{"general.license", scalar(ValueType::String)},
+    StandardKey{"general.license.name", scalar(ValueType::String)},
+    StandardKey{"general.license.link", scalar(ValueType::String)},
+    StandardKey{"general.url", scalar(ValueType::String)},
+    StandardKey{"general.doi", scalar(ValueType::String)},
+    StandardKey{"general.uuid", scalar(ValueType::String)},
+    StandardKey{"general.repo_url", scalar(ValueType::String)},
+    StandardKey{"general.source.url", scalar(ValueType::String)},
+    StandardKey{"general.source.repo_url", scalar(ValueType::String)},
+    StandardKey{"general.tags", array_of(ValueType::String)},
+    StandardKey{"general.languages", array_of(ValueType::String)},
+    StandardKey{"tokenizer.ggml.model", scalar(ValueType::String)},
+    StandardKey{"tokenizer.ggml.pre", scalar(ValueType::String)},
+    StandardKey{"tokenizer.ggml.tokens", array_of(ValueType::String)},
+    StandardKey{"tokenizer.ggml.scores", array_of(ValueType::Float32)},
+    StandardKey{"tokenizer.ggml.token_type", array_of(ValueType::Int32)},
+    StandardKey{"tokenizer.ggml.merges", array_of(ValueType::String)},
+    StandardKey{"tokenizer.ggml.add_bos_token", scalar(ValueType::Bool)},
+    StandardKey{"tokenizer.ggml.add_eos_token", scalar(ValueType::Bool)},
+    StandardKey{"tokenizer.ggml.add_space_prefix", scalar(ValueType::Bool)},
+    StandardKey{"tokenizer.chat_template", scalar(ValueType::String)},
+    StandardKey{"split.no", scalar(ValueType::Uint16)},
+    StandardKey{"split.count", scalar(ValueType::Uint16)},
+    StandardKey{"split.tensors.count", scalar(ValueType::Int32)},
+};
+
+// Suffixes of "{arch}." keys whose type is checked once general.architecture is known.
+constexpr std::array<std::string_view, 4> kArchCountKeys = {
+    "context_length", "embedding_length", "block_count", "vocab_size"};
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool is_token_id_key(std::string_view key) {
+  return starts_with(key, "tokenizer.ggml.") && ends_with(key, "_token_id");
+}
+
+std::string describe(const Expected& e) {
+  if (e.is_array) return fmt::format("{}[]", to_string(e.element_type));
+  if (e.alternative != e.type) {
+    return fmt::format("{} or {}", to_string(e.type), to_string(e.alternative));
+  }
+  return std::string(to_string(e.type));
+}
+
+std::string describe(const MetadataEntry& entry) {
+  if (entry.type == ValueType::Array) return fmt::format("{}[]", to_string(entry.array.element_type));
+  return std::string(to_string(entry.type));
+}
+
+bool matches(const MetadataEntry& entry, const Expected& e) {
+  if (e.is_array) return entry.type == ValueType::Array && entry.array.element_type == e.element_type;
+  return entry.type == e.type || entry.type == e.alternative;
+}
+
+std::optional<Expected> expected_type(std::string_view key, std::string_view arch) {
+  for (const auto& standard : kStandardKeys) {
+    if (standard.key == key) return standard.expected;
+  }
+  if (is_token_id_key(key)) return scalar(ValueType::Uint32);
+  if (starts_with(key, "tokenizer.chat_template.")) return scalar(ValueType::String);
+  if (!arch.empty() && key.size() > arch.size() && starts_with(key, arch) && key[arch.size()] == '.') {
+    const std::string_view suffix = key.substr(arch.size() + 1);
+    for (std::string_view count_key : kArchCountKeys) {
+      if (suffix == count_key) return kCount;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void check_standard_keys(const Model& model, Sink& sink) {
+  const Profile profile = sink.profile();
+  const MetadataEntry* arch = find_key(model, "general.architecture", profile);
+  const std::string_view arch_name =
+      arch != nullptr && arch->type == ValueType::String ? arch->string : std::string_view();
+
+  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+    const MetadataEntry& entry = model.metadata[i];
+    if (key_identity(entry.key, profile) == "general.alignment") continue;  // GGUF5001
+    const auto expected = expected_type(key_identity(entry.key, profile), arch_name);
+    if (expected && !matches(entry, *expected)) {
+      sink.report(Code::KeyWrongType, entry.type_offset, 4, kv_path(i, entry.key) + " type",
+                  "loaders read standard keys with a fixed type",
+                  "{} is {}, expected {}", escape(entry.key), describe(entry), describe(*expected));
+    }
+  }
+
+  if (model.metadata_complete && arch == nullptr) {
+    sink.report(Code::MissingArchitecture, 0, model.narrow() ? 16 : 24, "metadata",
+                "the spec requires general.architecture; llama.cpp cannot pick a model without it",
+                "no general.architecture key");
+  }
+  if (model.tensors_complete &&
+      find_key(model, "general.quantization_version", profile) == nullptr) {
+    const auto quantized = std::find_if(model.tensors.begin(), model.tensors.end(), [](const TensorInfo& t) {
+      const TensorTypeInfo* type = tensor_type(t.type);
+      return type != nullptr && type->quantized();
+    });
+    if (quantized != model.tensors.end()) {
+      const auto index = static_cast<std::size_t>(quantized - model.tensors.begin());
+      sink.report(Code::MissingQuantizationVersion, quantized->type_offset, 4,
+                  tensor_path(index, quantized->name) + " type",
+                  "write general.quantization_version (uint32, currently 2)",
+                  "tensor is quantized ({}) but general.quantization_version is missing",
+                  tensor_type(quantized->type)->name);
+    }
+  }
+
+  const MetadataEntry* tokens = find_key(model, "tokenizer.ggml.tokens", profile);
+  if (tokens == nullptr || !matches(*tokens, array_of(ValueType::String))) return;
+  const std::uint64_t vocab = tokens->array.count;
+  for (std::string_view name : {std::string_view("tokenizer.ggml.scores"),
+                                std::string_view("tokenizer.ggml.token_type")}) {
+    const MetadataEntry* other = find_key(model, name, profile);
+    if (other == nullptr || other->type != ValueType::Array || other->array.count == vocab) continue;
+    const auto index = static_cast<std::size_t>(other - model.metadata.data());
+    sink.report(Code::TokenizerLengthMismatch, other->array.count_offset, model.narrow() ? 4 : 8,
+                kv_path(index, other->key) + " count",
+                "loaders index this array by token id",
+                "{} has {} entries but tokenizer.ggml.tokens has {}", name, other->array.count,
+                vocab);
+  }
+  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+    const MetadataEntry& entry = model.metadata[i];
+    if (!is_token_id_key(key_identity(entry.key, profile)) || entry.type != ValueType::Uint32) continue;
+    if (entry.scalar >= vocab) {
+      sink.report(Code::TokenIdOutOfRange, entry.value.offset, 4, kv_path(i, entry.key),
+                  "loaders index the vocabulary with this id (GHSA-g4cc-763q-h9h6)",
+                  "{} is {} but the vocabulary has {} tokens", escape(entry.key), entry.scalar,
+                  vocab);
+    }
+  }
+}
+
+}  // namespace ggufcheck::detail

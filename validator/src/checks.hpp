@@ -1,0 +1,33 @@
+// The stages of validation. Data flows one way: bytes -> reader -> model -> checks -> report.
+#pragma once
+
+#include "ggufcheck/model.hpp"
+#include "sink.hpp"
+
+namespace ggufcheck::detail {
+
+// Reader: header, metadata pairs and tensor infos into the model; reports what makes the
+// bytes unreadable (truncation, impossible counts, unknown types, nesting). Stops a section
+// only where continuing would mean guessing.
+void read_model(Model& model, Sink& sink);
+
+// Checks over the model, by area.
+void check_keys(const Model& model, Sink& sink);
+void check_values(const Model& model, Sink& sink);
+void check_alignment(Model& model, Sink& sink);  // sets model.alignment and data_start
+void check_tensor_infos(const Model& model, Sink& sink);
+void check_layout(const Model& model, Sink& sink);
+void check_standard_keys(const Model& model, Sink& sink);
+
+// Sorts the findings by offset and counts them per severity.
+void finish_report(Report& report, std::vector<Finding> findings, std::uint64_t dropped);
+
+// The identity of a key or tensor name for lookups: the llama.cpp profile compares C strings,
+// up to the first NUL, as ggml does.
+[[nodiscard]] std::string_view c_string_prefix(std::string_view bytes);
+[[nodiscard]] std::string_view key_identity(std::string_view key, Profile profile);
+// The entry for key, or nullptr (first match, by the profile's key identity).
+[[nodiscard]] const MetadataEntry* find_key(const Model& model, std::string_view key,
+                                            Profile profile);
+
+}  // namespace ggufcheck::detail

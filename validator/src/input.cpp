@@ -1,0 +1,104 @@
+// Input: a read-only memory mapping of a regular file, or the bytes of a stream read to memory.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "checks.hpp"
+#include "ggufcheck/validate.hpp"
+
+namespace ggufcheck {
+
+namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ > 2) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  [[nodiscard]] int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+class Mapping {
+ public:
+  Mapping(void* data, std::size_t size) : data_(data), size_(size) {}
+  ~Mapping() {
+    if (data_ != nullptr) ::munmap(data_, size_);
+  }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+  [[nodiscard]] Bytes bytes() const { return {static_cast<const std::uint8_t*>(data_), size_}; }
+
+ private:
+  void* data_;
+  std::size_t size_;
+};
+
+Report unreadable(const std::string& path, const Options& options, const std::string& why) {
+  Report report;
+  report.path = path;
+  std::vector<Finding> findings;
+  findings.push_back(Finding{Code::UnreadableFile, options.severity(Code::UnreadableFile) ==
+                                                           Severity::Silent
+                                                       ? Severity::Error
+                                                       : options.severity(Code::UnreadableFile),
+                             0, 0, "file", why, ""});
+  detail::finish_report(report, std::move(findings), 0);
+  return report;
+}
+
+std::string errno_text(const char* what, const std::string& path) {
+  return fmt::format("cannot {} {}: {}", what, path, std::strerror(errno));
+}
+
+// Reads a stream (standard input, a pipe) to its end. Memory grows with the bytes that exist.
+bool read_stream(int fd, std::vector<std::uint8_t>& out) {
+  std::uint8_t chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n == 0) return true;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    out.insert(out.end(), chunk, chunk + n);
+  }
+}
+
+}  // namespace
+
+Report validate_file(const std::string& path, const Options& options) {
+  const bool is_stdin = path == "-";
+  const std::string shown = is_stdin ? "<stdin>" : path;
+  const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return unreadable(shown, options, errno_text("open", path));
+  FileDescriptor file(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return unreadable(shown, options, errno_text("stat", path));
+  if (S_ISDIR(st.st_mode)) {
+    return unreadable(shown, options, fmt::format("cannot read {}: is a directory", path));
+  }
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* data = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data == MAP_FAILED) return unreadable(shown, options, errno_text("map", path));
+    const Mapping mapping(data, static_cast<std::size_t>(st.st_size));
+    return validate(mapping.bytes(), options, shown);
+  }
+  std::vector<std::uint8_t> buffer;
+  if (!read_stream(fd, buffer)) return unreadable(shown, options, errno_text("read", path));
+  return validate(Bytes(buffer.data(), buffer.size()), options, shown);
+}
+
+}  // namespace ggufcheck

@@ -1,0 +1,405 @@
+#include <algorithm>
+
+#include "checks.hpp"
+#include "cursor.hpp"
+
+namespace ggufcheck::detail {
+namespace {
+
+constexpr std::string_view kMagic = "GGUF";
+
+std::string bad_magic_hint(std::string_view magic) {
+  struct Legacy {
+    std::string_view bytes;
+    std::string_view what;
+  };
+  // Legacy ggml formats stored their magic as a little-endian u32, so the bytes read reversed.
+  static constexpr Legacy kLegacy[] = {
+      {"lmgg", "a legacy GGML file (pre-GGUF ggml format)"},
+      {"fmgg", "a legacy GGMF file (pre-GGUF ggml format)"},
+      {"tjgg", "a legacy GGJT file (pre-GGUF ggml format)"},
+      {"algg", "a legacy GGLA (LoRA adapter) file"},
+      {"asgg", "a legacy GGSA file"},
+      {"GGML", "a legacy GGML file"},
+      {"GGMF", "a legacy GGMF file"},
+      {"GGJT", "a legacy GGJT file"},
+      {"GGLA", "a legacy GGLA (LoRA adapter) file"},
+      {"GGSA", "a legacy GGSA file"},
+  };
+  for (const auto& legacy : kLegacy) {
+    if (magic == legacy.bytes) {
+      return fmt::format("this looks like {}; convert it to GGUF with llama.cpp's converter",
+                         legacy.what);
+    }
+  }
+  if (magic == "FUGG") {
+    return "the magic is the 4 bytes \"GGUF\" (47 47 55 46); the writer stored it as a "
+           "byte-swapped u32";
+  }
+  return "a GGUF file starts with the 4 bytes \"GGUF\" (47 47 55 46); this is not a GGUF file";
+}
+
+class Reader {
+ public:
+  Reader(Model& model, Sink& sink)
+      : model_(model), sink_(sink), limits_(sink.options().limits) {}
+
+  void run() {
+    if (!read_header()) return;
+    if (!read_metadata()) return;
+    model_.metadata_complete = true;
+    if (!read_tensor_infos()) return;
+    model_.tensors_complete = true;
+    model_.infos_end = cursor_.pos();
+  }
+
+ private:
+  Model& model_;
+  Sink& sink_;
+  const Limits& limits_;
+  Cursor cursor_{Bytes{}, Endian::Little};
+
+  [[nodiscard]] bool narrow() const { return model_.narrow(); }
+  [[nodiscard]] std::uint64_t size_width() const { return narrow() ? 4 : 8; }
+  [[nodiscard]] std::uint64_t to_end(std::uint64_t offset) const { return model_.size() - offset; }
+
+  bool read_header() {
+    const Bytes bytes = model_.bytes;
+    const std::uint64_t size = bytes.size();
+    if (size < 4) {
+      sink_.report(Code::TruncatedHeader, 0, size, "header", "",
+                   "file is {} bytes long; a GGUF header needs at least 24", size);
+      return false;
+    }
+    const std::string_view magic(reinterpret_cast<const char*>(bytes.data()), 4);
+    if (magic != kMagic) {
+      sink_.report(Code::BadMagic, 0, 4, "header.magic", bad_magic_hint(magic),
+                   "magic is \"{}\", expected \"GGUF\"", escape(magic));
+      return false;
+    }
+    if (size < 8) {
+      sink_.report(Code::TruncatedHeader, 0, size, "header", "",
+                   "file is {} bytes long; a GGUF header needs at least 24", size);
+      return false;
+    }
+    Cursor probe(bytes, Endian::Little, 4);
+    std::uint32_t version = 0;
+    (void)probe.read(version);
+    // No flag marks a big-endian file: like gguf-py, detect a version whose low half is zero.
+    if (version != 0 && (version & 0xFFFFu) == 0) {
+      model_.endian = Endian::Big;
+      version = Cursor::byteswap(version);
+      sink_.report(Code::ByteSwappedFile, 4, 4, "header.version",
+                   "the C reader refuses big-endian files; write little-endian unless the "
+                   "target is a big-endian host",
+                   "version reads 0x{:08x} byte-swapped: this is a big-endian file (version {})",
+                   Cursor::byteswap(version), version);
+    }
+    model_.version = version;
+    if (version == 0 || version > 3) {
+      sink_.report(Code::UnsupportedVersion, 4, 4, "header.version",
+                   "current GGUF files are version 3", "unsupported version {}", version);
+      return false;
+    }
+    if (version == 1) {
+      sink_.report(Code::ObsoleteVersion, 4, 4, "header.version",
+                   "version 1 used 32-bit counts and lengths; re-convert the model with a "
+                   "current converter",
+                   "version 1 is obsolete: no current reader loads it");
+    } else if (version == 2) {
+      sink_.report(Code::OldVersion, 4, 4, "header.version",
+                   "v2 and v3 are byte-identical; a writer can simply write 3",
+                   "version 2 is valid but the spec asks for version 3");
+    }
+    const std::uint64_t header_size = narrow() ? 16 : 24;
+    if (size < header_size) {
+      sink_.report(Code::TruncatedHeader, 0, size, "header", "",
+                   "file is {} bytes long; a version {} header needs {}", size, version,
+                   header_size);
+      return false;
+    }
+    cursor_ = Cursor(bytes, model_.endian, 8);
+    (void)cursor_.read_size(model_.tensor_count, narrow());
+    (void)cursor_.read_size(model_.kv_count, narrow());
+    model_.header_complete = true;
+
+    const std::uint64_t remaining = cursor_.remaining();
+    const std::uint64_t min_pair = size_width() + 4 + 1;               // empty key, u8 value
+    const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;         // empty name, 0 dims
+    bool ok = check_count(model_.tensor_count, 8, "header.tensor_count", "tensor infos",
+                          min_tensor, remaining, limits_.max_tensor_count);
+    ok = check_count(model_.kv_count, 8 + size_width(), "header.kv_count", "metadata pairs",
+                     min_pair, remaining, limits_.max_kv_count) && ok;
+    return ok;
+  }
+
+  bool check_count(std::uint64_t count, std::uint64_t offset, const char* path, const char* what,
+                   std::uint64_t min_record, std::uint64_t remaining, std::uint64_t limit) {
+    if (count >= kInt64Limit) {
+      sink_.report(Code::ImpossibleCount, offset, size_width(), path, "",
+                   "{} is 0x{:x} (>= 2^63; negative as the reference reader's int64)", path, count);
+      return false;
+    }
+    if (count > remaining / min_record) {
+      sink_.report(Code::ImpossibleCount, offset, size_width(), path, "",
+                   "{} is {} but the {} bytes after the header hold at most {} {}", path, count,
+                   remaining, remaining / min_record, what);
+      return false;
+    }
+    if (count > limit) {
+      sink_.report(Code::LimitExceeded, offset, size_width(), path, "",
+                   "{} is {}, above the limit of {}", path, count, limit);
+      return false;
+    }
+    return true;
+  }
+
+  // --- metadata -----------------------------------------------------------------------------
+
+  bool read_metadata() {
+    // No reserve(kv_count): memory grows with the pairs actually read, never with a claim.
+    for (std::uint64_t i = 0; i < model_.kv_count; ++i) {
+      if (!read_pair(i)) return false;
+    }
+    return true;
+  }
+
+  bool truncated_metadata(std::uint64_t pair_start, const std::string& path, const char* field) {
+    sink_.report(Code::TruncatedMetadata, pair_start, to_end(pair_start), path, "",
+                 "file ends inside {} (needs more than the {} bytes left)", field,
+                 cursor_.remaining());
+    return false;
+  }
+
+  bool read_pair(std::uint64_t index) {
+    MetadataEntry entry;
+    const std::uint64_t start = cursor_.pos();
+    entry.range.offset = start;
+    entry.key_offset = start;
+    const std::string index_path = fmt::format("kv[{}]", index);
+    std::uint64_t key_length = 0;
+    if (!cursor_.read_size(key_length, narrow())) {
+      return truncated_metadata(start, index_path, "the key length");
+    }
+    if (key_length > cursor_.remaining()) {
+      sink_.report(Code::TruncatedString, start, to_end(start), index_path + " key",
+                   "string lengths count bytes and are followed by exactly that many bytes",
+                   "key length {} runs past the end of the file ({} bytes left)", key_length,
+                   cursor_.remaining());
+      return false;
+    }
+    (void)cursor_.read_bytes(key_length, entry.key);
+    const std::string path = kv_path(static_cast<std::size_t>(index), entry.key);
+    entry.type_offset = cursor_.pos();
+    std::uint32_t raw_type = 0;
+    if (!cursor_.read(raw_type)) return truncated_metadata(start, path, "the value type");
+    if (!is_valid_value_type(raw_type, model_.version)) {
+      sink_.report(Code::UnknownValueType, entry.type_offset, 4, path + " type",
+                   raw_type < kValueTypeCount
+                       ? "types 10..12 (64-bit numbers) exist since version 2"
+                       : "value types are 0..12; there is no dictionary type",
+                   "unknown value type {} (0x{:x})", raw_type, raw_type);
+      return false;  // the value's size is unknown: nothing after it can be located
+    }
+    entry.type = static_cast<ValueType>(raw_type);
+    entry.value.offset = cursor_.pos();
+    if (!read_value(entry, entry.type, path, 0)) return false;
+    entry.value.length = cursor_.pos() - entry.value.offset;
+    entry.range.length = cursor_.pos() - start;
+    model_.metadata.push_back(entry);
+    return true;
+  }
+
+  bool read_scalar(ValueType type, std::uint64_t& out) {
+    switch (scalar_size(type)) {
+      case 1: { std::uint8_t v = 0; if (!cursor_.read(v)) return false; out = v; return true; }
+      case 2: { std::uint16_t v = 0; if (!cursor_.read(v)) return false; out = v; return true; }
+      case 4: { std::uint32_t v = 0; if (!cursor_.read(v)) return false; out = v; return true; }
+      default: return cursor_.read(out);
+    }
+  }
+
+  // Reads one string (length + bytes) of a value; reports and fails on truncation.
+  bool read_string(std::uint64_t pair_start, const std::string& path, std::string_view& out) {
+    const std::uint64_t length_offset = cursor_.pos();
+    std::uint64_t length = 0;
+    if (!cursor_.read_size(length, narrow())) {
+      return truncated_metadata(pair_start, path, "a string length");
+    }
+    if (length > cursor_.remaining()) {
+      sink_.report(Code::TruncatedString, length_offset, to_end(length_offset), path,
+                   "string lengths count bytes and are followed by exactly that many bytes",
+                   "string length {} runs past the end of the file ({} bytes left)", length,
+                   cursor_.remaining());
+      return false;
+    }
+    if (length > limits_.max_string_length) {
+      sink_.report(Code::LimitExceeded, length_offset, size_width(), path, "",
+                   "string length {} is above the limit of {}", length,
+                   limits_.max_string_length);
+      return false;
+    }
+    return cursor_.read_bytes(length, out);
+  }
+
+  bool read_value(MetadataEntry& entry, ValueType type, const std::string& path,
+                  std::uint32_t depth) {
+    if (type == ValueType::String) return read_string(entry.range.offset, path, entry.string);
+    if (type != ValueType::Array) {
+      if (!read_scalar(type, entry.scalar)) {
+        return truncated_metadata(entry.range.offset, path, fmt::format("a {} value", to_string(type)).c_str());
+      }
+      return true;
+    }
+    ArrayView array;
+    if (!read_array_header(entry.range.offset, path, depth, array)) return false;
+    if (depth == 0) entry.array = array;
+    return skip_elements(entry, array, path, depth);
+  }
+
+  bool read_array_header(std::uint64_t pair_start, const std::string& path, std::uint32_t depth,
+                         ArrayView& array) {
+    const std::uint64_t type_offset = cursor_.pos();
+    std::uint32_t raw = 0;
+    if (!cursor_.read(raw)) return truncated_metadata(pair_start, path, "an array element type");
+    if (!is_valid_value_type(raw, model_.version)) {
+      sink_.report(Code::UnknownArrayType, type_offset, 4, path + " element type",
+                   "array element types are 0..12", "unknown array element type {} (0x{:x})",
+                   raw, raw);
+      return false;
+    }
+    array.element_type = static_cast<ValueType>(raw);
+    array.count_offset = cursor_.pos();
+    if (!cursor_.read_size(array.count, narrow())) {
+      return truncated_metadata(pair_start, path, "an array count");
+    }
+    if (array.element_type == ValueType::Array) {
+      if (depth == 0) {
+        sink_.report(Code::NestedArray, type_offset, 4, path + " element type",
+                     "ggml's reader rejects arrays of arrays; flatten the value",
+                     "array of arrays");
+      }
+      if (depth + 1 >= limits_.max_depth) {
+        sink_.report(Code::LimitExceeded, type_offset, 4, path, "",
+                     "arrays nested more than {} deep", limits_.max_depth);
+        return false;
+      }
+    }
+    const std::uint64_t min_element = array.element_type == ValueType::String ? size_width()
+                                      : array.element_type == ValueType::Array
+                                          ? 4 + size_width()
+                                          : scalar_size(array.element_type);
+    if (array.count > cursor_.remaining() / min_element) {
+      sink_.report(Code::ImpossibleArrayCount, array.count_offset, size_width(), path + " count",
+                   "array counts are element counts, not byte counts",
+                   "array of {} {} elements cannot fit in the {} bytes left", array.count,
+                   to_string(array.element_type), cursor_.remaining());
+      return false;
+    }
+    if (array.count > limits_.max_array_length) {
+      sink_.report(Code::LimitExceeded, array.count_offset, size_width(), path + " count", "",
+                   "array of {} elements is above the limit of {}", array.count,
+                   limits_.max_array_length);
+      return false;
+    }
+    array.elements.offset = cursor_.pos();
+    return true;
+  }
+
+  bool skip_elements(MetadataEntry& entry, ArrayView& array, const std::string& path,
+                     std::uint32_t depth) {
+    const std::uint32_t element_size = scalar_size(array.element_type);
+    if (element_size != 0) {
+      (void)cursor_.skip(array.count * element_size);  // fits: count <= remaining / size
+    } else {
+      for (std::uint64_t i = 0; i < array.count; ++i) {
+        if (array.element_type == ValueType::String) {
+          std::string_view ignored;
+          if (!read_string(entry.range.offset, path, ignored)) return false;
+        } else {
+          ArrayView inner;
+          if (!read_array_header(entry.range.offset, path, depth + 1, inner)) return false;
+          if (!skip_elements(entry, inner, path, depth + 1)) return false;
+        }
+      }
+    }
+    array.elements.length = cursor_.pos() - array.elements.offset;
+    if (depth == 0) entry.array.elements.length = array.elements.length;
+    return true;
+  }
+
+  // --- tensor infos -------------------------------------------------------------------------
+
+  bool read_tensor_infos() {
+    const std::uint64_t remaining = cursor_.remaining();
+    const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;
+    if (model_.tensor_count > remaining / min_tensor) {
+      sink_.report(Code::ImpossibleCount, 8, size_width(), "header.tensor_count", "",
+                   "header.tensor_count is {} but the {} bytes after the metadata hold at most "
+                   "{} tensor infos",
+                   model_.tensor_count, remaining, remaining / min_tensor);
+      return false;
+    }
+    for (std::uint64_t i = 0; i < model_.tensor_count; ++i) {
+      if (!read_tensor_info(i)) return false;
+    }
+    return true;
+  }
+
+  bool truncated_tensor(std::uint64_t start, const std::string& path, const char* field) {
+    sink_.report(Code::TruncatedTensorInfo, start, to_end(start), path, "",
+                 "file ends inside {} ({} bytes left)", field, cursor_.remaining());
+    return false;
+  }
+
+  bool read_tensor_info(std::uint64_t index) {
+    TensorInfo info;
+    const std::uint64_t start = cursor_.pos();
+    info.range.offset = start;
+    info.name_offset = start;
+    info.dim_width = narrow() ? 4 : 8;
+    const std::string index_path = fmt::format("tensor[{}]", index);
+    std::uint64_t name_length = 0;
+    if (!cursor_.read_size(name_length, narrow())) {
+      return truncated_tensor(start, index_path, "the name length");
+    }
+    if (name_length > cursor_.remaining()) {
+      sink_.report(Code::TruncatedString, start, to_end(start), index_path + " name",
+                   "string lengths count bytes and are followed by exactly that many bytes",
+                   "tensor name length {} runs past the end of the file ({} bytes left)",
+                   name_length, cursor_.remaining());
+      return false;
+    }
+    (void)cursor_.read_bytes(name_length, info.name);
+    const std::string path = tensor_path(static_cast<std::size_t>(index), info.name);
+    info.n_dims_offset = cursor_.pos();
+    if (!cursor_.read(info.n_dims)) return truncated_tensor(start, path, "n_dims");
+    if (info.n_dims > kMaxDims) {
+      sink_.report(Code::TooManyDims, info.n_dims_offset, 4, path + " n_dims",
+                   "ggml tensors have at most 4 dimensions", "n_dims is {}, at most 4 allowed",
+                   info.n_dims);
+    }
+    info.dims_offset = cursor_.pos();
+    if (info.n_dims > cursor_.remaining() / info.dim_width) {
+      return truncated_tensor(start, path, fmt::format("the {} dims", info.n_dims).c_str());
+    }
+    for (std::uint32_t d = 0; d < info.n_dims; ++d) {
+      std::uint64_t dim = 0;
+      (void)cursor_.read_size(dim, narrow());  // fits: checked above
+      if (d < kMaxDims) info.dims[d] = dim;
+    }
+    info.type_offset = cursor_.pos();
+    if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
+    info.data_offset_offset = cursor_.pos();
+    if (!cursor_.read(info.data_offset)) return truncated_tensor(start, path, "the offset");
+    info.range.length = cursor_.pos() - start;
+    model_.tensors.push_back(info);
+    return true;
+  }
+};
+
+}  // namespace
+
+void read_model(Model& model, Sink& sink) { Reader(model, sink).run(); }
+
+}  // namespace ggufcheck::detail

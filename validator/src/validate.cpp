@@ -1,0 +1,78 @@
+#include "ggufcheck/validate.hpp"
+
+#include <algorithm>
+
+#include "checks.hpp"
+
+namespace ggufcheck {
+
+Severity Options::severity(Code code) const {
+  Severity severity = catalogue_entry(code).severity(profile);
+  if (const auto it = severity_overrides.find(code); it != severity_overrides.end()) {
+    severity = it->second;
+  }
+  if (werror && severity == Severity::Warning) severity = Severity::Error;
+  return severity;
+}
+
+bool Report::unreadable() const {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.code == Code::UnreadableFile; });
+}
+
+int Report::exit_status() const {
+  if (unreadable()) return 2;
+  return errors != 0 ? 1 : 0;
+}
+
+namespace detail {
+
+void finish_report(Report& report, std::vector<Finding> findings, std::uint64_t dropped) {
+  std::stable_sort(findings.begin(), findings.end(),
+                   [](const Finding& a, const Finding& b) { return a.offset < b.offset; });
+  report.findings = std::move(findings);
+  report.findings_dropped = dropped;
+  report.errors = report.warnings = report.notes = 0;
+  for (const Finding& f : report.findings) {
+    if (f.severity == Severity::Error) ++report.errors;
+    if (f.severity == Severity::Warning) ++report.warnings;
+    if (f.severity == Severity::Note) ++report.notes;
+  }
+}
+
+}  // namespace detail
+
+Report validate(Bytes bytes, const Options& options, std::string path) {
+  detail::Sink sink(options);
+  Model model;
+  model.bytes = bytes;
+  detail::read_model(model, sink);
+  detail::check_keys(model, sink);
+  detail::check_values(model, sink);
+  detail::check_alignment(model, sink);
+  detail::check_tensor_infos(model, sink);
+  detail::check_layout(model, sink);
+  if (model.header_complete) detail::check_standard_keys(model, sink);
+
+  Report report;
+  report.path = std::move(path);
+  Facts& facts = report.facts;
+  facts.file_size = bytes.size();
+  if (model.version != 0 || model.header_complete) facts.version = model.version;
+  facts.endian = model.endian;
+  if (model.header_complete) {
+    facts.tensor_count = model.tensor_count;
+    facts.kv_count = model.kv_count;
+  }
+  facts.kv_read = model.metadata.size();
+  facts.tensors_read = model.tensors.size();
+  facts.alignment = model.alignment;
+  if (model.tensors_complete) {
+    facts.data_start = model.data_start;
+    if (model.data_start <= bytes.size()) facts.tensor_data_size = bytes.size() - model.data_start;
+  }
+  detail::finish_report(report, sink.take(), sink.dropped());
+  return report;
+}
+
+}  // namespace ggufcheck
