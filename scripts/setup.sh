@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what the project needs on Debian 12 (only what is missing), then fetches llama.cpp's
+# prebuilt GGUF reader (libggml-base.so) from the npm registry for the benchmark and the
+# differential tests. Safe to run again: it does nothing when everything is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ clang-14 clang-format pkg-config
+          libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+          librapidcheck-dev libbenchmark-dev python3 python3-jsonschema)
+# npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
+command -v npm >/dev/null 2>&1 || packages+=(npm)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# llama.cpp's own reader, pinned: the version the llama.cpp profile follows.
+ggml_version="3.22.1"
+ggml_dir=".deps/node-llama-cpp-linux-x64-${ggml_version}"
+if [[ ! -f "$ggml_dir/package/bins/linux-x64/libggml-base.so" ]]; then
+  echo "setup: fetching @node-llama-cpp/linux-x64@${ggml_version} (llama.cpp's libggml-base.so)"
+  mkdir -p "$ggml_dir"
+  if (cd "$ggml_dir" && npm pack --silent "@node-llama-cpp/linux-x64@${ggml_version}" >/dev/null 2>&1 &&
+      tar xzf node-llama-cpp-linux-x64-*.tgz && rm -f node-llama-cpp-linux-x64-*.tgz); then
+    :
+  else
+    echo "setup: warning: could not fetch the reference reader; the benchmark's ggml comparison is skipped" >&2
+  fi
+fi
