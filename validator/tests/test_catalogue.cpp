@@ -1,1 +1,89 @@
-// placeholder, replaced by the real tests
+// The catalogue is the contract: codes, names and severities as design.md section 3 lists them.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+
+#include "ggufcheck/diagnostic.hpp"
+
+namespace ggufcheck {
+namespace {
+
+TEST(Catalogue, CodesAndNamesAreUniqueAndWellFormed) {
+  std::set<Code> codes;
+  std::set<std::string_view> names;
+  const std::regex kebab("[a-z0-9]+(-[a-z0-9]+)*");
+  for (const CatalogueEntry& e : catalogue()) {
+    EXPECT_TRUE(codes.insert(e.code).second) << code_string(e.code);
+    EXPECT_TRUE(names.insert(e.name).second) << e.name;
+    EXPECT_TRUE(std::regex_match(std::string(e.name), kebab)) << e.name;
+    EXPECT_FALSE(e.meaning.empty()) << e.name;
+    EXPECT_NE(e.meaning.back(), '.') << e.name << ": meanings have no trailing period";
+  }
+  EXPECT_EQ(catalogue().size(), 58U);
+}
+
+TEST(Catalogue, LookupByCodeNameAndNumber) {
+  EXPECT_EQ(find_code("GGUF4001"), Code::MisalignedOffset);
+  EXPECT_EQ(find_code("gguf4001"), Code::MisalignedOffset);
+  EXPECT_EQ(find_code("misaligned-offset"), Code::MisalignedOffset);
+  EXPECT_EQ(find_code("4001"), Code::MisalignedOffset);
+  EXPECT_EQ(find_code("GGUF0001"), Code::UnreadableFile);
+  EXPECT_FALSE(find_code("GGUF9999").has_value());
+  EXPECT_FALSE(find_code("").has_value());
+  EXPECT_EQ(code_string(Code::LimitExceeded), "GGUF0002");
+  EXPECT_EQ(catalogue_entry(Code::TokenIdOutOfRange).name, "token-id-out-of-range");
+}
+
+// A sample of rows of the design's table, copied from it, so an edit of catalogue.def that
+// changes the contract fails here.
+TEST(Catalogue, SeveritiesFollowTheDesignTable) {
+  using enum Severity;
+  struct Row {
+    const char* code;
+    const char* name;
+    Severity strict, spec, llama;
+  };
+  const Row rows[] = {
+      {"GGUF1005", "old-version", Note, Warning, Silent},
+      {"GGUF1006", "byte-swapped-file", Error, Note, Error},
+      {"GGUF2005", "invalid-key-bytes", Error, Error, Warning},
+      {"GGUF2006", "unconventional-key", Warning, Error, Silent},
+      {"GGUF2010", "nested-array", Error, Silent, Error},
+      {"GGUF2012", "non-canonical-bool", Error, Error, Silent},
+      {"GGUF2013", "invalid-utf8", Warning, Error, Silent},
+      {"GGUF2016", "nul-in-string", Warning, Silent, Silent},
+      {"GGUF3003", "empty-tensor-name", Warning, Silent, Silent},
+      {"GGUF3008", "zero-dim", Error, Silent, Note},
+      {"GGUF3014", "new-tensor-type", Note, Silent, Silent},
+      {"GGUF4004", "non-contiguous-layout", Error, Silent, Error},
+      {"GGUF4005", "nonzero-padding", Error, Error, Silent},
+      {"GGUF4007", "missing-final-padding", Warning, Warning, Silent},
+      {"GGUF4008", "trailing-bytes", Warning, Note, Silent},
+      {"GGUF5004", "alignment-not-multiple-of-8", Warning, Error, Silent},
+      {"GGUF5005", "alignment-too-large", Warning, Silent, Silent},
+      {"GGUF5006", "missing-architecture", Error, Error, Warning},
+      {"GGUF5007", "missing-quantization-version", Warning, Error, Silent},
+      {"GGUF5010", "token-id-out-of-range", Error, Silent, Warning},
+  };
+  for (const Row& row : rows) {
+    const auto code = find_code(row.code);
+    ASSERT_TRUE(code.has_value()) << row.code;
+    const CatalogueEntry& e = catalogue_entry(*code);
+    EXPECT_EQ(e.name, row.name);
+    EXPECT_EQ(e.severity(Profile::Strict), row.strict) << row.code;
+    EXPECT_EQ(e.severity(Profile::Spec), row.spec) << row.code;
+    EXPECT_EQ(e.severity(Profile::LlamaCpp), row.llama) << row.code;
+  }
+}
+
+TEST(Catalogue, ProfileAndSeverityNamesRoundTrip) {
+  for (Profile p : kAllProfiles) EXPECT_EQ(parse_profile(to_string(p)), p);
+  EXPECT_FALSE(parse_profile("llama").has_value());
+  EXPECT_EQ(parse_severity("off"), Severity::Silent);
+  EXPECT_EQ(parse_severity("Warning"), Severity::Warning);
+  EXPECT_FALSE(parse_severity("fatal").has_value());
+}
+
+}  // namespace
+}  // namespace ggufcheck
