@@ -1,8 +1,7 @@
 // Checks of metadata keys and values.
-#include <unordered_map>
-
 #include "checks.hpp"
 #include "cursor.hpp"
+#include "duplicates.hpp"
 #include "utf8.hpp"
 
 namespace ggufcheck::detail {
@@ -54,7 +53,7 @@ bool is_conventional_key(std::string_view key, Profile profile) {
 
 void check_key(const Model& model, std::size_t index, Sink& sink) {
   const MetadataEntry& entry = model.metadata[index];
-  const std::string path = kv_path(index, entry.key);
+  const Field path = kv_path(index, entry.key);
   const std::uint64_t width = model.narrow() ? 4 : 8;
   if (entry.key.empty()) {
     sink.report(Code::EmptyKey, entry.key_offset, width, path + " key",
@@ -144,7 +143,7 @@ class ValueChecker {
         report_strings(strings_, true);
         if (bools_.count != 0) {
           sink_.report(Code::NonCanonicalBool, bools_.first_offset, 1,
-                       fmt::format("{}[{}]", path_, bools_.first_index), bool_hint(),
+                       path_ + fmt::format("[{}]", bools_.first_index), bool_hint(),
                        "{} bool byte(s) other than 0 or 1 in the array, the first at index {}",
                        bools_.count, bools_.first_index);
         }
@@ -163,7 +162,7 @@ class ValueChecker {
  private:
   const Model& model_;
   Sink& sink_;
-  std::string path_;
+  Field path_{""};
   StringTallies strings_;
   Tally bools_;
   Tally long_arrays_;  // first_index holds the element count
@@ -210,7 +209,7 @@ class ValueChecker {
 
   void report_strings(const StringTallies& t, bool in_array) {
     const auto where = [&](const Tally& tally) {
-      return in_array ? fmt::format("{}[{}]", path_, tally.first_index) : path_;
+      return in_array ? path_ + fmt::format("[{}]", tally.first_index) : path_;
     };
     const auto prefix = [&](const Tally& tally, std::string_view what) {
       return in_array ? fmt::format("{} string(s) {} in the array, the first at index {}: ",
@@ -241,19 +240,17 @@ class ValueChecker {
 }  // namespace
 
 void check_keys(const Model& model, Sink& sink) {
-  std::unordered_map<std::string_view, std::size_t> seen;
-  seen.reserve(model.metadata.size());
+  DuplicateFinder seen(model.metadata.size());
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
     check_key(model, i, sink);
     const MetadataEntry& entry = model.metadata[i];
-    const auto [it, inserted] = seen.emplace(key_identity(entry.key, sink.profile()), i);
-    if (!inserted) {
-      const MetadataEntry& first = model.metadata[it->second];
+    if (const auto earlier = seen.insert(key_identity(entry.key, sink.profile()), i)) {
+      const MetadataEntry& first = model.metadata[*earlier];
       sink.report(Code::DuplicateKey, entry.key_offset, (model.narrow() ? 4 : 8) + entry.key.size(),
                   kv_path(i, entry.key) + " key",
                   "readers disagree on which value wins; write each key once",
                   "key \"{}\" already appears as kv[{}] at 0x{:x}", escape(entry.key),
-                  it->second, first.key_offset);
+                  *earlier, first.key_offset);
     }
   }
 }

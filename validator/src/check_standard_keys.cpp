@@ -100,8 +100,12 @@ bool matches(const MetadataEntry& entry, const Expected& e) {
 }
 
 std::optional<Expected> expected_type(std::string_view key, std::string_view arch) {
-  for (const auto& standard : kStandardKeys) {
-    if (standard.key == key) return standard.expected;
+  const bool maybe_standard = starts_with(key, "general.") || starts_with(key, "tokenizer.") ||
+                              starts_with(key, "split.");
+  if (maybe_standard) {
+    for (const auto& standard : kStandardKeys) {
+      if (standard.key == key) return standard.expected;
+    }
   }
   if (is_token_id_key(key)) return scalar(ValueType::Uint32);
   if (starts_with(key, "tokenizer.chat_template.")) return scalar(ValueType::String);

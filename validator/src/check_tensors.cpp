@@ -1,10 +1,10 @@
 // Checks of the alignment, the tensor infos and the data layout.
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 
 #include "checks.hpp"
 #include "cursor.hpp"
+#include "duplicates.hpp"
 #include "utf8.hpp"
 
 namespace ggufcheck::detail {
@@ -43,7 +43,7 @@ bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 void check_name(const Model& model, std::size_t index, Sink& sink) {
   const TensorInfo& info = model.tensors[index];
-  const std::string path = tensor_path(index, info.name) + " name";
+  const Field path = tensor_path(index, info.name) + " name";
   const std::uint64_t width = model.narrow() ? 4 : 8;
   // ggml requires length < 64 (it copies names into char[64]); the spec says "at most 64".
   const std::uint64_t limit = sink.profile() == Profile::Spec ? kReferenceTensorNameLimit
@@ -78,7 +78,7 @@ void check_name(const Model& model, std::size_t index, Sink& sink) {
 
 void check_shape_and_type(const Model& model, std::size_t index, Sink& sink) {
   const TensorInfo& info = model.tensors[index];
-  const std::string path = tensor_path(index, info.name);
+  const Field path = tensor_path(index, info.name);
   if (info.n_dims == 0) {
     sink.report(Code::ScalarTensor, info.n_dims_offset, 4, path + " n_dims", "",
                 "n_dims is 0: a scalar tensor of one element");
@@ -86,14 +86,14 @@ void check_shape_and_type(const Model& model, std::size_t index, Sink& sink) {
   bool dims_ok = info.n_dims <= kMaxDims;
   const std::uint32_t shown = std::min(info.n_dims, kMaxDims);
   for (std::uint32_t d = 0; d < shown; ++d) {
-    const std::string dim_path = fmt::format("{} dims[{}]", path, d);
+    const auto dim_path = [&] { return path + fmt::format(" dims[{}]", d); };
     if (info.dims[d] >= kInt64Limit) {
-      sink.report(Code::NegativeDim, info.dim_offset(d), info.dim_width, dim_path, "",
+      sink.report(Code::NegativeDim, info.dim_offset(d), info.dim_width, dim_path(), "",
                   "dims[{}] is 0x{:x}, negative as the reference reader's int64", d,
                   info.dims[d]);
       dims_ok = false;
     } else if (info.dims[d] == 0) {
-      sink.report(Code::ZeroDim, info.dim_offset(d), info.dim_width, dim_path,
+      sink.report(Code::ZeroDim, info.dim_offset(d), info.dim_width, dim_path(),
                   d > 0 ? "llama.cpp 2025-01..2026-08 divides by ne[1..3] in its overflow guard"
                         : "",
                   "dims[{}] is 0", d);
@@ -143,7 +143,7 @@ void check_shape_and_type(const Model& model, std::size_t index, Sink& sink) {
 
 // Reports non-zero bytes in [begin, end) once, at the first one.
 void check_zero_padding(const Model& model, std::uint64_t begin, std::uint64_t end,
-                        const std::string& path, Sink& sink) {
+                        const Field& path, Sink& sink) {
   end = std::min(end, model.size());
   for (std::uint64_t at = begin; at < end; ++at) {
     if (model.bytes[at] != 0) {
@@ -162,7 +162,7 @@ void check_alignment(Model& model, Sink& sink) {
   const MetadataEntry* entry = find_key(model, "general.alignment", sink.profile());
   if (entry != nullptr) {
     const std::size_t index = static_cast<std::size_t>(entry - model.metadata.data());
-    const std::string path = kv_path(index, entry->key);
+    const Field path = kv_path(index, entry->key);
     if (entry->type != ValueType::Uint32) {
       sink.report(Code::AlignmentWrongType, entry->type_offset, 4, path + " type",
                   "store general.alignment as uint32 (type 4); llama.cpp 2025-02 aborts on "
@@ -200,19 +200,17 @@ void check_alignment(Model& model, Sink& sink) {
 }
 
 void check_tensor_infos(const Model& model, Sink& sink) {
-  std::unordered_map<std::string_view, std::size_t> seen;
-  seen.reserve(model.tensors.size());
+  DuplicateFinder seen(model.tensors.size());
   for (std::size_t i = 0; i < model.tensors.size(); ++i) {
     check_name(model, i, sink);
     check_shape_and_type(model, i, sink);
     const TensorInfo& info = model.tensors[i];
     // Names are C strings in ggml: "a\0b" and "a\0c" are the same tensor there.
-    const auto [it, inserted] = seen.emplace(c_string_prefix(info.name), i);
-    if (!inserted) {
+    if (const auto earlier = seen.insert(c_string_prefix(info.name), i)) {
       sink.report(Code::DuplicateTensorName, info.name_offset,
                   (model.narrow() ? 4 : 8) + info.name.size(), tensor_path(i, info.name) + " name",
                   "lookups by name become ambiguous",
-                  "tensor name \"{}\" already used by tensor[{}]", escape(info.name), it->second);
+                  "tensor name \"{}\" already used by tensor[{}]", escape(info.name), *earlier);
     }
   }
 }
@@ -250,11 +248,14 @@ void check_layout(const Model& model, Sink& sink) {
   // Where the next tensor should start: after the previous one (relative), and at the running
   // sum of padded sizes (absolute). A tensor is reported only when it matches neither, so one
   // wrong offset or one gap gives one finding, not one per tensor after it.
-  std::optional<std::uint64_t> expected = 0;
-  std::optional<std::uint64_t> running = 0;
+  // (Plain value + flag pairs: g++ 12 -O3 misreports std::optional<uint64_t> as uninitialised.)
+  std::uint64_t after_previous = 0;
+  bool after_previous_known = true;
+  std::uint64_t running = 0;
+  bool running_known = true;
   for (std::size_t i = 0; i < model.tensors.size(); ++i) {
     const TensorInfo& info = model.tensors[i];
-    const std::string path = tensor_path(i, info.name) + " offset";
+    const Field path = tensor_path(i, info.name) + " offset";
     if (info.data_offset % alignment != 0) {
       sink.report(Code::MisalignedOffset, info.data_offset_offset, 8, path,
                   "offsets are relative to the data section and padded to general.alignment",
@@ -263,23 +264,24 @@ void check_layout(const Model& model, Sink& sink) {
     const auto tsize = tensor_size(info, alignment);
     if (!tsize) {
       all_known = false;
-      expected.reset();
-      running.reset();
+      after_previous_known = false;
+      running_known = false;
       continue;
     }
-    if (expected && info.data_offset != *expected && info.data_offset != running.value_or(*expected)) {
+    if (after_previous_known && info.data_offset != after_previous &&
+        !(running_known && info.data_offset == running)) {
       sink.report(Code::NonContiguousLayout, info.data_offset_offset, 8, path,
                   "ggml requires tensors back to back in tensor-info order, each padded to the "
                   "alignment",
                   "offset 0x{:x} is not the end of the previous tensor's padded data (0x{:x})",
-                  info.data_offset, *expected);
+                  info.data_offset, after_previous);
     }
     std::uint64_t next = 0;
-    if (running && !checked_add(*running, tsize->padded, *running)) running.reset();
+    if (running_known && !checked_add(running, tsize->padded, running)) running_known = false;
     if (checked_add(info.data_offset, tsize->padded, next)) {
-      expected = next;
+      after_previous = next;
     } else {
-      expected.reset();
+      after_previous_known = false;
       sink.report(Code::ByteSizeOverflow, info.data_offset_offset, 8, path,
                   "CVE-2025-53630: a sum of padded sizes that wraps passes a bounds check",
                   "offset 0x{:x} + padded size 0x{:x} overflows 64 bits", info.data_offset,

@@ -164,7 +164,7 @@ class Reader {
     return true;
   }
 
-  bool truncated_metadata(std::uint64_t pair_start, const std::string& path, const char* field) {
+  bool truncated_metadata(std::uint64_t pair_start, const Field& path, const char* field) {
     sink_.report(Code::TruncatedMetadata, pair_start, to_end(pair_start), path, "",
                  "file ends inside {} (needs more than the {} bytes left)", field,
                  cursor_.remaining());
@@ -176,7 +176,7 @@ class Reader {
     const std::uint64_t start = cursor_.pos();
     entry.range.offset = start;
     entry.key_offset = start;
-    const std::string index_path = fmt::format("kv[{}]", index);
+    const Field index_path = Field::kv(static_cast<std::size_t>(index));
     std::uint64_t key_length = 0;
     if (!cursor_.read_size(key_length, narrow())) {
       return truncated_metadata(start, index_path, "the key length");
@@ -189,7 +189,7 @@ class Reader {
       return false;
     }
     (void)cursor_.read_bytes(key_length, entry.key);
-    const std::string path = kv_path(static_cast<std::size_t>(index), entry.key);
+    const Field path = kv_path(static_cast<std::size_t>(index), entry.key);
     entry.type_offset = cursor_.pos();
     std::uint32_t raw_type = 0;
     if (!cursor_.read(raw_type)) return truncated_metadata(start, path, "the value type");
@@ -220,7 +220,7 @@ class Reader {
   }
 
   // Reads one string (length + bytes) of a value; reports and fails on truncation.
-  bool read_string(std::uint64_t pair_start, const std::string& path, std::string_view& out) {
+  bool read_string(std::uint64_t pair_start, const Field& path, std::string_view& out) {
     const std::uint64_t length_offset = cursor_.pos();
     std::uint64_t length = 0;
     if (!cursor_.read_size(length, narrow())) {
@@ -242,7 +242,7 @@ class Reader {
     return cursor_.read_bytes(length, out);
   }
 
-  bool read_value(MetadataEntry& entry, ValueType type, const std::string& path,
+  bool read_value(MetadataEntry& entry, ValueType type, const Field& path,
                   std::uint32_t depth) {
     if (type == ValueType::String) return read_string(entry.range.offset, path, entry.string);
     if (type != ValueType::Array) {
@@ -257,7 +257,7 @@ class Reader {
     return skip_elements(entry, array, path, depth);
   }
 
-  bool read_array_header(std::uint64_t pair_start, const std::string& path, std::uint32_t depth,
+  bool read_array_header(std::uint64_t pair_start, const Field& path, std::uint32_t depth,
                          ArrayView& array) {
     const std::uint64_t type_offset = cursor_.pos();
     std::uint32_t raw = 0;
@@ -306,7 +306,7 @@ class Reader {
     return true;
   }
 
-  bool skip_elements(MetadataEntry& entry, ArrayView& array, const std::string& path,
+  bool skip_elements(MetadataEntry& entry, ArrayView& array, const Field& path,
                      std::uint32_t depth) {
     const std::uint32_t element_size = scalar_size(array.element_type);
     if (element_size != 0) {
@@ -346,7 +346,7 @@ class Reader {
     return true;
   }
 
-  bool truncated_tensor(std::uint64_t start, const std::string& path, const char* field) {
+  bool truncated_tensor(std::uint64_t start, const Field& path, const char* field) {
     sink_.report(Code::TruncatedTensorInfo, start, to_end(start), path, "",
                  "file ends inside {} ({} bytes left)", field, cursor_.remaining());
     return false;
@@ -358,7 +358,7 @@ class Reader {
     info.range.offset = start;
     info.name_offset = start;
     info.dim_width = narrow() ? 4 : 8;
-    const std::string index_path = fmt::format("tensor[{}]", index);
+    const Field index_path = Field::tensor(static_cast<std::size_t>(index));
     std::uint64_t name_length = 0;
     if (!cursor_.read_size(name_length, narrow())) {
       return truncated_tensor(start, index_path, "the name length");
@@ -371,7 +371,7 @@ class Reader {
       return false;
     }
     (void)cursor_.read_bytes(name_length, info.name);
-    const std::string path = tensor_path(static_cast<std::size_t>(index), info.name);
+    const Field path = tensor_path(static_cast<std::size_t>(index), info.name);
     info.n_dims_offset = cursor_.pos();
     if (!cursor_.read(info.n_dims)) return truncated_tensor(start, path, "n_dims");
     if (info.n_dims > kMaxDims) {

@@ -25,12 +25,10 @@ std::string escape(std::string_view bytes, std::size_t max_length) {
   return out;
 }
 
-std::string kv_path(std::size_t index, std::string_view key) {
-  return fmt::format("kv[{}] \"{}\"", index, escape(key));
-}
-
-std::string tensor_path(std::size_t index, std::string_view name) {
-  return fmt::format("tensor[{}] \"{}\"", index, escape(name));
+std::string Field::text() const {
+  if (!indexed_) return plain_ + suffix_;
+  if (!name_) return fmt::format("{}[{}]{}", plain_, index_, suffix_);
+  return fmt::format("{}[{}] \"{}\"{}", plain_, index_, escape(*name_), suffix_);
 }
 
 }  // namespace ggufcheck::detail

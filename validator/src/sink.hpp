@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,10 +15,41 @@ namespace ggufcheck::detail {
 // Escapes untrusted bytes for messages: printable ASCII stays, the rest becomes \xNN,
 // and long text is shortened so a 1 GiB key cannot flood a report.
 std::string escape(std::string_view bytes, std::size_t max_length = 80);
-// kv[3] "general.alignment"
-std::string kv_path(std::size_t index, std::string_view key);
-// tensor[7] "blk.0.attn_q.weight"
-std::string tensor_path(std::size_t index, std::string_view name);
+// The field path of a finding, built only when a finding is reported: formatting a path for
+// every pair of a million-pair file up front would dominate the run time.
+class Field {
+ public:
+  Field(const char* plain) : plain_(plain) {}  // NOLINT: a literal path is a Field
+  Field(std::string plain) : plain_(std::move(plain)) {}  // NOLINT
+  // kv[3] "general.alignment", or kv[3] before the key is known
+  static Field kv(std::size_t index, std::optional<std::string_view> key = std::nullopt) {
+    return Field("kv", index, key);
+  }
+  // tensor[7] "blk.0.attn_q.weight"
+  static Field tensor(std::size_t index, std::optional<std::string_view> name = std::nullopt) {
+    return Field("tensor", index, name);
+  }
+  [[nodiscard]] Field operator+(std::string_view suffix) const {
+    Field f = *this;
+    f.suffix_ += suffix;
+    return f;
+  }
+  [[nodiscard]] std::string text() const;
+
+ private:
+  Field(const char* kind, std::size_t index, std::optional<std::string_view> name)
+      : plain_(kind), index_(index), indexed_(true), name_(name) {}
+  std::string plain_;
+  std::size_t index_ = 0;
+  bool indexed_ = false;
+  std::optional<std::string_view> name_;
+  std::string suffix_;
+};
+
+inline Field kv_path(std::size_t index, std::string_view key) { return Field::kv(index, key); }
+inline Field tensor_path(std::size_t index, std::string_view name) {
+  return Field::tensor(index, name);
+}
 
 class Sink {
  public:
@@ -28,17 +60,17 @@ class Sink {
   [[nodiscard]] Profile profile() const { return options_.profile; }
 
   template <typename... Args>
-  void report(Code code, std::uint64_t offset, std::uint64_t length, std::string path,
-              std::string hint, fmt::format_string<Args...> format, Args&&... args) {
+  void report(Code code, std::uint64_t offset, std::uint64_t length, const Field& field,
+              std::string_view hint, fmt::format_string<Args...> format, Args&&... args) {
     const Severity severity = options_.severity(code);
     if (severity == Severity::Silent) return;
     if (findings_.size() >= options_.limits.max_findings) {
       ++dropped_;
       return;
     }
-    findings_.push_back(Finding{code, severity, offset, length, std::move(path),
+    findings_.push_back(Finding{code, severity, offset, length, field.text(),
                                 fmt::format(format, std::forward<Args>(args)...),
-                                std::move(hint)});
+                                std::string(hint)});
   }
 
   [[nodiscard]] std::vector<Finding> take() { return std::move(findings_); }

@@ -63,9 +63,9 @@ class ByteWriter {
     if constexpr (sizeof(T) > 1) {
       if (swap_) v = detail::Cursor::byteswap(v);
     }
-    std::uint8_t raw[sizeof(T)];
-    std::memcpy(raw, &v, sizeof(T));
-    out.insert(out.end(), raw, raw + sizeof(T));
+    const std::size_t at = out.size();
+    out.resize(at + sizeof(T));
+    std::memcpy(out.data() + at, &v, sizeof(T));
   }
   void put_size(std::uint64_t v) {
     if (narrow_) {
@@ -129,7 +129,7 @@ Written write(const Document& doc, const WriteOptions& options) {
   layout.alignment = alignment_of(doc, options);
   const std::uint64_t alignment = layout.alignment == 0 ? 1 : layout.alignment;
 
-  w.out.insert(w.out.end(), {'G', 'G', 'U', 'F'});
+  for (char c : std::string_view("GGUF")) w.out.push_back(static_cast<std::uint8_t>(c));
   w.put(options.version_field.value_or(doc.version));
   w.put_size(options.tensor_count.value_or(doc.tensors.size()));
   w.put_size(options.kv_count.value_or(doc.metadata.size()));
