@@ -234,8 +234,7 @@ int run(int argc, char** argv) {
       "check", "Validate files (the default subcommand: 'ggufcheck model.gguf' works too)");
   cmd_check->add_option("paths", check.paths,
                         "GGUF files; directories are searched recursively for *.gguf; '-' reads "
-                        "standard input")
-      ->required();
+                        "standard input");
   cmd_check->add_option("--profile", check.profile,
                         "strict (default: the CI gate), spec (what docs/gguf.md requires) or "
                         "llama.cpp (errors exactly where llama.cpp fails to load)")
@@ -243,15 +242,19 @@ int run(int argc, char** argv) {
   cmd_check->add_option("--format", check.format, "Output: text (default), json or sarif")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd_check->add_flag("--werror", check.werror, "Treat warnings as errors");
-  cmd_check->add_option("--disable", check.disable, "Silence a diagnostic (code or name); repeatable");
+  cmd_check->add_option("--disable", check.disable, "Silence a diagnostic (code or name); repeatable")
+      ->allow_extra_args(false);
   cmd_check->add_option("--enable", check.enable,
-                        "Report a diagnostic the profile keeps silent, as a warning; repeatable");
+                        "Report a diagnostic the profile keeps silent, as a warning; repeatable")
+      ->allow_extra_args(false);
   cmd_check->add_option("--severity", check.severity,
-                        "Set a diagnostic's severity: CODE=error|warning|note|off; repeatable");
+                        "Set a diagnostic's severity: CODE=error|warning|note|off; repeatable")
+      ->allow_extra_args(false);
   cmd_check->add_option("--limit", check.limits,
                         "Resource limit NAME=VALUE: depth (array nesting, default 64, max 1024), "
                         "kv-count, tensor-count, string-length, array-length (default unlimited; "
-                        "exceeding one reports GGUF0002), findings (kept per file, default 10000)");
+                        "exceeding one reports GGUF0002), findings (kept per file, default 10000)")
+      ->allow_extra_args(false);
   cmd_check->add_option("-j,--jobs", check.jobs, "Validate N files in parallel (0: one per core)")
       ->check(CLI::Range(0, 1024));
   cmd_check->add_flag("-q,--quiet", check.quiet, "Text output: print errors only, no summaries");
@@ -288,6 +291,9 @@ int run(int argc, char** argv) {
   if (cmd_explain->parsed()) {
     std::fputs(render_explanation(parse_code(explain_what)).c_str(), stdout);
     return 0;
+  }
+  if (check.paths.empty()) {
+    throw UsageError{"no input: give GGUF files or directories (see 'ggufcheck --help')"};
   }
   return run_check(check);
 }

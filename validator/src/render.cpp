@@ -65,6 +65,17 @@ std::string_view tool_version() { return GGUFCHECK_VERSION; }
 
 std::string render_text(const Report& report, const TextStyle& style) {
   std::string out;
+  if (report.unreadable()) {
+    // Nothing was validated: one line says why, with the code scripts can match.
+    for (const Finding& f : report.findings) {
+      out += fmt::format("{}: {}: {}\n", report.path,
+                         styled(style.color, severity_style(f.severity),
+                                fmt::format("{}[{} {}]", to_string(f.severity), code_string(f.code),
+                                            catalogue_entry(f.code).name)),
+                         f.message);
+    }
+    return out;
+  }
   for (const Finding& f : report.findings) {
     if (style.quiet && f.severity != Severity::Error) continue;
     const CatalogueEntry& entry = catalogue_entry(f.code);
