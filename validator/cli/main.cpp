@@ -24,7 +24,6 @@ namespace {
 
 constexpr int kExitUsage = 3;
 constexpr int kExitInternal = 4;
-constexpr std::uint32_t kMaxDepthLimit = 1024;  // the walk recurses: keep the stack bounded
 
 struct UsageError {
   std::string message;
@@ -149,16 +148,6 @@ std::vector<Input> expand_inputs(const std::vector<std::string>& paths) {
   return inputs;
 }
 
-Report unreadable_report(const Input& input, const Options& options) {
-  Report report;
-  report.path = input.path;
-  Severity s = options.severity(Code::UnreadableFile);
-  if (s == Severity::Silent) s = Severity::Error;  // an unread file never passes silently
-  report.findings.push_back(Finding{Code::UnreadableFile, s, 0, 0, "file", input.problem, ""});
-  report.errors = s == Severity::Error ? 1 : 0;
-  return report;
-}
-
 bool use_color(const std::string& mode) {
   if (mode == "always") return true;
   if (mode == "never") return false;
@@ -175,7 +164,7 @@ int run_check(const CheckArgs& args) {
   auto worker = [&] {
     for (std::size_t i = next++; i < inputs.size(); i = next++) {
       reports[i] = inputs[i].problem.empty() ? validate_file(inputs[i].path, options)
-                                             : unreadable_report(inputs[i], options);
+                                             : unreadable_report(inputs[i].path, inputs[i].problem);
     }
   };
   const unsigned jobs = std::clamp<unsigned>(args.jobs == 0 ? std::thread::hardware_concurrency() : args.jobs,
@@ -274,13 +263,15 @@ int run(int argc, char** argv) {
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
-    std::fputs(app.help(app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name()).c_str(), stdout);
+    const auto subcommands = app.get_subcommands();
+    std::fputs((subcommands.empty() ? app.help() : subcommands.front()->help("ggufcheck")).c_str(),
+               stdout);
     return 0;
   } catch (const CLI::CallForVersion& e) {
     std::puts(e.what());
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "ggufcheck: %s\nRun 'ggufcheck --help' for usage.\n", e.what());
+    std::fprintf(stderr, "ggufcheck: %s (see 'ggufcheck --help')\n", e.what());
     return kExitUsage;
   }
 

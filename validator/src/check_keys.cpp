@@ -90,7 +90,7 @@ struct Tally {
   std::uint64_t first_index = 0;
   std::uint64_t first_offset = 0;
   std::uint64_t first_length = 0;
-  std::size_t first_position = 0;  // index inside the string, for UTF-8 and NUL
+  std::size_t first_position = 0;  // UTF-8 and NUL: index inside the string; too long: its size
   void add(std::uint64_t index, std::uint64_t offset, std::uint64_t length,
            std::size_t position = 0) {
     if (count++ == 0) {
@@ -108,7 +108,7 @@ struct StringTallies {
 
 void inspect_string(std::string_view text, std::uint64_t index, std::uint64_t offset,
                     std::uint64_t length, StringTallies& tallies) {
-  if (text.size() > kReferenceStringLimit) tallies.too_long.add(index, offset, length);
+  if (text.size() > kReferenceStringLimit) tallies.too_long.add(index, offset, length, text.size());
   const std::size_t bad = find_invalid_utf8(text);
   if (bad != std::string_view::npos) tallies.utf8.add(index, offset, length, bad);
   const std::size_t nul = text.find('\0');
@@ -220,7 +220,7 @@ class ValueChecker {
       sink_.report(Code::StringTooLong, t.too_long.first_offset, t.too_long.first_length,
                    where(t.too_long), "ggml rejects strings over 1 GiB",
                    "{}string of {} bytes exceeds the reference limit of 1 GiB",
-                   prefix(t.too_long, "over 1 GiB"), t.too_long.first_length);
+                   prefix(t.too_long, "over 1 GiB"), t.too_long.first_position);
     }
     if (t.utf8.count != 0) {
       sink_.report(Code::InvalidUtf8, t.utf8.first_offset, t.utf8.first_length, where(t.utf8),

@@ -210,7 +210,10 @@ void check_tensor_infos(const Model& model, Sink& sink) {
       sink.report(Code::DuplicateTensorName, info.name_offset,
                   (model.narrow() ? 4 : 8) + info.name.size(), tensor_path(i, info.name) + " name",
                   "lookups by name become ambiguous",
-                  "tensor name \"{}\" already used by tensor[{}]", escape(info.name), *earlier);
+                  "tensor name \"{}\" already used by tensor[{}]{}", escape(info.name), *earlier,
+                  model.tensors[*earlier].name == info.name
+                      ? ""
+                      : " (the names are equal up to a NUL; ggml compares them as C strings)");
     }
   }
 }
@@ -276,25 +279,32 @@ void check_layout(const Model& model, Sink& sink) {
                   "offset 0x{:x} is not the end of the previous tensor's padded data (0x{:x})",
                   info.data_offset, after_previous);
     }
+    // Either sum can wrap (CVE-2025-53630): the end of this tensor, or the running sum of the
+    // padded sizes so far; one finding per tensor says so.
+    const bool running_wraps = running_known && !checked_add(running, tsize->padded, running);
+    if (running_wraps) running_known = false;
     std::uint64_t next = 0;
-    if (running_known && !checked_add(running, tsize->padded, running)) running_known = false;
-    if (checked_add(info.data_offset, tsize->padded, next)) {
-      after_previous = next;
-    } else {
-      after_previous_known = false;
+    const bool end_wraps = !checked_add(info.data_offset, tsize->padded, next);
+    after_previous = next;
+    after_previous_known = !end_wraps;
+    if (running_wraps || end_wraps) {
       sink.report(Code::ByteSizeOverflow, info.data_offset_offset, 8, path,
                   "CVE-2025-53630: a sum of padded sizes that wraps passes a bounds check",
-                  "offset 0x{:x} + padded size 0x{:x} overflows 64 bits", info.data_offset,
+                  "{} overflows 64 bits (padded size 0x{:x})",
+                  end_wraps ? fmt::format("offset 0x{:x} + padded size", info.data_offset)
+                            : std::string("the running sum of padded tensor sizes"),
                   tsize->padded);
     }
     if (info.data_offset > data_size || tsize->nbytes > data_size - info.data_offset) {
+      std::uint64_t file_offset = 0;
+      const std::string where =
+          checked_add(model.data_start, info.data_offset, file_offset)
+              ? fmt::format("file offset 0x{:x}", file_offset)
+              : std::string("an offset beyond 64 bits");
       sink.report(Code::TensorOutOfBounds, info.data_offset_offset, 8, path,
                   "the file is truncated, or the offset or dims are wrong",
-                  "tensor data 0x{:x}+0x{:x} (at file offset 0x{:x}) runs past the end of the "
-                  "{}-byte data section",
-                  info.data_offset, tsize->nbytes, info.data_offset <= UINT64_MAX - model.data_start
-                      ? model.data_start + info.data_offset : UINT64_MAX,
-                  data_size);
+                  "tensor data 0x{:x}+0x{:x} (at {}) runs past the end of the {}-byte data section",
+                  info.data_offset, tsize->nbytes, where, data_size);
       all_in_bounds = false;
       continue;
     }

@@ -20,7 +20,9 @@ void check_layout(const Model& model, Sink& sink);
 void check_standard_keys(const Model& model, Sink& sink);
 
 // Sorts the findings by offset and counts them per severity.
-void finish_report(Report& report, std::vector<Finding> findings, std::uint64_t dropped);
+// dropped: findings not kept (beyond Limits::max_findings), per severity; they still count.
+void finish_report(Report& report, std::vector<Finding> findings,
+                   const std::array<std::uint64_t, 4>& dropped = {});
 
 // The identity of a key or tensor name for lookups: the llama.cpp profile compares C strings,
 // up to the first NUL, as ggml does.

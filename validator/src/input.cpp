@@ -46,19 +46,6 @@ class Mapping {
   std::size_t size_;
 };
 
-Report unreadable(const std::string& path, const Options& options, const std::string& why) {
-  Report report;
-  report.path = path;
-  std::vector<Finding> findings;
-  findings.push_back(Finding{Code::UnreadableFile, options.severity(Code::UnreadableFile) ==
-                                                           Severity::Silent
-                                                       ? Severity::Error
-                                                       : options.severity(Code::UnreadableFile),
-                             0, 0, "file", why, ""});
-  detail::finish_report(report, std::move(findings), 0);
-  return report;
-}
-
 std::string errno_text(const char* what, const std::string& path) {
   return fmt::format("cannot {} {}: {}", what, path, std::strerror(errno));
 }
@@ -79,25 +66,35 @@ bool read_stream(int fd, std::vector<std::uint8_t>& out) {
 
 }  // namespace
 
+Report unreadable_report(std::string path, std::string why) {
+  Report report;
+  report.path = std::move(path);
+  // Always an error: an input that was not read must never pass, whatever the overrides say.
+  std::vector<Finding> findings;
+  findings.push_back(Finding{Code::UnreadableFile, Severity::Error, 0, 0, "file", std::move(why), ""});
+  detail::finish_report(report, std::move(findings));
+  return report;
+}
+
 Report validate_file(const std::string& path, const Options& options) {
   const bool is_stdin = path == "-";
   const std::string shown = is_stdin ? "<stdin>" : path;
   const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return unreadable(shown, options, errno_text("open", path));
+  if (fd < 0) return unreadable_report(shown, errno_text("open", path));
   FileDescriptor file(fd);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return unreadable(shown, options, errno_text("stat", path));
+  if (::fstat(fd, &st) != 0) return unreadable_report(shown, errno_text("stat", path));
   if (S_ISDIR(st.st_mode)) {
-    return unreadable(shown, options, fmt::format("cannot read {}: is a directory", path));
+    return unreadable_report(shown, fmt::format("cannot read {}: is a directory", path));
   }
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     void* data = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (data == MAP_FAILED) return unreadable(shown, options, errno_text("map", path));
+    if (data == MAP_FAILED) return unreadable_report(shown, errno_text("map", path));
     const Mapping mapping(data, static_cast<std::size_t>(st.st_size));
     return validate(mapping.bytes(), options, shown);
   }
   std::vector<std::uint8_t> buffer;
-  if (!read_stream(fd, buffer)) return unreadable(shown, options, errno_text("read", path));
+  if (!read_stream(fd, buffer)) return unreadable_report(shown, errno_text("read", path));
   return validate(Bytes(buffer.data(), buffer.size()), options, shown);
 }
 

@@ -58,6 +58,7 @@ class Reader {
   Sink& sink_;
   const Limits& limits_;
   Cursor cursor_{Bytes{}, Endian::Little};
+  bool tensor_count_ok_ = true;
 
   [[nodiscard]] bool narrow() const { return model_.narrow(); }
   [[nodiscard]] std::uint64_t size_width() const { return narrow() ? 4 : 8; }
@@ -126,11 +127,11 @@ class Reader {
     const std::uint64_t remaining = cursor_.remaining();
     const std::uint64_t min_pair = size_width() + 4 + 1;               // empty key, u8 value
     const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;         // empty name, 0 dims
-    bool ok = check_count(model_.tensor_count, 8, "header.tensor_count", "tensor infos",
-                          min_tensor, remaining, limits_.max_tensor_count);
-    ok = check_count(model_.kv_count, 8 + size_width(), "header.kv_count", "metadata pairs",
-                     min_pair, remaining, limits_.max_kv_count) && ok;
-    return ok;
+    // An impossible tensor count does not move the metadata: it is still read and checked.
+    tensor_count_ok_ = check_count(model_.tensor_count, 8, "header.tensor_count", "tensor infos",
+                                   min_tensor, remaining, limits_.max_tensor_count);
+    return check_count(model_.kv_count, 8 + size_width(), "header.kv_count", "metadata pairs",
+                       min_pair, remaining, limits_.max_kv_count);
   }
 
   bool check_count(std::uint64_t count, std::uint64_t offset, const char* path, const char* what,
@@ -165,9 +166,14 @@ class Reader {
   }
 
   bool truncated_metadata(std::uint64_t pair_start, const Field& path, const char* field) {
-    sink_.report(Code::TruncatedMetadata, pair_start, to_end(pair_start), path, "",
-                 "file ends inside {} (needs more than the {} bytes left)", field,
-                 cursor_.remaining());
+    const std::string hint =
+        cursor_.remaining() == 0 && cursor_.pos() == pair_start
+            ? fmt::format("the file ends after {} of the {} pairs header.kv_count declares",
+                          model_.metadata.size(), model_.kv_count)
+            : std::string();
+    sink_.report(Code::TruncatedMetadata, pair_start, to_end(pair_start), path, hint,
+                 "file ends inside {} (needs more than the {} left)", field,
+                 byte_count(cursor_.remaining()));
     return false;
   }
 
@@ -184,8 +190,14 @@ class Reader {
     if (key_length > cursor_.remaining()) {
       sink_.report(Code::TruncatedString, start, to_end(start), index_path + " key",
                    "string lengths count bytes and are followed by exactly that many bytes",
-                   "key length {} runs past the end of the file ({} bytes left)", key_length,
-                   cursor_.remaining());
+                   "key length {} runs past the end of the file ({} left)", key_length,
+                   byte_count(cursor_.remaining()));
+      return false;
+    }
+    if (key_length > limits_.max_string_length) {
+      sink_.report(Code::LimitExceeded, start, size_width(), index_path + " key", "",
+                   "key length {} is above the limit of {}", key_length,
+                   limits_.max_string_length);
       return false;
     }
     (void)cursor_.read_bytes(key_length, entry.key);
@@ -229,8 +241,8 @@ class Reader {
     if (length > cursor_.remaining()) {
       sink_.report(Code::TruncatedString, length_offset, to_end(length_offset), path,
                    "string lengths count bytes and are followed by exactly that many bytes",
-                   "string length {} runs past the end of the file ({} bytes left)", length,
-                   cursor_.remaining());
+                   "string length {} runs past the end of the file ({} left)", length,
+                   byte_count(cursor_.remaining()));
       return false;
     }
     if (length > limits_.max_string_length) {
@@ -279,9 +291,9 @@ class Reader {
                      "ggml's reader rejects arrays of arrays; flatten the value",
                      "array of arrays");
       }
-      if (depth + 1 >= limits_.max_depth) {
-        sink_.report(Code::LimitExceeded, type_offset, 4, path, "",
-                     "arrays nested more than {} deep", limits_.max_depth);
+      if (depth + 1 >= std::min(limits_.max_depth, kMaxDepthLimit)) {
+        sink_.report(Code::LimitExceeded, type_offset, 4, path + " element type", "",
+                     "arrays nested more than {} deep", std::min(limits_.max_depth, kMaxDepthLimit));
         return false;
       }
     }
@@ -292,8 +304,8 @@ class Reader {
     if (array.count > cursor_.remaining() / min_element) {
       sink_.report(Code::ImpossibleArrayCount, array.count_offset, size_width(), path + " count",
                    "array counts are element counts, not byte counts",
-                   "array of {} {} elements cannot fit in the {} bytes left", array.count,
-                   to_string(array.element_type), cursor_.remaining());
+                   "array of {} {} elements cannot fit in the {} left", array.count,
+                   to_string(array.element_type), byte_count(cursor_.remaining()));
       return false;
     }
     if (array.count > limits_.max_array_length) {
@@ -331,6 +343,7 @@ class Reader {
   // --- tensor infos -------------------------------------------------------------------------
 
   bool read_tensor_infos() {
+    if (!tensor_count_ok_) return false;  // reported with the header
     const std::uint64_t remaining = cursor_.remaining();
     const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;
     if (model_.tensor_count > remaining / min_tensor) {
@@ -347,8 +360,14 @@ class Reader {
   }
 
   bool truncated_tensor(std::uint64_t start, const Field& path, const char* field) {
-    sink_.report(Code::TruncatedTensorInfo, start, to_end(start), path, "",
-                 "file ends inside {} ({} bytes left)", field, cursor_.remaining());
+    const std::string hint =
+        cursor_.remaining() == 0 && cursor_.pos() == start
+            ? fmt::format("the file ends after {} of the {} tensor infos header.tensor_count "
+                          "declares",
+                          model_.tensors.size(), model_.tensor_count)
+            : std::string();
+    sink_.report(Code::TruncatedTensorInfo, start, to_end(start), path, hint,
+                 "file ends inside {} ({} left)", field, byte_count(cursor_.remaining()));
     return false;
   }
 
@@ -366,8 +385,14 @@ class Reader {
     if (name_length > cursor_.remaining()) {
       sink_.report(Code::TruncatedString, start, to_end(start), index_path + " name",
                    "string lengths count bytes and are followed by exactly that many bytes",
-                   "tensor name length {} runs past the end of the file ({} bytes left)",
-                   name_length, cursor_.remaining());
+                   "tensor name length {} runs past the end of the file ({} left)",
+                   name_length, byte_count(cursor_.remaining()));
+      return false;
+    }
+    if (name_length > limits_.max_string_length) {
+      sink_.report(Code::LimitExceeded, start, size_width(), index_path + " name", "",
+                   "tensor name length {} is above the limit of {}", name_length,
+                   limits_.max_string_length);
       return false;
     }
     (void)cursor_.read_bytes(name_length, info.name);

@@ -161,7 +161,8 @@ std::string render_json(std::span<const Report> reports, const Options& options,
                 {"failed", failed},
                 {"unreadable", unreadable},
                 {"exit_status", exit_status}}}};
-  return doc.dump(2) + "\n";
+  // File names need not be UTF-8; JSON text must be: invalid bytes become U+FFFD.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string render_sarif(std::span<const Report> reports, const Options& options) {
@@ -220,7 +221,7 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({std::move(run)})}};
-  return doc.dump(2) + "\n";
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string render_catalogue_text() {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,11 @@ namespace ggufcheck::detail {
 // Escapes untrusted bytes for messages: printable ASCII stays, the rest becomes \xNN,
 // and long text is shortened so a 1 GiB key cannot flood a report.
 std::string escape(std::string_view bytes, std::size_t max_length = 80);
+// "1 byte", "24 bytes"
+inline std::string byte_count(std::uint64_t n) {
+  return fmt::format("{} byte{}", n, n == 1 ? "" : "s");
+}
+
 // The field path of a finding, built only when a finding is reported: formatting a path for
 // every pair of a million-pair file up front would dominate the run time.
 class Field {
@@ -65,7 +71,8 @@ class Sink {
     const Severity severity = options_.severity(code);
     if (severity == Severity::Silent) return;
     if (findings_.size() >= options_.limits.max_findings) {
-      ++dropped_;
+      // Not kept, but still counted: a limit on the report never changes the verdict.
+      ++dropped_[static_cast<std::size_t>(severity)];
       return;
     }
     findings_.push_back(Finding{code, severity, offset, length, field.text(),
@@ -74,12 +81,13 @@ class Sink {
   }
 
   [[nodiscard]] std::vector<Finding> take() { return std::move(findings_); }
-  [[nodiscard]] std::uint64_t dropped() const { return dropped_; }
+  // Findings beyond Limits::max_findings, per severity.
+  [[nodiscard]] const std::array<std::uint64_t, 4>& dropped() const { return dropped_; }
 
  private:
   const Options& options_;
   std::vector<Finding> findings_;
-  std::uint64_t dropped_ = 0;
+  std::array<std::uint64_t, 4> dropped_{};
 };
 
 }  // namespace ggufcheck::detail

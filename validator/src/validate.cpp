@@ -27,12 +27,17 @@ int Report::exit_status() const {
 
 namespace detail {
 
-void finish_report(Report& report, std::vector<Finding> findings, std::uint64_t dropped) {
+void finish_report(Report& report, std::vector<Finding> findings,
+                   const std::array<std::uint64_t, 4>& dropped) {
   std::stable_sort(findings.begin(), findings.end(),
                    [](const Finding& a, const Finding& b) { return a.offset < b.offset; });
   report.findings = std::move(findings);
-  report.findings_dropped = dropped;
-  report.errors = report.warnings = report.notes = 0;
+  const auto dropped_of = [&](Severity s) { return dropped[static_cast<std::size_t>(s)]; };
+  report.findings_dropped =
+      dropped_of(Severity::Error) + dropped_of(Severity::Warning) + dropped_of(Severity::Note);
+  report.errors = dropped_of(Severity::Error);
+  report.warnings = dropped_of(Severity::Warning);
+  report.notes = dropped_of(Severity::Note);
   for (const Finding& f : report.findings) {
     if (f.severity == Severity::Error) ++report.errors;
     if (f.severity == Severity::Warning) ++report.warnings;

@@ -1,1 +1,1265 @@
-// placeholder, replaced by the real tests
+// The command-line tool, run as a real process (posix_spawn; arguments passed as an argv
+// vector, never through a shell): exit statuses, the default subcommand, inputs (files,
+// directories, standard input), options, output formats, `list`, `explain`, and the rule that
+// bad input gives one line on standard error and never a crash.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ggufcheck/diagnostic.hpp"
+#include "ggufcheck/writer.hpp"
+#include "test_support.hpp"
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace ggufcheck::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------------------------
+// Running the CLI
+
+struct RunResult {
+  bool exited = false;       // false: killed by a signal (or timed out)
+  int status = -1;           // exit status when exited
+  int signal = 0;            // the signal when not exited
+  bool timed_out = false;
+  std::string out, err;
+};
+
+std::ostream& operator<<(std::ostream& os, const RunResult& r) {
+  os << "exited=" << r.exited << " status=" << r.status << " signal=" << r.signal
+     << " timed_out=" << r.timed_out << "\n--- stdout ---\n"
+     << r.out.substr(0, 4000) << "\n--- stderr ---\n"
+     << r.err.substr(0, 4000);
+  return os;
+}
+
+struct RunOptions {
+  std::optional<std::string> stdin_data;  // written through a pipe
+  std::optional<fs::path> stdin_file;     // opened and given as standard input
+  std::map<std::string, std::optional<std::string>> env;  // set (value) or unset (nullopt)
+  int stdout_fd = -1;  // when >= 0: given as standard output instead of a capture pipe
+  std::optional<fs::path> cwd;
+  std::chrono::seconds timeout{60};
+};
+
+RunOptions stdin_bytes(std::string data) {
+  RunOptions options;
+  options.stdin_data = std::move(data);
+  return options;
+}
+RunOptions stdin_from(const fs::path& file) {
+  RunOptions options;
+  options.stdin_file = file;
+  return options;
+}
+RunOptions in_directory(const fs::path& dir) {
+  RunOptions options;
+  options.cwd = dir;
+  return options;
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+std::vector<std::string> make_environment(const RunOptions& options) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const std::string name = entry.substr(0, entry.find('='));
+    if (options.env.count(name) == 0) env.push_back(entry);
+  }
+  for (const auto& [name, value] : options.env) {
+    if (value) env.push_back(name + "=" + *value);
+  }
+  return env;
+}
+
+// Runs the CLI with exactly these arguments, feeding standard input, capturing both outputs.
+RunResult run_cli(const std::vector<std::string>& args, const RunOptions& options = {}) {
+  RunResult result;
+  int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+  int in_file = -1;
+  if (options.stdin_data && ::pipe2(in_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+  if (options.stdout_fd < 0 && ::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+  if (options.stdin_file) {
+    in_file = ::open(options.stdin_file->c_str(), O_RDONLY | O_CLOEXEC);
+    if (in_file < 0) throw std::runtime_error("cannot open " + options.stdin_file->string());
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (options.stdin_data) {
+    posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
+  } else if (in_file >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, in_file, 0);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  }
+  posix_spawn_file_actions_adddup2(&actions, options.stdout_fd >= 0 ? options.stdout_fd : out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  if (options.cwd) posix_spawn_file_actions_addchdir_np(&actions, options.cwd->c_str());
+
+  std::vector<std::string> argv_storage;
+  argv_storage.emplace_back(GGUFCHECK_CLI_PATH);
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_storage = make_environment(options);
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  pid_t pid = -1;
+  const int spawn_error =
+      posix_spawn(&pid, GGUFCHECK_CLI_PATH, &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close_fd(in_pipe[0]);
+  close_fd(out_pipe[1]);
+  close_fd(err_pipe[1]);
+  close_fd(in_file);
+  if (spawn_error != 0) {
+    close_fd(in_pipe[1]);
+    close_fd(out_pipe[0]);
+    close_fd(err_pipe[0]);
+    throw std::runtime_error(std::string("posix_spawn: ") + std::strerror(spawn_error));
+  }
+
+  // Feed standard input and drain both outputs together, so no pipe can fill up and block.
+  std::size_t written = 0;
+  const std::string input = options.stdin_data.value_or("");
+  if (in_pipe[1] >= 0 && input.empty()) close_fd(in_pipe[1]);
+  if (in_pipe[1] >= 0) ::fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  char buffer[1 << 16];
+  while (out_pipe[0] >= 0 || err_pipe[0] >= 0 || in_pipe[1] >= 0) {
+    std::vector<pollfd> fds;
+    if (in_pipe[1] >= 0) fds.push_back({in_pipe[1], POLLOUT, 0});
+    if (out_pipe[0] >= 0) fds.push_back({out_pipe[0], POLLIN, 0});
+    if (err_pipe[0] >= 0) fds.push_back({err_pipe[0], POLLIN, 0});
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      result.timed_out = true;
+      ::kill(pid, SIGKILL);
+      break;
+    }
+    const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    for (const pollfd& p : fds) {
+      if (p.revents == 0) continue;
+      if (p.fd == in_pipe[1]) {
+        if ((p.revents & (POLLERR | POLLHUP)) != 0) {
+          close_fd(in_pipe[1]);
+          continue;
+        }
+        const ssize_t n = ::write(in_pipe[1], input.data() + written, input.size() - written);
+        if (n > 0) written += static_cast<std::size_t>(n);
+        if ((n < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) close_fd(in_pipe[1]);
+        continue;
+      }
+      const ssize_t n = ::read(p.fd, buffer, sizeof buffer);
+      if (n > 0) {
+        (p.fd == out_pipe[0] ? result.out : result.err).append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        if (p.fd == out_pipe[0]) {
+          close_fd(out_pipe[0]);
+        } else {
+          close_fd(err_pipe[0]);
+        }
+      }
+    }
+  }
+  close_fd(in_pipe[1]);
+  close_fd(out_pipe[0]);
+  close_fd(err_pipe[0]);
+
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(wstatus)) {
+    result.exited = true;
+    result.status = WEXITSTATUS(wstatus);
+  } else if (WIFSIGNALED(wstatus)) {
+    result.signal = WTERMSIG(wstatus);
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+// A unique directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "ggufcheck-cli-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+  fs::path write(const fs::path& relative, const ByteVector& bytes) const {
+    const fs::path full = path_ / relative;
+    fs::create_directories(full.parent_path());
+    std::ofstream out(full, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + full.string());
+    return full;
+  }
+
+ private:
+  fs::path path_;
+};
+
+fs::path source_dir() { return GGUFCHECK_SOURCE_DIR; }
+std::string example(const std::string& name) { return (source_dir() / "examples" / name).string(); }
+
+// Passes strict with no finding at all.
+ByteVector valid_bytes() { return write_bytes(model_document()); }
+
+// A bool byte of 2: an error in strict and spec, silent in llama.cpp.
+Document bool2_document() {
+  Document doc = minimal_document();
+  doc.metadata.push_back({"general.flag", Value::bool_byte(2), {}});
+  return doc;
+}
+ByteVector bool2_bytes() { return write_bytes(bool2_document()); }
+
+// An unconventional key: a warning in strict, an error in spec, silent in llama.cpp.
+Document warning_document() {
+  Document doc = minimal_document();
+  doc.metadata.push_back({"General.Odd_Key", Value::u32(7), {}});
+  return doc;
+}
+ByteVector warning_bytes() { return write_bytes(warning_document()); }
+
+// One error (the bool) and one warning (the key) in strict.
+ByteVector error_and_warning_bytes() {
+  Document doc = bool2_document();
+  doc.metadata.push_back({"General.Odd_Key", Value::u32(7), {}});
+  return write_bytes(doc);
+}
+
+// Arrays nested three deep: legal in the spec profile (nested-array is silent there).
+ByteVector nested3_bytes() {
+  Document doc = minimal_document();
+  Value inner = Value::array(ValueType::Uint32, {Value::u32(1), Value::u32(2)});
+  Value middle = Value::array(ValueType::Array, {inner});
+  doc.metadata.push_back({"general.nested", Value::array(ValueType::Array, {middle}), {}});
+  return write_bytes(doc);
+}
+
+// A NUL inside a string value: a warning in strict, silent in spec and llama.cpp.
+ByteVector nul_string_bytes() {
+  Document doc = minimal_document();
+  doc.metadata.push_back({"general.description", Value::string(std::string("a\0b", 3)), {}});
+  return write_bytes(doc);
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// Exactly one line of standard error, starting "ggufcheck: ", and no sign of a crash.
+void expect_one_line_error(const RunResult& r, const std::string& what) {
+  EXPECT_TRUE(r.exited) << what << "\n" << r;
+  const auto err_lines = lines(r.err);
+  EXPECT_EQ(err_lines.size(), 1U) << what << ": standard error must be exactly one line\n" << r;
+  EXPECT_TRUE(r.err.empty() || r.err.back() == '\n') << what << "\n" << r;
+  if (!err_lines.empty()) {
+    EXPECT_EQ(err_lines[0].rfind("ggufcheck: ", 0), 0U) << what << "\n" << r;
+  }
+  for (const char* crash : {"terminate called", "Aborted", "what():", "Segmentation", "core dumped",
+                            "AddressSanitizer", "runtime error:"}) {
+    EXPECT_FALSE(contains(r.err, crash)) << what << "\n" << r;
+  }
+}
+
+const std::regex kFindingLine(
+    R"(^(.+):0x([0-9a-f]+): (error|warning|note)\[(GGUF[0-9]{4}) ([a-z0-9]+(-[a-z0-9]+)*)\]: (.+)$)");
+const std::regex kAnsi("\x1b\\[[0-9;]*m");
+
+std::string strip_ansi(const std::string& text) { return std::regex_replace(text, kAnsi, ""); }
+
+// The set of codes in text output.
+std::set<std::string> text_codes(const std::string& out) {
+  std::set<std::string> codes;
+  for (const auto& line : lines(out)) {
+    std::smatch m;
+    if (std::regex_match(line, m, kFindingLine)) codes.insert(m[4].str());
+  }
+  return codes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exit statuses
+
+TEST(CliExitStatus, ValidFilesExitZero) {
+  for (const std::string& path : {example("valid/tiny-llama.gguf"), example("valid/vocab-only.gguf")}) {
+    const RunResult r = run_cli({path});
+    EXPECT_TRUE(r.exited && r.status == 0) << path << "\n" << r;
+    EXPECT_TRUE(r.err.empty()) << r;
+  }
+  TempDir dir;
+  const RunResult r = run_cli({dir.write("model.gguf", valid_bytes()).string()});
+  EXPECT_EQ(r.status, 0) << r;
+}
+
+TEST(CliExitStatus, RealFilesExitZeroInEveryProfile) {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(shared_dir() / "data" / "real-gguf")) {
+    if (entry.path().extension() == ".gguf") files.push_back(entry.path().string());
+  }
+  ASSERT_FALSE(files.empty());
+  std::sort(files.begin(), files.end());
+  for (const std::string profile : {"strict", "spec", "llama.cpp"}) {
+    std::vector<std::string> args = {"--profile", profile};
+    args.insert(args.end(), files.begin(), files.end());
+    const RunResult r = run_cli(args);
+    EXPECT_EQ(r.status, 0) << profile << "\n" << r;
+  }
+}
+
+TEST(CliExitStatus, WarningsAloneStillExitZero) {
+  TempDir dir;
+  const RunResult r = run_cli({dir.write("warn.gguf", warning_bytes()).string()});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_TRUE(contains(r.out, "warning[GGUF2006 unconventional-key]")) << r;
+}
+
+TEST(CliExitStatus, BrokenExamplesExitOne) {
+  for (const char* name : {"broken/course-chapter-header.gguf", "broken/hostile-tensor-count.gguf",
+                           "broken/three-problems.gguf", "broken/truncated.gguf"}) {
+    const RunResult r = run_cli({example(name)});
+    EXPECT_TRUE(r.exited && r.status == 1) << name << "\n" << r;
+  }
+}
+
+TEST(CliExitStatus, MissingFileExitsTwo) {
+  TempDir dir;
+  const std::string missing = (dir.path() / "no-such-file.gguf").string();
+  const RunResult r = run_cli({missing});
+  EXPECT_TRUE(r.exited && r.status == 2) << r;
+  EXPECT_TRUE(contains(r.out, "GGUF0001")) << r;
+  EXPECT_TRUE(contains(r.out + r.err, missing)) << r;
+}
+
+TEST(CliExitStatus, UnopenablePathExitsTwo) {
+  TempDir dir;
+  const fs::path file = dir.write("plain.gguf", valid_bytes());
+  // A path through a regular file (ENOTDIR): cannot be opened, whoever runs the test.
+  const RunResult r = run_cli({(file / "inner.gguf").string()});
+  EXPECT_TRUE(r.exited && r.status == 2) << r;
+  EXPECT_TRUE(contains(r.out, "GGUF0001 unreadable-file")) << r;
+}
+
+TEST(CliExitStatus, PermissionDeniedExitsTwo) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads files whatever their mode";
+  TempDir dir;
+  const fs::path file = dir.write("secret.gguf", valid_bytes());
+  fs::permissions(file, fs::perms::none);
+  const RunResult r = run_cli({file.string()});
+  EXPECT_TRUE(r.exited && r.status == 2) << r;
+  EXPECT_TRUE(contains(r.out, "GGUF0001")) << r;
+}
+
+TEST(CliExitStatus, DirectoryWithoutGgufFilesExitsTwo) {
+  TempDir dir;
+  dir.write("sub/readme.txt", ByteVector{'h', 'i'});
+  dir.write("sub/model.gguf.bak", valid_bytes());
+  const RunResult r = run_cli({dir.path().string()});
+  EXPECT_TRUE(r.exited && r.status == 2) << r;
+  EXPECT_TRUE(contains(r.out, "GGUF0001")) << r;
+  EXPECT_TRUE(contains(r.out, dir.path().string())) << r;
+}
+
+TEST(CliExitStatus, EmptyStandardInputIsAFileThatFails) {
+  const RunResult r = run_cli({"-"}, stdin_bytes(std::string()));
+  EXPECT_TRUE(r.exited && r.status == 1) << r;
+  EXPECT_TRUE(contains(r.out, "GGUF1001")) << r;
+}
+
+TEST(CliExitStatus, WorstStatusWinsWhateverTheOrder) {
+  TempDir dir;
+  const std::string valid = dir.write("valid.gguf", valid_bytes()).string();
+  const std::string warn = dir.write("warn.gguf", warning_bytes()).string();
+  const std::string broken = dir.write("broken.gguf", bool2_bytes()).string();
+  const std::string missing = (dir.path() / "missing.gguf").string();
+  struct Case {
+    std::vector<std::string> files;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {{valid, warn}, 0},
+      {{valid, broken}, 1},
+      {{broken, valid}, 1},
+      {{warn, broken, valid}, 1},
+      {{valid, missing}, 2},
+      {{missing, valid}, 2},
+      {{valid, broken, missing}, 2},
+      {{missing, broken}, 2},
+      {{broken, missing, valid}, 2},
+  };
+  for (const Case& c : cases) {
+    for (const std::string format : {"text", "json", "sarif"}) {
+      std::vector<std::string> args = {"--format", format};
+      args.insert(args.end(), c.files.begin(), c.files.end());
+      const RunResult r = run_cli(args);
+      EXPECT_TRUE(r.exited && r.status == c.status)
+          << format << " " << ::testing::PrintToString(c.files) << "\n" << r;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subcommands and inputs
+
+TEST(CliCheck, DefaultSubcommandIsCheck) {
+  TempDir dir;
+  const std::string valid = dir.write("valid.gguf", valid_bytes()).string();
+  const std::string broken = dir.write("broken.gguf", bool2_bytes()).string();
+  const std::vector<std::vector<std::string>> invocations = {
+      {valid},
+      {broken},
+      {valid, broken},
+      {"--profile", "llama.cpp", broken},
+      {"--format", "json", broken},
+      {"--quiet", broken, valid},
+  };
+  for (const auto& args : invocations) {
+    std::vector<std::string> explicit_args = {"check"};
+    explicit_args.insert(explicit_args.end(), args.begin(), args.end());
+    const RunResult implicit = run_cli(args);
+    const RunResult expl = run_cli(explicit_args);
+    EXPECT_EQ(implicit.status, expl.status) << ::testing::PrintToString(args);
+    EXPECT_EQ(implicit.out, expl.out) << ::testing::PrintToString(args);
+    EXPECT_EQ(implicit.err, expl.err) << ::testing::PrintToString(args);
+    EXPECT_FALSE(implicit.out.empty() && args[0] != "--quiet") << ::testing::PrintToString(args);
+  }
+}
+
+TEST(CliCheck, DirectoriesAreSearchedRecursivelyForGguf) {
+  TempDir dir;
+  const fs::path root = dir.path() / "models";
+  const std::string top = dir.write("models/top.gguf", valid_bytes()).string();
+  const std::string deep = dir.write("models/a/b/c/deep.gguf", bool2_bytes()).string();
+  const std::string side = dir.write("models/a/side.gguf", warning_bytes()).string();
+  dir.write("models/a/notes.txt", ByteVector{'x'});
+  dir.write("models/a/b/broken.gguf.bak", ByteVector{'n', 'o'});  // not *.gguf: not validated
+  fs::create_directories(root / "a" / "dir.gguf");                // a directory named *.gguf
+
+  const RunResult r = run_cli({root.string()});
+  EXPECT_TRUE(r.exited && r.status == 1) << r;  // deep.gguf has an error
+  for (const std::string& path : {top, deep, side}) {
+    EXPECT_TRUE(contains(r.out, path + ":")) << path << "\n" << r;
+  }
+  EXPECT_FALSE(contains(r.out, "notes.txt")) << r;
+  EXPECT_FALSE(contains(r.out, "broken.gguf.bak")) << r;
+  EXPECT_FALSE(contains(r.out, "dir.gguf")) << r;
+
+  // JSON lists exactly the three files, each once.
+  const RunResult j = run_cli({"--format", "json", root.string()});
+  const json doc = json::parse(j.out);
+  std::multiset<std::string> paths;
+  for (const auto& f : doc.at("files")) paths.insert(f.at("path").get<std::string>());
+  EXPECT_EQ(paths, (std::multiset<std::string>{top, deep, side})) << j;
+  EXPECT_EQ(j.status, 1);
+}
+
+TEST(CliCheck, DirectoryOfOnlyValidFilesPasses) {
+  TempDir dir;
+  dir.write("d/one.gguf", valid_bytes());
+  dir.write("d/x/two.gguf", valid_bytes());
+  const RunResult r = run_cli({(dir.path() / "d").string()});
+  EXPECT_EQ(r.status, 0) << r;
+}
+
+TEST(CliCheck, DashReadsStandardInputFromAPipe) {
+  TempDir dir;
+  const ByteVector bytes = bool2_bytes();
+  const std::string file = dir.write("broken.gguf", bytes).string();
+  const RunResult from_file = run_cli({"--format", "json", file});
+  const RunResult from_pipe = run_cli({"--format", "json", "-"},
+                                      stdin_bytes(std::string(bytes.begin(), bytes.end())));
+  ASSERT_TRUE(from_pipe.exited) << from_pipe;
+  EXPECT_EQ(from_pipe.status, 1) << from_pipe;
+  const json a = json::parse(from_file.out), b = json::parse(from_pipe.out);
+  EXPECT_EQ(a.at("files").at(0).at("findings"), b.at("files").at(0).at("findings"));
+  EXPECT_EQ(a.at("files").at(0).at("facts"), b.at("files").at(0).at("facts"));
+  EXPECT_NE(b.at("files").at(0).at("path").get<std::string>(), file);
+
+  // A valid file, larger than a pipe buffer, through standard input passes.
+  const ByteVector big = read_file(shared_dir() / "data" / "real-gguf" / "ggml-vocab-falcon.gguf");
+  ASSERT_GT(big.size(), 1U << 20);
+  const RunResult r = run_cli({"-"}, stdin_bytes(std::string(big.begin(), big.end())));
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_TRUE(contains(r.out, std::to_string(big.size()) + " bytes")) << r;
+}
+
+TEST(CliCheck, DashReadsStandardInputRedirectedFromAFile) {
+  TempDir dir;
+  const std::string valid = dir.write("valid.gguf", valid_bytes()).string();
+  const std::string broken = dir.write("broken.gguf", bool2_bytes()).string();
+  EXPECT_EQ(run_cli({"-"}, stdin_from(valid)).status, 0);
+  const RunResult r = run_cli({"-"}, stdin_from(broken));
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_TRUE(contains(r.out, "GGUF2012")) << r;
+  // Mixed with files, in input order.
+  const RunResult mixed = run_cli({valid, "-"}, stdin_from(broken));
+  EXPECT_EQ(mixed.status, 1) << mixed;
+  EXPECT_LT(mixed.out.find(valid), mixed.out.find("GGUF2012")) << mixed;
+}
+
+TEST(CliCheck, PathsWithSpacesQuotesAndLeadingDashesArePassedVerbatim) {
+  TempDir dir;
+  const std::string odd = dir.write("my model's \"v2\" $HOME `x` ;.gguf", bool2_bytes()).string();
+  const RunResult r = run_cli({odd});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_EQ(r.out.rfind(odd + ":0x", 0), 0U) << r;
+
+  // A path that starts with '-' is a path after '--', with and without the subcommand.
+  const fs::path dashed = dir.write("-dash.gguf", bool2_bytes());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--", dashed.string()},
+        std::vector<std::string>{"check", "--", dashed.string()}}) {
+    const RunResult r2 = run_cli(args);
+    EXPECT_EQ(r2.status, 1) << r2;
+    EXPECT_TRUE(contains(r2.out, "GGUF2012")) << r2;
+  }
+  // Relative to the working directory: "-dash.gguf" itself.
+  const RunResult rel = run_cli({"--", "-dash.gguf"}, in_directory(dir.path()));
+  EXPECT_EQ(rel.status, 1) << rel;
+  EXPECT_EQ(rel.out.rfind("-dash.gguf:0x", 0), 0U) << rel;
+}
+
+TEST(CliCheck, ParallelJobsGiveByteIdenticalOutputInInputOrder) {
+  TempDir dir;
+  std::vector<std::string> files = {
+      example("broken/three-problems.gguf"),
+      dir.write("z-valid.gguf", valid_bytes()).string(),
+      example("valid/tiny-llama.gguf"),
+      dir.write("a-bool.gguf", bool2_bytes()).string(),
+      (dir.path() / "missing.gguf").string(),
+      example("broken/truncated.gguf"),
+      dir.write("m-warn.gguf", warning_bytes()).string(),
+      example("broken/hostile-tensor-count.gguf"),
+      example("valid/vocab-only.gguf"),
+      dir.write("b-both.gguf", error_and_warning_bytes()).string(),
+      example("broken/course-chapter-header.gguf"),
+  };
+  for (const auto& entry : fs::directory_iterator(shared_dir() / "data" / "real-gguf")) {
+    if (entry.path().extension() == ".gguf") files.push_back(entry.path().string());
+  }
+  for (const std::string format : {"text", "json", "sarif"}) {
+    std::vector<std::string> base = {"--format", format};
+    base.insert(base.end(), files.begin(), files.end());
+    std::vector<std::string> one = base, two = base;
+    one.insert(one.begin(), {"-j", "1"});
+    two.insert(two.begin(), {"-j", "2"});
+    const RunResult sequential = run_cli(one);
+    ASSERT_TRUE(sequential.exited) << sequential;
+    EXPECT_EQ(sequential.status, 2) << sequential;
+    for (int round = 0; round < 4; ++round) {
+      const RunResult parallel = run_cli(two);
+      EXPECT_EQ(parallel.status, sequential.status) << format;
+      EXPECT_EQ(parallel.out, sequential.out) << format << " round " << round;
+      EXPECT_EQ(parallel.err, sequential.err) << format << " round " << round;
+    }
+    std::vector<std::string> all = base;
+    all.insert(all.begin(), {"--jobs", "0"});
+    EXPECT_EQ(run_cli(all).out, sequential.out) << format;
+
+    if (format == "text") {
+      // Each file's first line appears in input order.
+      std::size_t last = 0;
+      for (const std::string& f : files) {
+        const std::size_t at = sequential.out.find(f + ":");
+        ASSERT_NE(at, std::string::npos) << f;
+        EXPECT_GE(at, last) << f << " is out of input order";
+        last = at;
+      }
+    } else if (format == "json") {
+      const json doc = json::parse(sequential.out);
+      ASSERT_EQ(doc.at("files").size(), files.size());
+      for (std::size_t i = 0; i < files.size(); ++i) {
+        EXPECT_EQ(doc.at("files").at(i).at("path").get<std::string>(), files[i]);
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+TEST(CliOptions, ProfileChangesTheVerdict) {
+  TempDir dir;
+  const std::string bool2 = dir.write("bool2.gguf", bool2_bytes()).string();
+  const std::string warn = dir.write("warn.gguf", warning_bytes()).string();
+  struct Case {
+    std::string file, profile;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {bool2, "strict", 1}, {bool2, "spec", 1}, {bool2, "llama.cpp", 0},
+      {warn, "strict", 0},  {warn, "spec", 1},  {warn, "llama.cpp", 0},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run_cli({"--profile", c.profile, c.file});
+    EXPECT_EQ(r.status, c.status) << c.profile << " " << c.file << "\n" << r;
+  }
+  // The default profile is strict.
+  EXPECT_EQ(run_cli({bool2}).out, run_cli({"--profile", "strict", bool2}).out);
+  // llama.cpp keeps the bool silent; strict reports it as an error.
+  EXPECT_FALSE(contains(run_cli({"--profile", "llama.cpp", bool2}).out, "GGUF2012"));
+  EXPECT_TRUE(contains(run_cli({"--profile", "strict", bool2}).out, "error[GGUF2012 non-canonical-bool]"));
+  const json doc = json::parse(run_cli({"--format", "json", "--profile", "llama.cpp", bool2}).out);
+  EXPECT_EQ(doc.at("profile"), "llama.cpp");
+}
+
+TEST(CliOptions, WerrorTurnsAWarningIntoExitOne) {
+  TempDir dir;
+  const std::string warn = dir.write("warn.gguf", warning_bytes()).string();
+  const std::string valid = dir.write("valid.gguf", valid_bytes()).string();
+  EXPECT_EQ(run_cli({warn}).status, 0);
+  const RunResult r = run_cli({"--werror", warn});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_TRUE(contains(r.out, "error[GGUF2006 unconventional-key]")) << r;
+  EXPECT_EQ(run_cli({"--werror", valid}).status, 0);
+  const json doc = json::parse(run_cli({"--werror", "--format", "json", warn}).out);
+  EXPECT_EQ(doc.at("werror"), true);
+  EXPECT_EQ(doc.at("summary").at("exit_status"), 1);
+}
+
+TEST(CliOptions, DisableByCodeOrNameSilencesAFinding) {
+  TempDir dir;
+  const std::string bool2 = dir.write("bool2.gguf", bool2_bytes()).string();
+  for (const std::string spelling : {"GGUF2012", "non-canonical-bool"}) {
+    const RunResult r = run_cli({"--disable", spelling, bool2});
+    EXPECT_EQ(r.status, 0) << spelling << "\n" << r;
+    EXPECT_FALSE(contains(r.out, "GGUF2012")) << spelling << "\n" << r;
+    const RunResult after = run_cli({bool2, "--disable", spelling});
+    EXPECT_EQ(after.status, 0) << spelling << "\n" << after;
+  }
+  // Disabling one code leaves the others.
+  const std::string three = example("broken/three-problems.gguf");
+  const RunResult r = run_cli({"--disable", "duplicate-key", three});
+  EXPECT_EQ(r.status, 1) << r;
+  std::set<std::string> expected = text_codes(run_cli({three}).out);
+  ASSERT_EQ(expected.erase("GGUF2004"), 1U);
+  EXPECT_EQ(text_codes(r.out), expected) << r;
+}
+
+// Repeatable options take one value each: the paths after them stay paths.
+TEST(CliOptions, RepeatableOptionsDoNotSwallowTheFollowingPaths) {
+  TempDir dir;
+  const std::string bool2 = dir.write("bool2.gguf", bool2_bytes()).string();
+  const std::string warn = dir.write("warn.gguf", warning_bytes()).string();
+  const std::string nested = dir.write("nested.gguf", nested3_bytes()).string();
+  struct Case {
+    std::vector<std::string> args;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {{"--disable", "GGUF2012", bool2, warn}, 0},
+      {{"--enable", "GGUF2016", bool2, warn}, 1},
+      {{"--severity", "GGUF2012=warning", bool2, warn}, 0},
+      {{"--profile", "spec", "--limit", "depth=1", nested, bool2}, 1},
+      {{"--disable", "GGUF2012", "--disable", "GGUF2006", bool2, warn, bool2}, 0},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run_cli(c.args);
+    EXPECT_TRUE(r.exited && r.status == c.status) << ::testing::PrintToString(c.args) << "\n" << r;
+    EXPECT_TRUE(contains(r.out, bool2 + ":")) << ::testing::PrintToString(c.args) << "\n" << r;
+  }
+}
+
+TEST(CliOptions, EnableReportsASilentDiagnosticAsAWarning) {
+  TempDir dir;
+  const std::string bool2 = dir.write("bool2.gguf", bool2_bytes()).string();
+  const std::string nul = dir.write("nul.gguf", nul_string_bytes()).string();
+  // non-canonical-bool is silent in llama.cpp.
+  const RunResult r = run_cli({"--profile", "llama.cpp", "--enable", "non-canonical-bool", bool2});
+  EXPECT_EQ(r.status, 0) << r;
+  EXPECT_TRUE(contains(r.out, "warning[GGUF2012 non-canonical-bool]")) << r;
+  // nul-in-string is silent in spec.
+  EXPECT_FALSE(contains(run_cli({"--profile", "spec", nul}).out, "GGUF2016"));
+  const RunResult n = run_cli({"--profile", "spec", "--enable", "GGUF2016", nul});
+  EXPECT_EQ(n.status, 0) << n;
+  EXPECT_TRUE(contains(n.out, "warning[GGUF2016 nul-in-string]")) << n;
+  // --enable never lowers a diagnostic that is already an error.
+  const RunResult s = run_cli({"--enable", "GGUF2012", bool2});
+  EXPECT_EQ(s.status, 1) << s;
+  EXPECT_TRUE(contains(s.out, "error[GGUF2012")) << s;
+}
+
+TEST(CliOptions, SeverityOverridesALevel) {
+  TempDir dir;
+  const std::string bool2 = dir.write("bool2.gguf", bool2_bytes()).string();
+  const std::string warn = dir.write("warn.gguf", warning_bytes()).string();
+  struct Case {
+    std::string spec, file;
+    int status;
+    std::string expected;  // in the output; empty: the code must not appear
+  };
+  const std::vector<Case> cases = {
+      {"GGUF2012=warning", bool2, 0, "warning[GGUF2012"},
+      {"non-canonical-bool=note", bool2, 0, "note[GGUF2012"},
+      {"GGUF2012=off", bool2, 0, ""},
+      {"unconventional-key=error", warn, 1, "error[GGUF2006"},
+      {"GGUF2006=note", warn, 0, "note[GGUF2006"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = run_cli({"--severity", c.spec, c.file});
+    EXPECT_EQ(r.status, c.status) << c.spec << "\n" << r;
+    if (c.expected.empty()) {
+      EXPECT_FALSE(contains(r.out, c.spec.substr(0, 8))) << c.spec << "\n" << r;
+    } else {
+      EXPECT_TRUE(contains(r.out, c.expected)) << c.spec << "\n" << r;
+    }
+  }
+  // In the llama.cpp profile the bool is silent; --severity makes it an error again.
+  EXPECT_EQ(run_cli({"--profile", "llama.cpp", "--severity", "GGUF2012=error", bool2}).status, 1);
+}
+
+TEST(CliOptions, LimitDepthRejectsDeeperNesting) {
+  TempDir dir;
+  const std::string nested = dir.write("nested.gguf", nested3_bytes()).string();
+  EXPECT_EQ(run_cli({"--profile", "spec", nested}).status, 0);
+  EXPECT_EQ(run_cli({"--profile", "spec", "--limit", "depth=3", nested}).status, 0);
+  for (const std::string depth : {"1", "2"}) {
+    const RunResult r = run_cli({"--profile", "spec", "--limit", "depth=" + depth, nested});
+    EXPECT_EQ(r.status, 1) << depth << "\n" << r;
+    EXPECT_TRUE(contains(r.out, "error[GGUF0002 limit-exceeded]")) << depth << "\n" << r;
+  }
+  const RunResult eq = run_cli({"--profile", "spec", "--limit=depth=2", nested});
+  EXPECT_EQ(eq.status, 1) << eq;
+}
+
+// A limit on the findings kept must not change the verdict: dropped findings still count.
+TEST(CliOptions, LimitFindingsKeepsTheVerdict) {
+  TempDir dir;
+  const std::string bool2 = dir.write("bool2.gguf", bool2_bytes()).string();
+  // The warning comes first: with findings=1 the error is the one dropped.
+  Document doc = warning_document();
+  doc.metadata.push_back({"general.flag", Value::bool_byte(2), {}});
+  const std::string warning_first = dir.write("warning-first.gguf", write_bytes(doc)).string();
+  for (const std::string n : {"0", "1"}) {
+    for (const std::string& file : {bool2, warning_first, example("broken/three-problems.gguf")}) {
+      const RunResult r = run_cli({"--limit", "findings=" + n, file});
+      EXPECT_EQ(r.status, 1) << "findings=" << n << " " << file << "\n" << r;
+      EXPECT_FALSE(contains(r.out, ": pass:")) << "findings=" << n << " " << file << "\n" << r;
+    }
+  }
+}
+
+TEST(CliOptions, QuietPrintsOnlyErrors) {
+  TempDir dir;
+  const std::string both = dir.write("both.gguf", error_and_warning_bytes()).string();
+  const std::string valid = dir.write("valid.gguf", valid_bytes()).string();
+  const std::string warn = dir.write("warn.gguf", warning_bytes()).string();
+  const RunResult loud = run_cli({both});
+  ASSERT_TRUE(contains(loud.out, "warning[GGUF2006")) << loud;
+
+  for (const std::string flag : {"--quiet", "-q"}) {
+    const RunResult r = run_cli({flag, both, valid, warn});
+    EXPECT_EQ(r.status, 1) << r;
+    const auto out = lines(r.out);
+    ASSERT_FALSE(out.empty()) << r;
+    bool saw_error = false;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::smatch m;
+      if (std::regex_match(out[i], m, kFindingLine)) {
+        EXPECT_EQ(m[3].str(), "error") << out[i];
+        saw_error = true;
+      } else {
+        // Only the indented lines that belong to an error.
+        EXPECT_TRUE(out[i].rfind("  --> ", 0) == 0 || out[i].rfind("  = hint: ", 0) == 0) << out[i];
+      }
+    }
+    EXPECT_TRUE(saw_error) << r;
+    EXPECT_FALSE(contains(r.out, "warning")) << r;
+    EXPECT_FALSE(contains(r.out, valid)) << r;
+    EXPECT_FALSE(contains(r.out, warn)) << r;
+    EXPECT_FALSE(contains(r.out, "FAIL")) << r;
+  }
+  const RunResult silent = run_cli({"--quiet", valid, warn});
+  EXPECT_EQ(silent.status, 0);
+  EXPECT_EQ(silent.out, "");
+}
+
+TEST(CliOptions, ColorAlwaysEmitsAnsiNeverAndAutoInAPipeDoNot) {
+  TempDir dir;
+  const std::string both = dir.write("both.gguf", error_and_warning_bytes()).string();
+  RunOptions tty_env;
+  tty_env.env = {{"TERM", "xterm-256color"}, {"NO_COLOR", std::nullopt}};
+  const RunResult always = run_cli({"--color", "always", both}, tty_env);
+  const RunResult never = run_cli({"--color", "never", both}, tty_env);
+  const RunResult automatic = run_cli({"--color", "auto", both}, tty_env);
+  const RunResult by_default = run_cli({both}, tty_env);
+  EXPECT_EQ(always.status, 1);
+  EXPECT_EQ(never.status, 1);
+  EXPECT_TRUE(contains(always.out, "\x1b[")) << always;
+  EXPECT_FALSE(contains(never.out, "\x1b")) << never;
+  EXPECT_FALSE(contains(automatic.out, "\x1b")) << automatic;
+  EXPECT_FALSE(contains(by_default.out, "\x1b")) << by_default;
+  // Colour changes nothing but the escapes.
+  EXPECT_EQ(strip_ansi(always.out), never.out);
+  EXPECT_EQ(never.out, automatic.out);
+  // Colour never leaks into machine-readable formats.
+  for (const std::string format : {"json", "sarif"}) {
+    const RunResult r = run_cli({"--color", "always", "--format", format, both}, tty_env);
+    EXPECT_FALSE(contains(r.out, "\x1b")) << format;
+    EXPECT_TRUE(json::accept(r.out)) << format;
+  }
+}
+
+TEST(CliOptions, ColorAutoOnATerminalColoursUnlessNoColor) {
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) {
+    if (master >= 0) ::close(master);
+    GTEST_SKIP() << "no pseudo-terminal available";
+  }
+  const char* slave_name = ::ptsname(master);
+  ASSERT_NE(slave_name, nullptr);
+  const std::string slave_path = slave_name;
+  ::close(master);
+
+  TempDir dir;
+  const std::string both = dir.write("both.gguf", error_and_warning_bytes()).string();
+  auto run_on_tty = [&](std::map<std::string, std::optional<std::string>> env) {
+    const int m = ::posix_openpt(O_RDWR | O_NOCTTY);
+    EXPECT_GE(m, 0);
+    EXPECT_EQ(::grantpt(m), 0);
+    EXPECT_EQ(::unlockpt(m), 0);
+    const int s = ::open(::ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+    EXPECT_GE(s, 0);
+    RunOptions options;
+    options.env = std::move(env);
+    options.stdout_fd = s;
+    const RunResult r = run_cli({"--color", "auto", both}, options);
+    ::close(s);
+    std::string out;
+    char buffer[4096];
+    pollfd p{m, POLLIN, 0};
+    while (::poll(&p, 1, 200) > 0) {
+      const ssize_t n = ::read(m, buffer, sizeof buffer);
+      if (n <= 0) break;
+      out.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(m);
+    EXPECT_EQ(r.status, 1) << r;
+    return out;
+  };
+  EXPECT_TRUE(contains(run_on_tty({{"TERM", "xterm"}, {"NO_COLOR", std::nullopt}}), "\x1b["));
+  EXPECT_FALSE(contains(run_on_tty({{"TERM", "xterm"}, {"NO_COLOR", "1"}}), "\x1b"));
+  EXPECT_FALSE(contains(run_on_tty({{"TERM", "dumb"}, {"NO_COLOR", std::nullopt}}), "\x1b"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text output
+
+TEST(CliOutput, TextFindingLinesAreCompilerStyle) {
+  TempDir dir;
+  const Written written = write(bool2_document());
+  const std::string file = dir.write("bool2.gguf", written.bytes).string();
+  const RunResult r = run_cli({file});
+  ASSERT_EQ(r.status, 1) << r;
+  const auto out = lines(r.out);
+  ASSERT_GE(out.size(), 3U) << r;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(out[0], m, kFindingLine)) << out[0];
+  EXPECT_EQ(m[1].str(), file);
+  EXPECT_EQ(std::stoull(m[2].str(), nullptr, 16), written.layout.pairs.at(1).value_offset) << out[0];
+  EXPECT_EQ(m[3].str(), "error");
+  EXPECT_EQ(m[4].str(), "GGUF2012");
+  EXPECT_EQ(m[5].str(), "non-canonical-bool");
+  EXPECT_EQ(out[1].rfind("  --> kv[1] \"general.flag\"", 0), 0U) << out[1];
+  EXPECT_EQ(out[2].rfind("  = hint: ", 0), 0U) << out[2];
+  // Messages: lower case start, no trailing period.
+  const std::string message = m[7].str();
+  EXPECT_FALSE(message.empty());
+  EXPECT_NE(message.back(), '.') << message;
+  EXPECT_FALSE(std::isupper(static_cast<unsigned char>(message.front()))) << message;
+}
+
+TEST(CliOutput, EveryTextFindingHasAFieldLine) {
+  std::vector<std::string> args;
+  for (const char* name : {"broken/course-chapter-header.gguf", "broken/hostile-tensor-count.gguf",
+                           "broken/three-problems.gguf", "broken/truncated.gguf"}) {
+    args.push_back(example(name));
+  }
+  for (const std::string profile : {"strict", "spec", "llama.cpp"}) {
+    std::vector<std::string> full = {"--profile", profile};
+    full.insert(full.end(), args.begin(), args.end());
+    const RunResult r = run_cli(full);
+    const auto out = lines(r.out);
+    std::size_t findings = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      std::smatch m;
+      if (!std::regex_match(out[i], m, kFindingLine)) continue;
+      ++findings;
+      ASSERT_LT(i + 1, out.size());
+      EXPECT_EQ(out[i + 1].rfind("  --> ", 0), 0U) << out[i] << "\n" << out[i + 1];
+      EXPECT_GT(out[i + 1].size(), 6U) << out[i];
+      // Every other line is a field line, a hint line, or a per-file summary.
+      ASSERT_TRUE(ggufcheck::find_code(m[4].str()).has_value()) << out[i];
+      EXPECT_EQ(catalogue_entry(*ggufcheck::find_code(m[4].str())).name, m[5].str()) << out[i];
+    }
+    EXPECT_GT(findings, 0U) << profile;
+    for (const auto& line : out) {
+      std::smatch m;
+      const bool ok = std::regex_match(line, m, kFindingLine) || line.rfind("  --> ", 0) == 0 ||
+                      line.rfind("  = hint: ", 0) == 0 ||
+                      std::regex_search(line, std::regex(R"(: (pass|FAIL|unreadable): \d+ errors?, )")) ||
+                      contains(line, "more findings not shown");
+      EXPECT_TRUE(ok) << "unexpected line: " << line;
+    }
+  }
+}
+
+TEST(CliOutput, TextSummaryLineGivesTheVerdict) {
+  TempDir dir;
+  const std::string valid = dir.write("valid.gguf", valid_bytes()).string();
+  const std::string bool2 = dir.write("bool2.gguf", bool2_bytes()).string();
+  EXPECT_TRUE(contains(run_cli({valid}).out, valid + ": pass: 0 errors, 0 warnings, 0 notes"));
+  EXPECT_TRUE(contains(run_cli({bool2}).out, bool2 + ": FAIL: 1 error, 0 warnings, 0 notes"));
+}
+
+TEST(CliOutput, JsonMatchesTheExitStatusAndTheFindings) {
+  TempDir dir;
+  const Written written = write(bool2_document());
+  const std::string file = dir.write("bool2.gguf", written.bytes).string();
+  const std::string missing = (dir.path() / "missing.gguf").string();
+  const RunResult r = run_cli({"--format", "json", file, missing});
+  EXPECT_EQ(r.status, 2) << r;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("tool").at("name"), "ggufcheck");
+  EXPECT_EQ(doc.at("profile"), "strict");
+  EXPECT_EQ(doc.at("werror"), false);
+  EXPECT_EQ(doc.at("summary").at("exit_status"), 2);
+  EXPECT_EQ(doc.at("summary").at("files"), 2);
+  EXPECT_EQ(doc.at("summary").at("failed"), 1);
+  EXPECT_EQ(doc.at("summary").at("unreadable"), 1);
+  EXPECT_EQ(doc.at("summary").at("passed"), 0);
+  const json& f = doc.at("files").at(0);
+  EXPECT_EQ(f.at("path"), file);
+  EXPECT_EQ(f.at("status"), "fail");
+  EXPECT_EQ(f.at("facts").at("file_size"), written.bytes.size());
+  EXPECT_EQ(f.at("facts").at("version"), 3);
+  EXPECT_EQ(f.at("facts").at("kv_count"), 2);
+  EXPECT_EQ(f.at("facts").at("endianness"), "little");
+  ASSERT_EQ(f.at("findings").size(), 1U);
+  const json& finding = f.at("findings").at(0);
+  EXPECT_EQ(finding.at("code"), "GGUF2012");
+  EXPECT_EQ(finding.at("name"), "non-canonical-bool");
+  EXPECT_EQ(finding.at("severity"), "error");
+  EXPECT_EQ(finding.at("offset"), written.layout.pairs.at(1).value_offset);
+  EXPECT_EQ(finding.at("length"), 1);
+  EXPECT_EQ(finding.at("path"), "kv[1] \"general.flag\"");
+  EXPECT_TRUE(finding.at("hint").is_string());
+  const json& m = doc.at("files").at(1);
+  EXPECT_EQ(m.at("status"), "unreadable");
+  EXPECT_EQ(m.at("findings").at(0).at("code"), "GGUF0001");
+  // The unreadable input is also reported on standard error, once.
+  expect_one_line_error(r, "json with a missing file");
+  EXPECT_TRUE(contains(r.err, missing)) << r;
+}
+
+// File names are bytes: one that is not UTF-8 must not turn into an internal error.
+TEST(CliOutput, MachineFormatsSurviveANonUtf8FileName) {
+  TempDir dir;
+  const std::string file = dir.write("name-\xff\xfe.gguf", bool2_bytes()).string();
+  for (const std::string format : {"text", "json", "sarif"}) {
+    const RunResult r = run_cli({"--format", format, file});
+    EXPECT_TRUE(r.exited && r.status == 1) << format << "\n" << r;
+    EXPECT_FALSE(contains(r.err, "internal error")) << format << "\n" << r;
+    if (format != "text") {
+      EXPECT_TRUE(json::accept(r.out)) << format << "\n" << r;
+    }
+  }
+}
+
+TEST(CliOutput, SarifIsOneRunWithOneRulePerCodeUsed) {
+  const RunResult r = run_cli({"--format", "sarif", example("broken/three-problems.gguf"),
+                               example("broken/truncated.gguf"), example("valid/tiny-llama.gguf")});
+  EXPECT_EQ(r.status, 1) << r;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc.at("version"), "2.1.0");
+  ASSERT_EQ(doc.at("runs").size(), 1U);
+  const json& run = doc.at("runs").at(0);
+  std::set<std::string> rule_ids, used;
+  for (const auto& rule : run.at("tool").at("driver").at("rules")) {
+    EXPECT_TRUE(rule_ids.insert(rule.at("id").get<std::string>()).second) << rule;
+  }
+  for (const auto& result : run.at("results")) {
+    used.insert(result.at("ruleId").get<std::string>());
+    const json& region = result.at("locations").at(0).at("physicalLocation").at("region");
+    EXPECT_EQ(region.at("startLine"), 1);
+    EXPECT_TRUE(region.contains("byteOffset"));
+    EXPECT_TRUE(region.contains("byteLength"));
+  }
+  EXPECT_EQ(rule_ids, used);
+  EXPECT_FALSE(used.empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// --version, --help, list, explain
+
+TEST(CliInfo, VersionPrintsTheVersionAndExitsZero) {
+  const RunResult r = run_cli({"--version"});
+  EXPECT_TRUE(r.exited && r.status == 0) << r;
+  EXPECT_TRUE(std::regex_match(r.out, std::regex(R"(ggufcheck \d+\.\d+\.\d+\n)"))) << r;
+  EXPECT_EQ(r.err, "");
+  // The JSON output reports the same version.
+  const json doc = json::parse(run_cli({"--format", "json", example("valid/tiny-llama.gguf")}).out);
+  EXPECT_EQ("ggufcheck " + doc.at("tool").at("version").get<std::string>() + "\n", r.out);
+}
+
+TEST(CliInfo, HelpExitsZeroAndMentionsSubcommandsAndExitStatuses) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--help"}, std::vector<std::string>{"-h"},
+        std::vector<std::string>{"help"}}) {
+    const RunResult r = run_cli(args);
+    EXPECT_TRUE(r.exited && r.status == 0) << ::testing::PrintToString(args) << "\n" << r;
+    EXPECT_EQ(r.err, "") << r;
+    for (const char* word : {"check", "list", "explain"}) {
+      EXPECT_TRUE(contains(r.out, word)) << word << "\n" << r;
+    }
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.out, m, std::regex("[Ee]xit status"))) << r;
+    const std::string after = m.suffix().str();
+    for (const char* status : {"0", "1", "2", "3"}) {
+      EXPECT_TRUE(contains(after, status)) << status << "\n" << r;
+    }
+    EXPECT_TRUE(contains(after, "usage")) << r;
+  }
+  const RunResult check_help = run_cli({"check", "--help"});
+  EXPECT_EQ(check_help.status, 0) << check_help;
+  for (const char* option : {"--profile", "--format", "--werror", "--disable", "--enable",
+                             "--severity", "--limit", "--jobs", "--quiet", "--color"}) {
+    EXPECT_TRUE(contains(check_help.out, option)) << option << "\n" << check_help;
+  }
+}
+
+// The usage line of a subcommand's help names the program once, then the subcommand.
+TEST(CliInfo, SubcommandHelpHasAWellFormedUsageLine) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"check", "Usage: ggufcheck check [OPTIONS] "},
+      {"list", "Usage: ggufcheck list [OPTIONS]"},
+      {"explain", "Usage: ggufcheck explain [OPTIONS] "},
+  };
+  for (const auto& [sub, usage] : cases) {
+    const RunResult r = run_cli({sub, "--help"});
+    EXPECT_EQ(r.status, 0) << r;
+    EXPECT_TRUE(contains(r.out, usage)) << sub << ": expected '" << usage << "'\n" << r;
+    EXPECT_FALSE(contains(r.out, sub + " ggufcheck")) << sub << "\n" << r;
+  }
+}
+
+TEST(CliInfo, ListShowsTheWholeCatalogue) {
+  const RunResult r = run_cli({"list"});
+  EXPECT_TRUE(r.exited && r.status == 0) << r;
+  for (const CatalogueEntry& e : catalogue()) {
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(code_string(e.code) + " +" + std::string(e.name) + " ")))
+        << code_string(e.code);
+  }
+}
+
+TEST(CliInfo, ListJsonMatchesTheCatalogue) {
+  const RunResult r = run_cli({"list", "--format", "json"});
+  ASSERT_TRUE(r.exited && r.status == 0) << r;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  const json& list = doc.at("diagnostics");
+  ASSERT_EQ(list.size(), catalogue().size());
+  std::size_t i = 0;
+  for (const CatalogueEntry& e : catalogue()) {
+    const json& d = list.at(i++);
+    EXPECT_EQ(d.at("code"), code_string(e.code));
+    EXPECT_EQ(d.at("name"), std::string(e.name));
+    EXPECT_EQ(d.at("meaning"), std::string(e.meaning));
+    EXPECT_EQ(d.at("severity").at("strict"), std::string(to_string(e.severity(Profile::Strict))));
+    EXPECT_EQ(d.at("severity").at("spec"), std::string(to_string(e.severity(Profile::Spec))));
+    EXPECT_EQ(d.at("severity").at("llama.cpp"), std::string(to_string(e.severity(Profile::LlamaCpp))));
+  }
+}
+
+TEST(CliInfo, ExplainByCodeAndByNamePrintTheSameEntry) {
+  const RunResult by_code = run_cli({"explain", "GGUF4001"});
+  const RunResult by_name = run_cli({"explain", "misaligned-offset"});
+  EXPECT_TRUE(by_code.exited && by_code.status == 0) << by_code;
+  EXPECT_EQ(by_name.status, 0) << by_name;
+  EXPECT_EQ(by_code.out, by_name.out);
+  EXPECT_TRUE(contains(by_code.out, "GGUF4001")) << by_code;
+  EXPECT_TRUE(contains(by_code.out, "misaligned-offset")) << by_code;
+  EXPECT_TRUE(contains(by_code.out, std::string(catalogue_entry(Code::MisalignedOffset).meaning)));
+  EXPECT_EQ(by_code.err, "");
+  for (const CatalogueEntry& e : catalogue()) {
+    const RunResult a = run_cli({"explain", code_string(e.code)});
+    const RunResult b = run_cli({"explain", std::string(e.name)});
+    EXPECT_EQ(a.status, 0) << code_string(e.code);
+    EXPECT_EQ(a.out, b.out) << code_string(e.code);
+    EXPECT_EQ(a.out.rfind(code_string(e.code) + " " + std::string(e.name), 0), 0U) << a.out;
+  }
+}
+
+TEST(CliInfo, ExplainOfAnUnknownCodeExitsThree) {
+  for (const std::string what : {"NOPE", "GGUF9999", "misaligned", ""}) {
+    const RunResult r = run_cli({"explain", what});
+    EXPECT_TRUE(r.exited && r.status == 3) << what << "\n" << r;
+    EXPECT_EQ(r.out, "") << what;
+    expect_one_line_error(r, "explain '" + what + "'");
+  }
+  EXPECT_TRUE(contains(run_cli({"explain", "NOPE"}).err, "NOPE"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad usage: exit 3, nothing on standard output, one line on standard error, no crash.
+
+struct BadUsage {
+  std::vector<std::string> args;
+  std::string mentions;  // the offending word the message must name
+};
+
+std::vector<BadUsage> bad_usages(const std::string& file) {
+  return {
+      {{"--bogus", file}, "--bogus"},
+      {{"check", "--bogus", file}, "--bogus"},
+      {{"--profile", "nope", file}, "nope"},
+      {{"--profile", "", file}, "profile"},
+      {{"--format", "yaml", file}, "yaml"},
+      {{"--color", "blue", file}, "blue"},
+      {{"--limit", "depth=0", file}, "depth"},
+      {{"--limit", "depth=abc", file}, "abc"},
+      {{"--limit", "depth=-1", file}, "depth"},
+      {{"--limit", "depth=", file}, "depth"},
+      {{"--limit", "depth=99999999999999999999999", file}, "depth"},
+      {{"--limit", "depth", file}, "depth"},
+      {{"--limit", "frobs=3", file}, "frobs"},
+      {{"--disable", "GGUF9999", file}, "GGUF9999"},
+      {{"--disable", "no-such-name", file}, "no-such-name"},
+      {{"--enable", "NOPE", file}, "NOPE"},
+      {{"--severity", "GGUF9999=error", file}, "GGUF9999"},
+      {{"--severity", "GGUF2012=loud", file}, "loud"},
+      {{"--severity", "GGUF2012", file}, "GGUF2012"},
+      {{"-j", "-1", file}, "-1"},
+      {{"-j", "many", file}, "many"},
+      {{"--profile"}, "profile"},
+      {{}, ""},
+      {{"check"}, ""},
+      {{"list", "--format", "xml"}, "xml"},
+      {{"list", "extra"}, "extra"},
+      {{"explain"}, ""},
+      {{"explain", "GGUF4001", "GGUF4002"}, "GGUF4002"},
+  };
+}
+
+TEST(CliUsage, BadUsageExitsThreeWithNothingOnStdout) {
+  TempDir dir;
+  const std::string file = dir.write("valid.gguf", valid_bytes()).string();
+  for (const BadUsage& u : bad_usages(file)) {
+    const RunResult r = run_cli(u.args);
+    EXPECT_TRUE(r.exited && r.status == 3) << ::testing::PrintToString(u.args) << "\n" << r;
+    EXPECT_EQ(r.out, "") << ::testing::PrintToString(u.args);
+    EXPECT_FALSE(r.err.empty()) << ::testing::PrintToString(u.args);
+    if (!u.mentions.empty()) {
+      EXPECT_TRUE(contains(r.err, u.mentions)) << ::testing::PrintToString(u.args) << "\n" << r;
+    }
+  }
+}
+
+TEST(CliUsage, BadUsageIsOneLineOnStderr) {
+  TempDir dir;
+  const std::string file = dir.write("valid.gguf", valid_bytes()).string();
+  for (const BadUsage& u : bad_usages(file)) {
+    expect_one_line_error(run_cli(u.args), ::testing::PrintToString(u.args));
+  }
+}
+
+TEST(CliUsage, UnreadableInputInMachineFormatsIsOneLineOnStderr) {
+  TempDir dir;
+  const std::string missing = (dir.path() / "missing.gguf").string();
+  for (const std::string format : {"json", "sarif"}) {
+    const RunResult r = run_cli({"--format", format, missing});
+    EXPECT_EQ(r.status, 2) << r;
+    expect_one_line_error(r, format);
+    EXPECT_TRUE(contains(r.err, missing)) << r;
+    EXPECT_TRUE(json::accept(r.out)) << r;  // stdout stays a valid document
+  }
+  // Text: the finding goes to stdout; stderr holds at most the same single line.
+  const RunResult t = run_cli({missing});
+  EXPECT_EQ(t.status, 2);
+  EXPECT_LE(lines(t.err).size(), 1U) << t;
+}
+
+TEST(CliUsage, HostileAndOddInputsNeverCrash) {
+  TempDir dir;
+  std::vector<std::string> files;
+  files.push_back(dir.write("empty.gguf", {}).string());
+  files.push_back(dir.write("magic-only.gguf", ByteVector{'G', 'G', 'U', 'F'}).string());
+  ByteVector huge_counts = {'G', 'G', 'U', 'F', 3, 0, 0, 0};
+  for (int i = 0; i < 16; ++i) huge_counts.push_back(0xff);
+  files.push_back(dir.write("huge-counts.gguf", huge_counts).string());
+  files.push_back(dir.path().string() + "/");  // a directory holding *.gguf files
+  files.push_back("/dev/null");
+  for (const std::string profile : {"strict", "spec", "llama.cpp"}) {
+    for (const std::string format : {"text", "json", "sarif"}) {
+      std::vector<std::string> args = {"--profile", profile, "--format", format};
+      args.insert(args.end(), files.begin(), files.end());
+      const RunResult r = run_cli(args);
+      EXPECT_TRUE(r.exited && (r.status == 1 || r.status == 2)) << profile << " " << format << "\n" << r;
+      EXPECT_FALSE(r.timed_out);
+      EXPECT_FALSE(contains(r.err, "internal error")) << r;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ggufcheck::testing

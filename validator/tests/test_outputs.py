@@ -1,1 +1,523 @@
-import sys; sys.exit(0)
+#!/usr/bin/python3
+"""Machine-readable outputs of the CLI against their schemas.
+
+Runs `ggufcheck check --format json` and `--format sarif` over the sample files, the real files
+and a set of broken files written here byte by byte, under every profile and a few option sets,
+then checks:
+
+- every JSON output against docs/json-output.schema.json, plus the cross-field rules the
+  schema cannot say (counts, exit status, sort order, offsets inside the file);
+- every SARIF output against the official SARIF 2.1.0 schema, plus what GitHub code scanning
+  and docs/sarif-output.md rely on: one run, one rule per code used, region.startLine 1 with
+  byteOffset/byteLength inside the file, the field path as a logical location;
+- that the SARIF results say the same thing as the JSON findings.
+
+Usage: /usr/bin/python3 test_outputs.py --ggufcheck PATH --source REPO --shared SHAREDDIR
+Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import traceback
+import urllib.parse
+
+try:
+    import jsonschema
+except ImportError:  # pragma: no cover
+    print("test_outputs.py: python3-jsonschema is required (apt-get install python3-jsonschema)",
+          file=sys.stderr)
+    sys.exit(1)
+
+PROFILES = ["strict", "spec", "llama.cpp"]
+LEVELS = {"error", "warning", "note"}
+CODE_RE = re.compile(r"^GGUF[0-9]{4}$")
+# A URI reference: unreserved, reserved and percent-encoded characters only.
+URI_REF_RE = re.compile(r"^([A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
+
+
+class Failure(Exception):
+    pass
+
+
+def require(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+# --------------------------------------------------------------------------------------------
+# GGUF bytes, written by hand (no dependency on the library's writer)
+
+def gstr(text):
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return struct.pack("<Q", len(data)) + data
+
+
+def header(tensor_count, kv_count, version=3, magic=b"GGUF"):
+    return magic + struct.pack("<IQQ", version, tensor_count, kv_count)
+
+
+def kv(key, value_type, payload):
+    return gstr(key) + struct.pack("<I", value_type) + payload
+
+
+T_U32, T_BOOL, T_STRING, T_ARRAY, T_U64 = 4, 7, 8, 9, 10
+ARCH = kv("general.architecture", T_STRING, gstr("llama"))
+
+
+def tensor_info(name, dims, ggml_type, offset):
+    return (gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+            + struct.pack("<IQ", ggml_type, offset))
+
+
+def pad_to(data, alignment=32, byte=b"\x00"):
+    return data + byte * ((-len(data)) % alignment)
+
+
+def with_tensors(kvs, tensors, data=b"", trailing=b""):
+    """kvs: list of encoded pairs; tensors: list of (name, dims, type, offset)."""
+    body = header(len(tensors), len(kvs)) + b"".join(kvs)
+    body += b"".join(tensor_info(*t) for t in tensors)
+    return pad_to(body) + data + trailing
+
+
+def generated_files():
+    """name -> (bytes, a code the strict profile must report, or None)."""
+    f32x8 = b"\x00" * 32
+    files = {
+        "truncated-header.gguf": (b"GGUF\x03\x00\x00", "GGUF1001"),
+        "empty.gguf": (b"", "GGUF1001"),
+        "bad-magic-ggml.gguf": (header(0, 1, magic=b"GGML") + ARCH, "GGUF1002"),
+        "bad-magic-zeros.gguf": (b"\x00" * 64, "GGUF1002"),
+        "unknown-value-type.gguf": (header(0, 2) + ARCH + kv("general.x", 99, b"\x00" * 8), "GGUF2008"),
+        "unknown-array-type.gguf": (header(0, 2) + ARCH + kv("general.x", T_ARRAY, struct.pack("<IQ", 77, 1) + b"\x00" * 8),
+                                    "GGUF2009"),
+        "truncated-string.gguf": (header(0, 2) + ARCH + struct.pack("<Q", 40) + b"general.", "GGUF2002"),
+        "truncated-metadata.gguf": (header(0, 2) + ARCH + gstr("general.name") + b"\x08\x00", None),
+        "version-1.gguf": (b"GGUF" + struct.pack("<III", 1, 0, 1) + struct.pack("<I", 20) + b"general.architecture"
+                           + struct.pack("<II", T_STRING, 5) + b"llama", "GGUF1004"),
+        "version-99.gguf": (header(0, 1, version=99) + ARCH, "GGUF1003"),
+        "version-2.gguf": (header(0, 1, version=2) + ARCH, None),
+        "big-endian.gguf": (b"GGUF" + struct.pack(">IQQ", 3, 0, 1) + struct.pack(">Q", 20) + b"general.architecture"
+                            + struct.pack(">IQ", T_STRING, 5) + b"llama", "GGUF1006"),
+        "bool-byte-2.gguf": (header(0, 2) + ARCH + kv("general.flag", T_BOOL, b"\x02"), "GGUF2012"),
+        "nested-array.gguf": (header(0, 2) + ARCH + kv("general.n", T_ARRAY, struct.pack("<IQ", T_ARRAY, 1)
+                                                       + struct.pack("<IQ", T_U32, 1) + b"\x01\x00\x00\x00"),
+                              "GGUF2010"),
+        "nul-in-string.gguf": (header(0, 2) + ARCH + kv("general.description", T_STRING, gstr(b"a\x00b")), "GGUF2016"),
+        "invalid-utf8-value.gguf": (header(0, 2) + ARCH + kv("general.name", T_STRING, gstr(b"caf\xe9\xff")), "GGUF2013"),
+        "invalid-key-bytes.gguf": (header(0, 2) + ARCH + kv(b"general.\xff\x01\"key", T_U32, b"\x01\x00\x00\x00"), "GGUF2005"),
+        "empty-key.gguf": (header(0, 2) + ARCH + kv(b"", T_U32, b"\x01\x00\x00\x00"), "GGUF2003"),
+        "duplicate-key.gguf": (header(0, 2) + ARCH + ARCH, "GGUF2004"),
+        "unconventional-key.gguf": (header(0, 2) + ARCH + kv("General.Key", T_U32, b"\x01\x00\x00\x00"), "GGUF2006"),
+        "impossible-array-count.gguf": (header(0, 2) + ARCH + kv("general.a", T_ARRAY, struct.pack("<IQ", T_U32, 1 << 40)),
+                                        "GGUF2011"),
+        "impossible-tensor-count.gguf": (header(0x1D1D1D1D1D1D1D1D, 1) + ARCH, "GGUF1007"),
+        "misaligned-tensor.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0), ("b.weight", [8], 0, 16)],
+                                                f32x8 + f32x8), "GGUF4001"),
+        "tensor-out-of-bounds.gguf": (with_tensors([ARCH], [("a.weight", [1024], 0, 0)], f32x8), "GGUF4003"),
+        "unknown-tensor-type.gguf": (with_tensors([ARCH], [("a.weight", [8], 99, 0)], f32x8), "GGUF3010"),
+        "too-many-dims.gguf": (with_tensors([ARCH], [("a.weight", [1, 1, 1, 1, 8], 0, 0)], f32x8), "GGUF3006"),
+        "zero-dim.gguf": (with_tensors([ARCH], [("a.weight", [8, 0], 0, 0)]), "GGUF3008"),
+        "alignment-zero.gguf": (with_tensors([ARCH, kv("general.alignment", T_U32, b"\x00" * 4)],
+                                             [("a.weight", [8], 0, 0)], f32x8), "GGUF5002"),
+        "alignment-wrong-type.gguf": (with_tensors([ARCH, kv("general.alignment", T_U64, struct.pack("<Q", 32))],
+                                                   [("a.weight", [8], 0, 0)], f32x8), "GGUF5001"),
+        "trailing-bytes.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0)], f32x8, trailing=b"\x00" * 40),
+                                "GGUF4008"),
+        "nonzero-padding.gguf": (pad_to(header(1, 1) + ARCH + tensor_info("a.weight", [8], 0, 0), byte=b"\x7f") + f32x8,
+                                 "GGUF4005"),
+        "missing-architecture.gguf": (header(0, 1) + kv("general.name", T_STRING, gstr("x")), "GGUF5006"),
+        "tensor-name-bytes.gguf": (with_tensors([ARCH], [(b"a\xff\x01.weight", [8], 0, 0)], f32x8), "GGUF3005"),
+        "duplicate-tensor-name.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0), ("a.weight", [8], 0, 32)],
+                                                    f32x8 + f32x8), "GGUF3004"),
+        "valid-with-tensor.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0)], f32x8), None),
+        "valid-metadata-only.gguf": (header(0, 1) + ARCH, None),
+        # Names that need escaping in a URI.
+        "model with spaces #1 %20 ?x=y & ü.gguf": (header(0, 2) + ARCH + kv("general.flag", T_BOOL, b"\x02"),
+                                                     "GGUF2012"),
+    }
+    return files
+
+
+# --------------------------------------------------------------------------------------------
+# The harness
+
+class Suite:
+    def __init__(self, args):
+        self.exe = args.ggufcheck
+        self.source = args.source
+        self.shared = args.shared
+        self.passed = 0
+        self.failed = 0
+        self.failures = []
+        with open(os.path.join(self.shared, "data", "sarif-schema-2.1.0.json"), encoding="utf-8") as f:
+            sarif_schema = json.load(f)
+        with open(os.path.join(self.source, "docs", "json-output.schema.json"), encoding="utf-8") as f:
+            json_schema = json.load(f)
+        sarif_cls = jsonschema.validators.validator_for(sarif_schema)
+        json_cls = jsonschema.validators.validator_for(json_schema)
+        sarif_cls.check_schema(sarif_schema)
+        json_cls.check_schema(json_schema)
+        self.sarif_validator = sarif_cls(sarif_schema, format_checker=sarif_cls.FORMAT_CHECKER
+                                         if hasattr(sarif_cls, "FORMAT_CHECKER") else jsonschema.FormatChecker())
+        self.json_validator = json_cls(json_schema, format_checker=jsonschema.FormatChecker())
+        self.catalogue = {}
+        self.version = None
+
+    def case(self, name, fn, *a, **kw):
+        try:
+            fn(*a, **kw)
+        except Failure as e:
+            self.failed += 1
+            self.failures.append(name)
+            print(f"FAIL {name}: {e}", flush=True)
+        except Exception:  # a bug in the harness or a crash in parsing: report, keep going
+            self.failed += 1
+            self.failures.append(name)
+            print(f"FAIL {name}: unexpected exception\n{traceback.format_exc()}", flush=True)
+        else:
+            self.passed += 1
+
+    def run(self, argv, stdin=None):
+        argv = [os.fsencode(a) if isinstance(a, str) else a for a in argv]
+        proc = subprocess.run([os.fsencode(self.exe)] + argv, input=stdin if stdin is not None else b"",
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120, check=False)
+        return proc
+
+    # ----------------------------------------------------------------------------------------
+
+    def load_catalogue(self):
+        proc = self.run(["list", "--format", "json"])
+        require(proc.returncode == 0, f"`list --format json` exited {proc.returncode}: {proc.stderr!r}")
+        doc = json.loads(proc.stdout)
+        require(doc.get("schema_version") == 1, "`list --format json` has no schema_version 1")
+        for d in doc["diagnostics"]:
+            require(CODE_RE.match(d["code"]), f"bad code in list: {d['code']}")
+            require(d["code"] not in self.catalogue, f"code listed twice: {d['code']}")
+            self.catalogue[d["code"]] = d
+        require("GGUF0001" in self.catalogue and "GGUF4001" in self.catalogue, "catalogue is incomplete")
+        proc = self.run(["--version"])
+        require(proc.returncode == 0, "--version failed")
+        m = re.match(rb"^ggufcheck (\S+)\n$", proc.stdout)
+        require(m, f"--version printed {proc.stdout!r}")
+        self.version = m.group(1).decode()
+
+    # ----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def error_text(errors):
+        out = []
+        for e in errors[:5]:
+            where = "/".join(str(p) for p in e.absolute_path)
+            out.append(f"at /{where}: {e.message[:300]}")
+        return "; ".join(out)
+
+    def check_json(self, doc, rc, paths, profile, werror, plain):
+        """plain: no severity overrides were given (severities must match the catalogue)."""
+        errors = list(self.json_validator.iter_errors(doc))
+        require(not errors, "JSON output does not match docs/json-output.schema.json: " + self.error_text(errors))
+        require(doc["summary"]["exit_status"] == rc, f"summary.exit_status {doc['summary']['exit_status']} but the process exited {rc}")
+        require(doc["profile"] == profile, f"profile {doc['profile']!r}, expected {profile!r}")
+        require(doc["werror"] == werror, f"werror {doc['werror']}, expected {werror}")
+        require(doc["tool"]["version"] == self.version, f"tool.version {doc['tool']['version']} != --version {self.version}")
+        files = doc["files"]
+        if paths is not None:
+            require([f["path"] for f in files] == paths,
+                    f"files in the wrong order or with the wrong paths: {[f['path'] for f in files]} != {paths}")
+        counts = {"pass": 0, "fail": 0, "unreadable": 0}
+        for f in files:
+            counts[f["status"]] += 1
+            findings = f["findings"]
+            tally = {s: sum(1 for x in findings if x["severity"] == s) for s in LEVELS}
+            summary = f["summary"]
+            for key, level in (("errors", "error"), ("warnings", "warning"), ("notes", "note")):
+                if summary["findings_dropped"] == 0:
+                    require(summary[key] == tally[level], f"{f['path']}: summary.{key} {summary[key]} but {tally[level]} {level} findings")
+                else:
+                    require(summary[key] >= tally[level], f"{f['path']}: summary.{key} {summary[key]} < {tally[level]} {level} findings")
+            unreadable = any(x["code"] == "GGUF0001" for x in findings)
+            expected_status = "unreadable" if unreadable else ("pass" if summary["errors"] == 0 else "fail")
+            require(f["status"] == expected_status, f"{f['path']}: status {f['status']}, expected {expected_status}")
+            offsets = [x["offset"] for x in findings]
+            require(offsets == sorted(offsets), f"{f['path']}: findings not sorted by offset: {offsets}")
+            size = f["facts"]["file_size"]
+            if not unreadable and os.path.isfile(f["path"]):
+                require(size == os.path.getsize(f["path"]), f"{f['path']}: facts.file_size {size} != {os.path.getsize(f['path'])}")
+            for x in findings:
+                require(x["offset"] <= size and x["length"] <= size - x["offset"],
+                        f"{f['path']}: {x['code']} at 0x{x['offset']:x}+{x['length']} runs outside the {size}-byte file")
+                entry = self.catalogue.get(x["code"])
+                require(entry is not None, f"{f['path']}: code {x['code']} is not in `ggufcheck list`")
+                require(x["name"] == entry["name"], f"{x['code']}: name {x['name']} != catalogue name {entry['name']}")
+                if plain and x["code"] != "GGUF0001":
+                    expected = entry["severity"][profile]
+                    if werror and expected == "warning":
+                        expected = "error"
+                    require(x["severity"] == expected,
+                            f"{f['path']}: {x['code']} reported as {x['severity']}, catalogue says {expected} in {profile}")
+            facts = f["facts"]
+            if facts["data_start"] is not None:
+                require(facts["data_start"] <= size or facts["tensor_data_size"] is None,
+                        f"{f['path']}: data_start past the end with a tensor_data_size")
+        require(doc["summary"]["files"] == len(files), "summary.files != number of files")
+        for key, status in (("passed", "pass"), ("failed", "fail"), ("unreadable", "unreadable")):
+            require(doc["summary"][key] == counts[status], f"summary.{key} {doc['summary'][key]} != {counts[status]}")
+        expected_rc = 2 if counts["unreadable"] else (1 if counts["fail"] else 0)
+        require(rc == expected_rc, f"exit status {rc}, expected {expected_rc} (worst of the files)")
+
+    def check_sarif(self, doc, json_doc, plain, profile, werror):
+        errors = list(self.sarif_validator.iter_errors(doc))
+        require(not errors, "SARIF output does not match the SARIF 2.1.0 schema: " + self.error_text(errors))
+        require(doc.get("version") == "2.1.0", "version is not 2.1.0")
+        require(len(doc["runs"]) == 1, f"{len(doc['runs'])} runs, expected exactly one")
+        run = doc["runs"][0]
+        driver = run["tool"]["driver"]
+        require(driver["name"] == "ggufcheck", "tool.driver.name is not ggufcheck")
+        require(driver.get("version") == self.version, "tool.driver.version differs from --version")
+        rules = driver.get("rules", [])
+        rule_ids = [r["id"] for r in rules]
+        require(len(rule_ids) == len(set(rule_ids)), f"duplicate rules: {rule_ids}")
+        results = run.get("results", [])
+        used = {r["ruleId"] for r in results}
+        require(set(rule_ids) == used, f"rules {sorted(rule_ids)} are not exactly the codes used {sorted(used)}")
+        for rule in rules:
+            require(CODE_RE.match(rule["id"]), f"rule id {rule['id']}")
+            entry = self.catalogue[rule["id"]]
+            require(rule.get("name") == entry["name"], f"rule {rule['id']} name {rule.get('name')} != {entry['name']}")
+            require(rule.get("shortDescription", {}).get("text"), f"rule {rule['id']} has no shortDescription")
+            level = rule.get("defaultConfiguration", {}).get("level")
+            require(level in LEVELS, f"rule {rule['id']} defaultConfiguration.level {level}")
+            if plain and rule["id"] != "GGUF0001" and entry["severity"][profile] != "silent":
+                expected = entry["severity"][profile]
+                if werror and expected == "warning":
+                    expected = "error"
+                require(level == expected, f"rule {rule['id']} level {level}, catalogue says {expected} in {profile}")
+        artifacts = run.get("artifacts", [])
+        json_files = json_doc["files"]
+        require(len(artifacts) == len(json_files), f"{len(artifacts)} artifacts for {len(json_files)} files")
+        for artifact, f in zip(artifacts, json_files):
+            uri = artifact["location"]["uri"]
+            require(URI_REF_RE.match(uri), f"artifact uri {uri!r} is not a valid URI reference")
+            require(urllib.parse.unquote(uri, errors="strict") == f["path"],
+                    f"artifact uri {uri!r} does not decode to the path {f['path']!r}")
+        expected_findings = [(i, x) for i, f in enumerate(json_files) for x in f["findings"]]
+        require(len(results) == len(expected_findings),
+                f"{len(results)} SARIF results but {len(expected_findings)} JSON findings")
+        for result, (file_index, x) in zip(results, expected_findings):
+            where = f"{json_files[file_index]['path']} {x['code']} at 0x{x['offset']:x}"
+            require(result["ruleId"] == x["code"], f"{where}: ruleId {result['ruleId']}")
+            idx = result.get("ruleIndex")
+            require(idx is not None and 0 <= idx < len(rules) and rules[idx]["id"] == result["ruleId"],
+                    f"{where}: ruleIndex {idx} does not point at rule {result['ruleId']}")
+            require(result.get("level") in LEVELS, f"{where}: level {result.get('level')}")
+            require(result["level"] == x["severity"], f"{where}: level {result['level']} != severity {x['severity']}")
+            text = result.get("message", {}).get("text", "")
+            require(text and text.startswith(x["message"]), f"{where}: message {text!r} does not carry {x['message']!r}")
+            locations = result.get("locations", [])
+            require(len(locations) == 1, f"{where}: {len(locations)} locations")
+            physical = locations[0].get("physicalLocation", {})
+            art = physical.get("artifactLocation", {})
+            require(art.get("index") == file_index, f"{where}: artifactLocation.index {art.get('index')} != {file_index}")
+            require(art.get("uri") == artifacts[file_index]["location"]["uri"], f"{where}: artifactLocation.uri differs from the artifact")
+            region = physical.get("region", {})
+            require(region.get("startLine") == 1, f"{where}: region.startLine {region.get('startLine')}, expected 1")
+            require("byteOffset" in region and "byteLength" in region, f"{where}: region without byteOffset/byteLength")
+            require(region["byteOffset"] == x["offset"] and region["byteLength"] == x["length"],
+                    f"{where}: region {region} differs from the JSON finding")
+            length = artifacts[file_index].get("length")
+            size = json_files[file_index]["facts"]["file_size"]
+            require(length == size, f"{where}: artifact length {length} != file size {size}")
+            require(region["byteOffset"] <= size and region["byteLength"] <= size - region["byteOffset"],
+                    f"{where}: region 0x{region['byteOffset']:x}+{region['byteLength']} outside the {size}-byte file")
+            logical = locations[0].get("logicalLocations", [])
+            require(logical and logical[0].get("fullyQualifiedName") == x["path"],
+                    f"{where}: logical location {logical} is not the field path {x['path']!r}")
+
+    def check_run(self, label, argv, paths, profile="strict", werror=False, plain=True, stdin=None,
+                  expect_rc=None):
+        """Runs argv with --format json and --format sarif and checks both."""
+        pj = self.run(["--format", "json"] + argv, stdin)
+        ps = self.run(["--format", "sarif"] + argv, stdin)
+        for proc, fmt in ((pj, "json"), (ps, "sarif")):
+            require(proc.returncode in (0, 1, 2),
+                    f"--format {fmt} exited {proc.returncode}; stderr: {proc.stderr.decode(errors='replace').strip()[:300]}")
+            err = proc.stderr.decode(errors="replace")
+            require("internal error" not in err and "terminate called" not in err, f"--format {fmt}: {err.strip()[:300]}")
+        require(pj.returncode == ps.returncode, f"json exited {pj.returncode}, sarif exited {ps.returncode}")
+        if expect_rc is not None:
+            require(pj.returncode == expect_rc, f"exit status {pj.returncode}, expected {expect_rc}")
+        try:
+            jdoc = json.loads(pj.stdout)
+        except ValueError as e:
+            raise Failure(f"--format json is not JSON: {e}")
+        try:
+            sdoc = json.loads(ps.stdout)
+        except ValueError as e:
+            raise Failure(f"--format sarif is not JSON: {e}")
+        self.check_json(jdoc, pj.returncode, paths, profile, werror, plain)
+        self.check_sarif(sdoc, jdoc, plain, profile, werror)
+        return jdoc
+
+    # ----------------------------------------------------------------------------------------
+
+    def expect_codes(self, jdoc, expected):
+        """expected: path -> code that must be reported."""
+        for f in jdoc["files"]:
+            code = expected.get(f["path"])
+            if code:
+                codes = [x["code"] for x in f["findings"]]
+                require(code in codes, f"{f['path']}: expected {code}, got {codes}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ggufcheck", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--shared", required=True)
+    args = parser.parse_args()
+    for path in (args.ggufcheck,):
+        if not os.access(path, os.X_OK):
+            print(f"test_outputs.py: {path} is not an executable", file=sys.stderr)
+            return 1
+
+    suite = Suite(args)
+    suite.case("catalogue and version", suite.load_catalogue)
+    if suite.failed:
+        print(f"{suite.passed} passed, {suite.failed} failed")
+        return 1
+
+    examples = sorted(
+        os.path.join(args.source, "examples", sub, name)
+        for sub in ("valid", "broken")
+        for name in os.listdir(os.path.join(args.source, "examples", sub))
+        if name.endswith(".gguf"))
+    valid_examples = [p for p in examples if os.sep + "valid" + os.sep in p]
+    real_dir = os.path.join(args.shared, "data", "real-gguf")
+    real = sorted(os.path.join(real_dir, n) for n in os.listdir(real_dir) if n.endswith(".gguf"))
+
+    tmp = tempfile.mkdtemp(prefix="ggufcheck-outputs-")
+    try:
+        generated = {}
+        expected_strict = {}
+        for name, (data, code) in generated_files().items():
+            path = os.path.join(tmp, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            generated[name] = path
+            expected_strict[path] = code
+        missing = os.path.join(tmp, "does-not-exist.gguf")
+        empty_dir = os.path.join(tmp, "no-gguf-here")
+        os.makedirs(empty_dir)
+        with open(os.path.join(empty_dir, "readme.txt"), "w", encoding="utf-8") as f:
+            f.write("nothing to see\n")
+        gen_paths = sorted(generated.values())
+
+        suite.case("generated files are all present", require, len(gen_paths) >= 30, "too few generated files")
+
+        for profile in PROFILES:
+            p = ["--profile", profile]
+            # One file per run: each output small and self-contained.
+            for path in examples + real + gen_paths:
+                label = f"{profile} {os.path.relpath(path, tmp) if path.startswith(tmp) else os.path.basename(path)}"
+
+                def one(path=path, profile=profile, p=p):
+                    jdoc = suite.check_run(label, p + [path], [path], profile=profile)
+                    if profile == "strict":
+                        suite.expect_codes(jdoc, expected_strict)
+                    if path in real:
+                        f = jdoc["files"][0]
+                        require(f["status"] == "pass" and not f["findings"],
+                                f"real file {path} must pass {profile} with no finding: {f['findings'][:3]}")
+                    if path in valid_examples:
+                        require(jdoc["files"][0]["status"] == "pass", f"{path} must pass {profile}")
+                suite.case(label, one)
+            # Unreadable inputs: GGUF0001, exit 2.
+            for label, path in (("missing file", missing), ("directory without *.gguf", empty_dir)):
+                def unreadable(path=path, profile=profile, p=p):
+                    jdoc = suite.check_run(label, p + [path], [path], profile=profile, expect_rc=2)
+                    f = jdoc["files"][0]
+                    require(f["status"] == "unreadable", f"status {f['status']}")
+                    require([x["code"] for x in f["findings"]] == ["GGUF0001"], f"findings {f['findings']}")
+                suite.case(f"{profile} {label}", unreadable)
+            # Everything at once, in the order given.
+            everything = examples + gen_paths + [missing] + real
+            suite.case(f"{profile} all files in one run",
+                       lambda p=p, profile=profile: suite.check_run("all", p + everything, everything,
+                                                                     profile=profile, expect_rc=2))
+            suite.case(f"{profile} all files, -j 2",
+                       lambda p=p, profile=profile: suite.check_run("all -j 2", ["-j", "2"] + p + everything,
+                                                                     everything, profile=profile, expect_rc=2))
+            suite.case(f"{profile} --werror",
+                       lambda p=p, profile=profile: suite.check_run("werror", ["--werror"] + p + gen_paths, gen_paths,
+                                                                     profile=profile, werror=True))
+            # Directories expand to their *.gguf files, sorted.
+            suite.case(f"{profile} a directory",
+                       lambda p=p, profile=profile: suite.check_run("dir", p + [tmp], sorted(gen_paths), profile=profile))
+            # Standard input.
+            with open(generated["bool-byte-2.gguf"], "rb") as f:
+                bool_bytes = f.read()
+
+            def stdin_case(p=p, profile=profile):
+                jdoc = suite.check_run("stdin", p + ["-"], ["<stdin>"], profile=profile, stdin=bool_bytes,
+                                       expect_rc=0 if profile == "llama.cpp" else 1)
+                require(jdoc["files"][0]["facts"]["file_size"] == len(bool_bytes), "stdin file_size")
+            suite.case(f"{profile} standard input", stdin_case)
+
+        # Options that change severities (the catalogue no longer predicts them: plain=False).
+        option_sets = [
+            ["--disable", "GGUF2012"],
+            ["--disable", "non-canonical-bool"],
+            ["--enable", "nul-in-string", "--profile", "spec"],
+            ["--severity", "GGUF2006=error"],
+            ["--severity", "GGUF4001=note"],
+            ["--severity", "GGUF0001=warning"],
+            ["--disable", "GGUF0001"],
+            ["--limit", "depth=1"],
+            ["--limit", "findings=1"],
+            ["--limit", "kv-count=1"],
+            ["--limit", "string-length=4"],
+        ]
+        for options in option_sets:
+            profile = options[options.index("--profile") + 1] if "--profile" in options else "strict"
+            paths = gen_paths + [missing]
+            suite.case("options " + " ".join(options),
+                       lambda o=options, pr=profile, ps=paths: suite.check_run(
+                           " ".join(o), o + ["--"] + ps, ps, profile=pr, plain=False, expect_rc=2))
+
+        # A file name that is not valid UTF-8: JSON must still be produced (escaped), not exit 4.
+        raw_name = os.path.join(os.fsencode(tmp), b"not-utf8-\xff\xfe.gguf")
+        shutil.copyfile(generated["bool-byte-2.gguf"], raw_name)
+
+        def non_utf8_name():
+            for fmt in ("json", "sarif"):
+                proc = suite.run(["--format", fmt, raw_name])
+                require(proc.returncode == 1,
+                        f"--format {fmt} on a non-UTF-8 file name exited {proc.returncode} (expected 1); "
+                        f"stderr: {proc.stderr.decode(errors='replace').strip()[:200]}")
+                doc = json.loads(proc.stdout)
+                if fmt == "json":
+                    errors = list(suite.json_validator.iter_errors(doc))
+                    require(not errors, suite.error_text(errors))
+                else:
+                    errors = list(suite.sarif_validator.iter_errors(doc))
+                    require(not errors, suite.error_text(errors))
+        suite.case("non-UTF-8 file name", non_utf8_name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print(f"{suite.passed} passed, {suite.failed} failed")
+    if suite.failed:
+        print("failed: " + "; ".join(suite.failures[:20]) + (" ..." if len(suite.failures) > 20 else ""))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,1 +1,1592 @@
-// placeholder, replaced by the real tests
+// The hostile file shapes of docs/threats.md, rows A1..F3: each one is built with the writer,
+// patched at the offsets its Layout reports, validated under every profile, and must be
+// flagged with the catalogue's code without crashing, with every finding inside the file, and
+// without allocating in proportion to the sizes the file claims.
+//
+// This program replaces the global operator new/delete (every form) with counting versions, so
+// a test can measure the peak of the bytes that validate() allocates: the counter is reset
+// right before the call (the input buffer is allocated before) and read right after it, so
+// the peak covers the reader, the checks and the Report that validate() returns. Hostile
+// files must stay below kHostileBound (1 MiB) under every profile; that bound does not depend
+// on any count or length in the file, which is the point: an allocation proportional to a
+// claimed size (2^63 tensors, a 2^64-byte string, a 2^62-element array) would blow it by
+// orders of magnitude. The few big-but-present files of row C5 get bounds derived from the
+// bytes that are really there, explained at each test.
+#include <gtest/gtest.h>
+#include <malloc.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <initializer_list>
+#include <map>
+#include <new>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "test_support.hpp"
+
+// --- the counting allocator ----------------------------------------------------------------
+//
+// malloc-based; live and peak bytes are atomics, so the counting is thread-safe. The size of
+// a block is taken from malloc_usable_size both when it is allocated and when it is freed, so
+// the unsized deletes need no header and the two always agree (glibc and ASan both provide
+// it; ASan intercepts malloc, free and malloc_usable_size, so this works under sanitizers too:
+// Threats.AllocatorCountsEveryForm proves that these replacements are the ones in use).
+
+namespace {
+
+std::atomic<std::size_t> g_live_bytes{0};
+std::atomic<std::size_t> g_peak_bytes{0};
+std::atomic<std::uint64_t> g_allocations{0};
+
+void note_allocated(void* p) noexcept {
+  const std::size_t n = malloc_usable_size(p);
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  const std::size_t live = g_live_bytes.fetch_add(n, std::memory_order_relaxed) + n;
+  std::size_t peak = g_peak_bytes.load(std::memory_order_relaxed);
+  while (live > peak &&
+         !g_peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
+  }
+}
+
+void* try_allocate(std::size_t size, std::size_t alignment) noexcept {
+  if (size == 0) size = 1;
+  void* p = nullptr;
+  if (alignment <= alignof(std::max_align_t)) {
+    p = std::malloc(size);
+  } else if (posix_memalign(&p, alignment, size) != 0) {
+    p = nullptr;
+  }
+  if (p != nullptr) note_allocated(p);
+  return p;
+}
+
+void* allocate(std::size_t size, std::size_t alignment) {
+  for (;;) {
+    if (void* p = try_allocate(size, alignment)) return p;
+    const std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) throw std::bad_alloc();
+    handler();
+  }
+}
+
+void* allocate_nothrow(std::size_t size, std::size_t alignment) noexcept {
+  try {
+    return allocate(size, alignment);
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void release(void* p) noexcept {
+  if (p == nullptr) return;
+  g_live_bytes.fetch_sub(malloc_usable_size(p), std::memory_order_relaxed);
+  std::free(p);
+}
+
+std::size_t alignment_of(std::align_val_t alignment) {
+  return static_cast<std::size_t>(alignment);
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) {
+  return allocate(size, 0);
+}
+void* operator new[](std::size_t size) {
+  return allocate(size, 0);
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  return allocate_nothrow(size, 0);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  return allocate_nothrow(size, 0);
+}
+void* operator new(std::size_t size, std::align_val_t al) {
+  return allocate(size, alignment_of(al));
+}
+void* operator new[](std::size_t size, std::align_val_t al) {
+  return allocate(size, alignment_of(al));
+}
+void* operator new(std::size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
+  return allocate_nothrow(size, alignment_of(al));
+}
+void* operator new[](std::size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
+  return allocate_nothrow(size, alignment_of(al));
+}
+
+void operator delete(void* p) noexcept {
+  release(p);
+}
+void operator delete[](void* p) noexcept {
+  release(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  release(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+  release(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+  release(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  release(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+  release(p);
+}
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  release(p);
+}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  release(p);
+}
+
+namespace ggufcheck::testing {
+namespace {
+
+// --- measuring -------------------------------------------------------------------------------
+
+// The peak of live heap bytes above the level at construction.
+class PeakProbe {
+ public:
+  PeakProbe() : baseline_(g_live_bytes.load()) { g_peak_bytes.store(baseline_); }
+  [[nodiscard]] std::size_t peak() const {
+    const std::size_t peak = g_peak_bytes.load();
+    return peak > baseline_ ? peak - baseline_ : 0;
+  }
+
+ private:
+  std::size_t baseline_;
+};
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+// What validating a hostile file may allocate, whatever its header, counts and lengths claim.
+constexpr std::size_t kHostileBound = kMiB;
+
+// The largest peak each test measured, printed at the end of the run.
+std::map<std::string, std::size_t>& peaks_by_test() {
+  static std::map<std::string, std::size_t> peaks;
+  return peaks;
+}
+
+void note_peak(std::size_t peak) {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  if (info == nullptr) return;
+  std::size_t& slot = peaks_by_test()[info->name()];
+  slot = std::max(slot, peak);
+}
+
+class PeakSummary : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::vector<std::pair<std::size_t, std::string>> sorted;
+    for (const auto& [name, peak] : peaks_by_test()) sorted.emplace_back(peak, name);
+    std::sort(sorted.rbegin(), sorted.rend());
+    std::printf("[ peaks    ] largest allocation peaks during validate():\n");
+    for (std::size_t i = 0; i < sorted.size() && i < 12; ++i) {
+      std::printf("[ peaks    ] %12zu bytes  %s\n", sorted[i].first, sorted[i].second.c_str());
+    }
+  }
+};
+
+[[maybe_unused]] ::testing::Environment* const g_peak_summary =
+    ::testing::AddGlobalTestEnvironment(new PeakSummary);
+
+struct Measured {
+  Report report;
+  std::size_t peak = 0;
+};
+
+Measured run(const ByteVector& bytes, Profile profile, const Limits& limits = {}) {
+  Options options;
+  options.profile = profile;
+  options.limits = limits;
+  Measured result;
+  {
+    const PeakProbe probe;
+    Report report = validate(Bytes(bytes.data(), bytes.size()), options);
+    result.peak = probe.peak();
+    result.report = std::move(report);
+  }
+  note_peak(result.peak);
+  return result;
+}
+
+std::string describe(const Report& report) {
+  std::ostringstream out;
+  for (const Finding& f : report.findings) {
+    out << "  " << code_string(f.code) << " " << to_string(f.severity) << " @0x" << std::hex
+        << f.offset << "+0x" << f.length << std::dec << " " << f.path << ": " << f.message << "\n";
+  }
+  if (report.findings.empty()) out << "  (no findings)\n";
+  return out.str();
+}
+
+::testing::AssertionResult has_code(const Report& report, Code code) {
+  if (has(report, code)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << code_string(code) << " " << catalogue_entry(code).name << " not reported; findings:\n"
+         << describe(report);
+}
+
+::testing::AssertionResult lacks_code(const Report& report, Code code) {
+  if (!has(report, code)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << code_string(code) << " " << catalogue_entry(code).name << " reported; findings:\n"
+         << describe(report);
+}
+
+::testing::AssertionResult fails(const Report& report) {
+  if (report.errors != 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "no error reported; findings:\n" << describe(report);
+}
+
+::testing::AssertionResult passes(const Report& report) {
+  if (report.errors == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << report.errors << " error(s); findings:\n"
+                                       << describe(report);
+}
+
+std::size_t count_code(const Report& report, Code code) {
+  return static_cast<std::size_t>(
+      std::count_if(report.findings.begin(), report.findings.end(),
+                    [code](const Finding& f) { return f.code == code; }));
+}
+
+// Every finding points into the file: offset and offset + length within its size.
+void expect_inside_file(const Report& report, std::size_t size) {
+  EXPECT_EQ(report.facts.file_size, size);
+  for (const Finding& f : report.findings) {
+    EXPECT_LE(f.offset, size) << code_string(f.code) << " " << f.path << ": " << f.message;
+    if (f.offset <= size) {
+      EXPECT_LE(f.length, size - f.offset)
+          << code_string(f.code) << " " << f.path << ": " << f.message;
+    }
+  }
+}
+
+struct Reports {
+  Report strict, spec, llama;
+};
+
+// Validates under every profile; checks the allocation bound and that every finding lies in
+// the file. The caller checks the codes.
+Reports hostile(const ByteVector& bytes, std::size_t bound = kHostileBound,
+                const Limits& limits = {}) {
+  Reports out;
+  for (const Profile profile : kAllProfiles) {
+    Measured r = run(bytes, profile, limits);
+    EXPECT_LE(r.peak, bound) << "profile " << to_string(profile) << ": validate() allocated "
+                             << r.peak << " bytes for a " << bytes.size() << "-byte file";
+    expect_inside_file(r.report, bytes.size());
+    switch (profile) {
+      case Profile::Strict: out.strict = std::move(r.report); break;
+      case Profile::Spec: out.spec = std::move(r.report); break;
+      case Profile::LlamaCpp: out.llama = std::move(r.report); break;
+    }
+  }
+  return out;
+}
+
+// --- building files --------------------------------------------------------------------------
+
+constexpr std::uint64_t kMax64 = UINT64_MAX;
+constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
+
+Document with_pairs(std::initializer_list<KeyValue> pairs) {
+  Document doc = minimal_document();
+  for (const KeyValue& kv : pairs) doc.metadata.push_back(kv);
+  return doc;
+}
+
+Document with_tensors(std::initializer_list<Tensor> tensors) {
+  Document doc = minimal_document();
+  for (const Tensor& t : tensors) doc.tensors.push_back(t);
+  return doc;
+}
+
+Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type = 0) {
+  Tensor t;
+  t.name = std::move(name);
+  t.dims = std::move(dims);
+  t.type = type;
+  return t;
+}
+
+ByteVector prefix(const ByteVector& bytes, std::uint64_t n) {
+  return ByteVector(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void append_u32(ByteVector& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+void append_u64(ByteVector& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+// Bytes left in the file after a length field at `offset` (so length + 1 runs past the end).
+std::uint64_t left_after_length(const ByteVector& bytes, std::uint64_t offset) {
+  return bytes.size() - offset - 8;
+}
+
+bool printable_ascii(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte >= 0x20 && byte < 0x7f;
+  });
+}
+
+// =============================================================================================
+// The allocator itself
+// =============================================================================================
+
+TEST(Threats, AllocatorCountsEveryForm) {
+  const PeakProbe probe;
+  const std::uint64_t before = g_allocations.load();
+  {
+    std::vector<std::uint8_t> big(kMiB);
+    auto* single = new std::uint64_t(7);
+    auto* array = new std::uint32_t[1000];
+    struct alignas(256) Overaligned {
+      std::uint8_t bytes[256];
+    };
+    auto* aligned = new Overaligned;
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned) % 256, 0u);
+    auto* aligned_array = new Overaligned[4];
+    auto* nothrow = new (std::nothrow) std::uint64_t[16];
+    ASSERT_NE(nothrow, nullptr);
+    big[0] = static_cast<std::uint8_t>(*single);
+    array[0] = 1;
+    delete single;
+    delete[] array;
+    delete aligned;
+    delete[] aligned_array;
+    delete[] nothrow;
+  }
+  // If the sanitizer runtime's operator new were in use instead, nothing would be counted.
+  EXPECT_GE(g_allocations.load() - before, 6u);
+  EXPECT_GE(probe.peak(), kMiB);
+  // Everything was freed again: the live count is back to where it started.
+  const PeakProbe after;
+  EXPECT_EQ(after.peak(), 0u);
+}
+
+TEST(Threats, ValidFilesStayFarBelowTheBound) {
+  const ByteVector bytes = write_bytes(model_document());
+  const Reports r = hostile(bytes, 64 * 1024);
+  EXPECT_TRUE(passes(r.strict));
+  EXPECT_TRUE(passes(r.llama));
+}
+
+// =============================================================================================
+// A: header and counts
+// =============================================================================================
+
+TEST(Threats, A1_FileShorterThanHeader) {
+  const ByteVector full = write_bytes(model_document());
+  for (std::uint64_t n = 0; n < 24; ++n) {
+    SCOPED_TRACE(::testing::Message() << n << "-byte prefix");
+    const Reports r = hostile(prefix(full, n));
+    EXPECT_TRUE(has_code(r.strict, Code::TruncatedHeader));
+    EXPECT_TRUE(has_code(r.llama, Code::TruncatedHeader));
+    EXPECT_EQ(r.strict.errors, 1u) << describe(r.strict);
+  }
+  // Only "GGUF" (Ollama CVE-2024-39720 crashed on a 4-byte file).
+  const ByteVector magic_only = {'G', 'G', 'U', 'F'};
+  EXPECT_TRUE(has_code(hostile(magic_only).strict, Code::TruncatedHeader));
+  // A version 1 header is 16 bytes: every shorter prefix is truncated too.
+  Document v1 = minimal_document();
+  v1.version = 1;
+  const ByteVector v1_bytes = write_bytes(v1);
+  for (std::uint64_t n = 0; n < 16; ++n) {
+    SCOPED_TRACE(::testing::Message() << n << "-byte prefix of a v1 file");
+    EXPECT_TRUE(has_code(hostile(prefix(v1_bytes, n)).strict, Code::TruncatedHeader));
+  }
+}
+
+TEST(Threats, A2_WrongMagic) {
+  const ByteVector valid = write_bytes(model_document());
+  struct Case {
+    std::string magic;
+    bool legacy;
+  };
+  const std::vector<Case> cases = {
+      {"GGML", true},
+      {"GGMF", true},
+      {"GGJT", true},
+      {"GGLA", true},
+      {"GGSA", true},
+      // As the legacy formats really stored them: a little-endian u32, bytes reversed.
+      {"lmgg", true},
+      {"fmgg", true},
+      {"tjgg", true},
+      {"algg", true},
+      {"asgg", true},
+      {"gguf", false},
+      {"FUGG", false},
+      {std::string("\0\0\0\0", 4), false},
+      // Non-printable bytes must be escaped in the message (old ggml printed them with %s).
+      {std::string("\xff\x1b[2", 4), false},
+      {std::string("GG\0F", 4), false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "magic " << ::testing::PrintToString(c.magic));
+    ByteVector bytes = valid;
+    std::copy(c.magic.begin(), c.magic.end(), bytes.begin());
+    const Reports r = hostile(bytes);
+    ASSERT_TRUE(has_code(r.strict, Code::BadMagic));
+    EXPECT_TRUE(has_code(r.llama, Code::BadMagic));
+    EXPECT_EQ(r.strict.findings.size(), 1u) << describe(r.strict);  // nothing after the magic
+    const Finding* f = find(r.strict, Code::BadMagic);
+    EXPECT_EQ(f->offset, 0u);
+    EXPECT_EQ(f->length, 4u);
+    EXPECT_TRUE(printable_ascii(f->message)) << f->message;
+    if (c.legacy) {
+      EXPECT_NE(f->hint.find("legacy"), std::string::npos) << f->hint;
+    }
+    // The magic alone, as a 4-byte file.
+    const ByteVector alone(c.magic.begin(), c.magic.end());
+    EXPECT_TRUE(has_code(hostile(alone).strict, Code::BadMagic));
+  }
+}
+
+TEST(Threats, A3_Version0) {
+  WriteOptions options;
+  options.version_field = 0;
+  const ByteVector bytes = write_bytes(model_document(), options);
+  const Reports r = hostile(bytes);
+  EXPECT_TRUE(has_code(r.strict, Code::UnsupportedVersion));
+  EXPECT_TRUE(has_code(r.llama, Code::UnsupportedVersion));
+  EXPECT_TRUE(has_code(r.spec, Code::UnsupportedVersion));
+}
+
+TEST(Threats, A3_Version1) {
+  // A genuine v1 file (32-bit counts and lengths).
+  Document v1 = model_document();
+  v1.version = 1;
+  const Reports genuine = hostile(write_bytes(v1));
+  EXPECT_TRUE(has_code(genuine.strict, Code::ObsoleteVersion));
+  EXPECT_TRUE(has_code(genuine.llama, Code::ObsoleteVersion));
+  EXPECT_TRUE(fails(genuine.llama));
+  // A v3 file claiming version 1: its 64-bit fields read as 32-bit lengths (CVE-2025-66960).
+  WriteOptions options;
+  options.version_field = 1;
+  const Reports misread = hostile(write_bytes(model_document(), options));
+  EXPECT_TRUE(has_code(misread.strict, Code::ObsoleteVersion));
+  EXPECT_TRUE(fails(misread.strict));
+}
+
+TEST(Threats, A3_VersionAbove3) {
+  for (const std::uint32_t version : {4u, 5u, 0x7FFFFFFFu, 0xFFFFFFFFu, 0x0000FFFFu}) {
+    SCOPED_TRACE(version);
+    WriteOptions options;
+    options.version_field = version;
+    const Reports r = hostile(write_bytes(model_document(), options));
+    EXPECT_TRUE(has_code(r.strict, Code::UnsupportedVersion));
+    EXPECT_TRUE(has_code(r.llama, Code::UnsupportedVersion));
+    EXPECT_TRUE(lacks_code(r.strict, Code::ByteSwappedFile));
+  }
+}
+
+TEST(Threats, A3_ByteSwappedVersion3) {
+  // A real big-endian file: flagged, then read byte-swapped without further trouble.
+  Document big = model_document();
+  big.endian = Endian::Big;
+  const Reports genuine = hostile(write_bytes(big));
+  EXPECT_TRUE(has_code(genuine.strict, Code::ByteSwappedFile));
+  EXPECT_TRUE(has_code(genuine.llama, Code::ByteSwappedFile));
+  EXPECT_EQ(genuine.strict.errors, 1u) << describe(genuine.strict);
+  EXPECT_EQ(genuine.strict.facts.endian, Endian::Big);
+  // A little-endian file whose version alone reads 0x03000000: the counts read byte-swapped.
+  WriteOptions options;
+  options.version_field = 0x03000000u;
+  const Reports swapped = hostile(write_bytes(model_document(), options));
+  EXPECT_TRUE(has_code(swapped.strict, Code::ByteSwappedFile));
+  EXPECT_TRUE(has_code(swapped.strict, Code::ImpossibleCount));
+  EXPECT_TRUE(has_code(swapped.llama, Code::ByteSwappedFile));
+}
+
+TEST(Threats, A4_TensorCountWraps) {
+  const Written written = write(model_document());
+  // 0x1D1D1D1D1D1D1D1D (Talos); 2^64 / 24 + 1, whose product with the smallest tensor-info
+  // size (24) wraps to 8; 2^64 / 40 + 1; and the largest count below 2^63.
+  for (const std::uint64_t count : std::initializer_list<std::uint64_t>{
+           0x1D1D1D1D1D1D1D1DULL, kMax64 / 24 + 1, kMax64 / 40 + 1, kPow63 - 1}) {
+    SCOPED_TRACE(::testing::Message() << "tensor_count 0x" << std::hex << count);
+    ByteVector bytes = written.bytes;
+    patch<std::uint64_t>(bytes, 8, count);
+    const Reports r = hostile(bytes);
+    ASSERT_TRUE(has_code(r.strict, Code::ImpossibleCount));
+    EXPECT_TRUE(has_code(r.llama, Code::ImpossibleCount));
+    const Finding* f = find(r.strict, Code::ImpossibleCount);
+    EXPECT_EQ(f->offset, 8u);
+    EXPECT_EQ(f->length, 8u);
+    EXPECT_EQ(r.strict.facts.tensors_read, 0u);
+  }
+}
+
+TEST(Threats, A4_TensorCountAboveWhatFollowsTheMetadata) {
+  // Passes the check against the bytes after the header (the metadata counts there), but not
+  // the one against the bytes after the metadata: a few real entries, a count far above them.
+  const Written written = write(model_document());
+  const std::uint64_t infos_start = written.layout.pairs.back().end;
+  const std::uint64_t count = (written.bytes.size() - infos_start) / 24 + 1;
+  ASSERT_LE(count, (written.bytes.size() - 24) / 24);
+  ByteVector bytes = written.bytes;
+  patch<std::uint64_t>(bytes, 8, count);
+  const Reports r = hostile(bytes);
+  EXPECT_TRUE(has_code(r.strict, Code::ImpossibleCount));
+  EXPECT_TRUE(has_code(r.llama, Code::ImpossibleCount));
+  EXPECT_EQ(r.strict.facts.tensors_read, 0u);
+}
+
+TEST(Threats, A5_KvCountWraps) {
+  const ByteVector valid = write_bytes(model_document());
+  // 0x055555555555555a (Talos, x48 wraps); 2^64 / 13 + 1 (the smallest pair: x13 wraps).
+  for (const std::uint64_t count : std::initializer_list<std::uint64_t>{
+           0x055555555555555AULL, kMax64 / 13 + 1, kMax64 / 12 + 1, 0x1D1D1D1D1D1D1D1DULL}) {
+    SCOPED_TRACE(::testing::Message() << "kv_count 0x" << std::hex << count);
+    ByteVector bytes = valid;
+    patch<std::uint64_t>(bytes, 16, count);
+    const Reports r = hostile(bytes);
+    ASSERT_TRUE(has_code(r.strict, Code::ImpossibleCount));
+    EXPECT_TRUE(has_code(r.llama, Code::ImpossibleCount));
+    EXPECT_EQ(find(r.strict, Code::ImpossibleCount)->offset, 16u);
+    EXPECT_EQ(r.strict.facts.kv_read, 0u);
+  }
+}
+
+TEST(Threats, A6_KvCountAbovePairsFileEndsMidPair) {
+  const Document doc = with_pairs({{"general.name", Value::string("x"), {}},
+                                   {"llama.block_count", Value::u32(2), {}},
+                                   {"llama.context_length", Value::u64(4096), {}}});
+  const Written written = write(doc);
+  const WrittenPair& last = written.layout.pairs.back();
+  {
+    SCOPED_TRACE("kv_count 6 of 4 pairs, the file ends inside the last value");
+    ByteVector bytes = prefix(written.bytes, last.value_offset + 4);
+    patch<std::uint64_t>(bytes, 16, 6);
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::TruncatedMetadata));
+    EXPECT_TRUE(has_code(r.llama, Code::TruncatedMetadata));
+    EXPECT_EQ(r.strict.facts.kv_read, 3u);
+  }
+  {
+    SCOPED_TRACE("the file ends inside the last key");
+    ByteVector bytes = prefix(written.bytes, last.key_offset + 8 + 5);
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::TruncatedString));
+    EXPECT_TRUE(has_code(r.llama, Code::TruncatedString));
+  }
+  {
+    SCOPED_TRACE("the file ends inside the last value type");
+    const Reports r = hostile(prefix(written.bytes, last.type_offset + 2));
+    EXPECT_TRUE(has_code(r.strict, Code::TruncatedMetadata));
+  }
+  {
+    SCOPED_TRACE("kv_count one above the pairs, the file ends after the last pair");
+    ByteVector bytes = written.bytes;
+    patch<std::uint64_t>(bytes, 16, doc.metadata.size() + 1);
+    bytes.insert(bytes.end(), 12, 0);  // enough bytes that the count itself is possible
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::TruncatedMetadata));
+  }
+}
+
+TEST(Threats, A6_TruncatedAtEveryByte) {
+  const Written written = write(model_document());
+  const ByteVector& full = written.bytes;
+  for (std::uint64_t n = 0; n < full.size(); ++n) {
+    SCOPED_TRACE(::testing::Message() << n << "-byte prefix of " << full.size());
+    const Reports r = hostile(prefix(full, n));
+    if (n < written.layout.data_start) {
+      EXPECT_TRUE(fails(r.strict));
+      EXPECT_TRUE(fails(r.llama));
+    } else {
+      // Inside the tensor data: out of bounds, or only the final padding missing.
+      EXPECT_TRUE(has(r.strict, Code::TensorOutOfBounds) ||
+                  has(r.strict, Code::MissingFinalPadding))
+          << describe(r.strict);
+    }
+  }
+}
+
+TEST(Threats, A7_CountsOf2To63AndAbove) {
+  const ByteVector valid = write_bytes(model_document());
+  for (const std::uint64_t offset : {std::uint64_t{8}, std::uint64_t{16}}) {
+    for (const std::uint64_t count : {kPow63, kPow63 + 1, kMax64 - 1, kMax64}) {
+      SCOPED_TRACE(::testing::Message()
+                   << (offset == 8 ? "tensor_count" : "kv_count") << " 0x" << std::hex << count);
+      ByteVector bytes = valid;
+      patch<std::uint64_t>(bytes, offset, count);
+      const Reports r = hostile(bytes);
+      ASSERT_TRUE(has_code(r.strict, Code::ImpossibleCount));
+      EXPECT_TRUE(has_code(r.llama, Code::ImpossibleCount));
+      EXPECT_TRUE(has_code(r.spec, Code::ImpossibleCount));
+      EXPECT_EQ(find(r.strict, Code::ImpossibleCount)->offset, offset);
+    }
+  }
+}
+
+// =============================================================================================
+// B: strings and keys
+// =============================================================================================
+
+// The positions of a key, a string value, a string-array element and a tensor name.
+struct StringSites {
+  Written written;
+  std::uint64_t key = 0, value = 0, element = 0, tensor_name = 0;
+};
+
+StringSites string_sites() {
+  Document doc =
+      with_pairs({{"general.name", Value::string("model"), {}},
+                  {"tokenizer.ggml.tokens",
+                   Value::array(ValueType::String, {Value::string("a"), Value::string("b")}),
+                   {}}});
+  doc.tensors.push_back(tensor("output.weight", {8}));
+  StringSites sites;
+  sites.written = write(doc);
+  const Layout& layout = sites.written.layout;
+  sites.key = layout.pairs[1].key_offset;
+  sites.value = layout.pairs[1].value_offset;
+  sites.element = layout.pairs[2].value_offset + 4 + 8;  // after element type and count
+  sites.tensor_name = layout.tensors[0].name_offset;
+  return sites;
+}
+
+void expect_truncated_string_at(const StringSites& sites, std::uint64_t site,
+                                std::uint64_t length) {
+  ByteVector bytes = sites.written.bytes;
+  patch<std::uint64_t>(bytes, site, length);
+  const Reports r = hostile(bytes);
+  ASSERT_TRUE(has_code(r.strict, Code::TruncatedString));
+  EXPECT_TRUE(has_code(r.llama, Code::TruncatedString));
+  EXPECT_TRUE(has_code(r.spec, Code::TruncatedString));
+  // Pointed at the string (its length field or the record holding it), not beyond.
+  EXPECT_LE(find(r.strict, Code::TruncatedString)->offset, site);
+}
+
+TEST(Threats, B1_StringLengthAllOnes) {
+  const StringSites sites = string_sites();
+  for (const auto& [what, site] :
+       {std::pair{"key", sites.key}, std::pair{"value", sites.value},
+        std::pair{"array element", sites.element}, std::pair{"tensor name", sites.tensor_name}}) {
+    SCOPED_TRACE(what);
+    expect_truncated_string_at(sites, site, kMax64);  // length + 1 wraps to 0
+  }
+}
+
+TEST(Threats, B2_StringLengthNegativeOrJustPastTheEnd) {
+  const StringSites sites = string_sites();
+  for (const auto& [what, site] :
+       {std::pair{"key", sites.key}, std::pair{"value", sites.value},
+        std::pair{"array element", sites.element}, std::pair{"tensor name", sites.tensor_name}}) {
+    for (const std::uint64_t length :
+         {kPow63, kPow63 + 1, kMax64 - 1, left_after_length(sites.written.bytes, site) + 1}) {
+      SCOPED_TRACE(::testing::Message() << what << " length 0x" << std::hex << length);
+      expect_truncated_string_at(sites, site, length);
+    }
+  }
+  // The boundary: a last string that ends exactly at the end of the file is fine.
+  Document doc = minimal_document();
+  doc.metadata.push_back({"general.name", Value::string("exactly to the end"), {}});
+  const Reports r = hostile(write_bytes(doc));
+  EXPECT_TRUE(passes(r.strict));
+}
+
+TEST(Threats, B3_EmptyKey) {
+  const Reports r = hostile(write_bytes(with_pairs({{"", Value::u32(1), {}}})));
+  EXPECT_TRUE(has_code(r.strict, Code::EmptyKey));
+  EXPECT_TRUE(has_code(r.llama, Code::EmptyKey));
+  EXPECT_TRUE(fails(r.llama));  // llama.cpp 2025-02 aborted on it
+}
+
+TEST(Threats, B4_DuplicateKey) {
+  const Reports names =
+      hostile(write_bytes(with_pairs({{"general.name", Value::string("first"), {}},
+                                      {"general.name", Value::string("last"), {}}})));
+  EXPECT_TRUE(has_code(names.strict, Code::DuplicateKey));
+  EXPECT_TRUE(has_code(names.llama, Code::DuplicateKey));
+  // The dangerous one: two alignments, readers taking the first or the last see different data.
+  const Reports alignments = hostile(write_bytes(with_pairs(
+      {{"general.alignment", Value::u32(32), {}}, {"general.alignment", Value::u32(64), {}}})));
+  EXPECT_TRUE(has_code(alignments.strict, Code::DuplicateKey));
+  EXPECT_TRUE(has_code(alignments.llama, Code::DuplicateKey));
+}
+
+TEST(Threats, B5_KeyWithNulShadowsAlignment) {
+  const std::string shadow("general.alignment\0x", 19);
+  Document doc = with_pairs({{shadow, Value::u32(64), {}}});
+  doc.tensors.push_back(tensor("a", {8}));
+  doc.tensors.push_back(tensor("b", {24}));
+  const Reports alone = hostile(write_bytes(doc));  // written with alignment 32
+  EXPECT_TRUE(has_code(alone.strict, Code::InvalidKeyBytes));
+  EXPECT_TRUE(fails(alone.strict));
+  EXPECT_EQ(alone.strict.facts.alignment, 32u);  // a byte-exact reader: no alignment key
+  // ggml looks keys up as C strings: the llama.cpp profile takes 64, and the layout that was
+  // written for 32 breaks there.
+  EXPECT_TRUE(has_code(alone.llama, Code::InvalidKeyBytes));
+  EXPECT_EQ(alone.llama.facts.alignment, 64u);
+  EXPECT_TRUE(fails(alone.llama)) << describe(alone.llama);
+
+  // Next to the real key: the same key twice for ggml.
+  const Reports both = hostile(write_bytes(
+      with_pairs({{shadow, Value::u32(64), {}}, {"general.alignment", Value::u32(32), {}}})));
+  EXPECT_TRUE(has_code(both.strict, Code::InvalidKeyBytes));
+  EXPECT_TRUE(has_code(both.llama, Code::DuplicateKey));
+}
+
+TEST(Threats, B5_KeyWithControlOrNonAsciiBytes) {
+  for (const std::string& key : {std::string("general.na\x01me"), std::string("general.name\x7f"),
+                                 std::string("g\xc3\xa9n\xc3\xa9ral.name"),
+                                 std::string("general.\x1b[31mname"), std::string("\0", 1)}) {
+    SCOPED_TRACE(::testing::PrintToString(key));
+    const Reports r = hostile(write_bytes(with_pairs({{key, Value::u32(1), {}}})));
+    EXPECT_TRUE(has_code(r.strict, Code::InvalidKeyBytes));
+    for (const Finding& f : r.strict.findings) EXPECT_TRUE(printable_ascii(f.message)) << f.message;
+  }
+}
+
+TEST(Threats, B5_KeyOver65535Bytes) {
+  for (const std::size_t length : {std::size_t{65536}, std::size_t{1} << 20}) {
+    SCOPED_TRACE(length);
+    const ByteVector bytes =
+        write_bytes(with_pairs({{std::string(length, 'a'), Value::u8(1), {}}}));
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::KeyTooLong));
+    // Messages show a bounded excerpt of untrusted bytes, not the whole key.
+    for (const Finding& f : r.strict.findings) EXPECT_LT(f.message.size(), 1024u);
+  }
+  const Reports at_limit =
+      hostile(write_bytes(with_pairs({{std::string(65535, 'a'), Value::u8(1), {}}})));
+  EXPECT_TRUE(lacks_code(at_limit.strict, Code::KeyTooLong));
+}
+
+TEST(Threats, B6_InvalidUtf8) {
+  {
+    SCOPED_TRACE("key");
+    const Reports r = hostile(write_bytes(with_pairs({{"general.\xff\xfe", Value::u8(1), {}}})));
+    EXPECT_TRUE(has_code(r.strict, Code::InvalidKeyBytes));
+  }
+  for (const std::string& text : {std::string("\xc0\xaf"), std::string("ok\xed\xa0\x80"),
+                                  std::string("\xf4\x90\x80\x80"), std::string("cut\xe2\x82")}) {
+    SCOPED_TRACE(::testing::PrintToString(text));
+    const Reports value =
+        hostile(write_bytes(with_pairs({{"general.name", Value::string(text), {}}})));
+    EXPECT_TRUE(has_code(value.strict, Code::InvalidUtf8));
+    EXPECT_TRUE(has_code(value.spec, Code::InvalidUtf8));
+    const Reports element = hostile(write_bytes(
+        with_pairs({{"general.tags",
+                     Value::array(ValueType::String, {Value::string("fine"), Value::string(text)}),
+                     {}}})));
+    EXPECT_TRUE(has_code(element.strict, Code::InvalidUtf8));
+    const Reports name = hostile(write_bytes(with_tensors({tensor("blk." + text, {8})})));
+    EXPECT_TRUE(has_code(name.strict, Code::InvalidTensorNameBytes));
+    EXPECT_TRUE(fails(name.strict));
+  }
+}
+
+// =============================================================================================
+// C: value types and arrays
+// =============================================================================================
+
+TEST(Threats, C1_UnknownValueType) {
+  for (const std::uint32_t type : {13u, 14u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu}) {
+    SCOPED_TRACE(type);
+    KeyValue bad{"general.bad", Value::u32(1), type};
+    const Document doc = with_pairs({bad, {"general.name", Value::string("after"), {}}});
+    const Reports r = hostile(write_bytes(doc));
+    ASSERT_TRUE(has_code(r.strict, Code::UnknownValueType));
+    EXPECT_TRUE(has_code(r.llama, Code::UnknownValueType));
+    EXPECT_TRUE(has_code(r.spec, Code::UnknownValueType));
+    EXPECT_EQ(find(r.strict, Code::UnknownValueType)->offset,
+              write(doc).layout.pairs[1].type_offset);
+  }
+  // Types 10..12 did not exist in version 1.
+  Document v1 = with_pairs({{"general.size", Value::u64(1), {}}});
+  v1.version = 1;
+  EXPECT_TRUE(has_code(hostile(write_bytes(v1)).strict, Code::UnknownValueType));
+}
+
+TEST(Threats, C2_UnknownArrayElementType) {
+  const Written written = write(with_pairs(
+      {{"general.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}), {}}}));
+  for (const std::uint32_t type : {13u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu}) {
+    SCOPED_TRACE(type);
+    ByteVector bytes = written.bytes;
+    patch<std::uint32_t>(bytes, written.layout.pairs[1].value_offset, type);
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::UnknownArrayType));
+    EXPECT_TRUE(has_code(r.llama, Code::UnknownArrayType));
+  }
+}
+
+TEST(Threats, C3_NestedArray) {
+  const Document doc =
+      with_pairs({{"general.nested",
+                   Value::array(ValueType::Array, {Value::array(ValueType::Uint8, {Value::u8(1)}),
+                                                   Value::array(ValueType::Uint8, {})}),
+                   {}}});
+  const Reports r = hostile(write_bytes(doc));
+  EXPECT_TRUE(has_code(r.strict, Code::NestedArray));
+  EXPECT_TRUE(has_code(r.llama, Code::NestedArray));
+  EXPECT_TRUE(lacks_code(r.spec, Code::NestedArray));  // the spec text allows them
+  EXPECT_TRUE(lacks_code(r.strict, Code::LimitExceeded));
+}
+
+// A file whose last pair is `depth` array headers nested in each other (each: element type
+// array, count 1), ending in an empty uint8 array.
+ByteVector deeply_nested(std::uint64_t depth) {
+  const Written written =
+      write(with_pairs({{"general.deep", Value::array(ValueType::Uint8, {}), {}}}));
+  ByteVector bytes = prefix(written.bytes, written.layout.pairs[1].value_offset);
+  bytes.reserve(bytes.size() + depth * 12 + 12);
+  for (std::uint64_t i = 0; i < depth; ++i) {
+    append_u32(bytes, static_cast<std::uint32_t>(ValueType::Array));
+    append_u64(bytes, 1);
+  }
+  append_u32(bytes, static_cast<std::uint32_t>(ValueType::Uint8));
+  append_u64(bytes, 0);
+  return bytes;
+}
+
+TEST(Threats, C3_DeepNestingDoesNotOverflowTheStack) {
+  // 100000 levels: a reader that recursed per level would need tens of MiB of stack.
+  const ByteVector bytes = deeply_nested(100000);
+  const Reports r = hostile(bytes);
+  EXPECT_TRUE(has_code(r.strict, Code::NestedArray));
+  EXPECT_TRUE(has_code(r.strict, Code::LimitExceeded));
+  EXPECT_TRUE(has_code(r.llama, Code::NestedArray));
+  EXPECT_TRUE(has_code(r.llama, Code::LimitExceeded));
+  EXPECT_TRUE(has_code(r.spec, Code::LimitExceeded));
+  // The largest depth limit the CLI accepts (--limit depth=1024) is safe too.
+  Limits limits;
+  limits.max_depth = 1024;
+  const Reports deep_limit = hostile(bytes, kHostileBound, limits);
+  EXPECT_TRUE(has_code(deep_limit.strict, Code::LimitExceeded));
+  // Below the default limit nesting is reported, not limited.
+  const Reports shallow = hostile(deeply_nested(10));
+  EXPECT_TRUE(has_code(shallow.strict, Code::NestedArray));
+  EXPECT_TRUE(lacks_code(shallow.strict, Code::LimitExceeded));
+}
+
+TEST(Threats, C4_ArrayCountWraps) {
+  struct Case {
+    const char* what;
+    ValueType element;
+    Value item;
+    std::uint64_t count;
+  };
+  const std::vector<Case> cases = {
+      {"uint32 x4 wraps to 4", ValueType::Uint32, Value::u32(1), 0x4000000000000001ULL},
+      {"uint64 x8 wraps to 8", ValueType::Uint64, Value::u64(1), 0x2000000000000001ULL},
+      {"uint16 x2 wraps to 2", ValueType::Uint16, Value::u16(1), 0x8000000000000001ULL},
+      {"uint8 all ones", ValueType::Uint8, Value::u8(1), kMax64},
+      {"float64 2^63", ValueType::Float64, Value::f64(1), kPow63},
+      // count x 16 (a std::string per element, or length + pointer) wraps to 16
+      {"string x16 wraps", ValueType::String, Value::string("a"), 0x1000000000000001ULL},
+      {"string x8 wraps", ValueType::String, Value::string("a"), 0x2000000000000001ULL},
+      {"array x12 wraps", ValueType::Array, Value::array(ValueType::Uint8, {}), kMax64 / 12 + 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const Written written =
+        write(with_pairs({{"general.list", Value::array(c.element, {c.item, c.item}), {}}}));
+    ByteVector bytes = written.bytes;
+    patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, c.count);
+    const Reports r = hostile(bytes);
+    ASSERT_TRUE(has_code(r.strict, Code::ImpossibleArrayCount));
+    EXPECT_TRUE(has_code(r.llama, Code::ImpossibleArrayCount));
+    EXPECT_TRUE(has_code(r.spec, Code::ImpossibleArrayCount));
+    EXPECT_EQ(find(r.strict, Code::ImpossibleArrayCount)->offset,
+              written.layout.pairs[1].value_offset + 4);
+  }
+}
+
+TEST(Threats, C4_ArrayCountJustAboveTheBytesLeft) {
+  // The array is the last thing in the file: one element more than is there.
+  for (const ValueType element : {ValueType::Uint8, ValueType::Uint32, ValueType::Float64}) {
+    SCOPED_TRACE(to_string(element));
+    const Value item = Value::integer(element, 1);
+    const Written written =
+        write(with_pairs({{"general.list", Value::array(element, {item, item, item}), {}}}));
+    ByteVector bytes = written.bytes;
+    patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, 4);
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::ImpossibleArrayCount));
+    EXPECT_TRUE(has_code(r.llama, Code::ImpossibleArrayCount));
+  }
+  // Strings: a count whose minimal size (8 bytes each) does not fit.
+  const Written strings =
+      write(with_pairs({{"general.tags",
+                         Value::array(ValueType::String, {Value::string(""), Value::string("")}),
+                         {}}}));
+  ByteVector bytes = strings.bytes;
+  patch<std::uint64_t>(bytes, strings.layout.pairs[1].value_offset + 4, 3);
+  EXPECT_TRUE(has_code(hostile(bytes).strict, Code::ImpossibleArrayCount));
+  // A count that fits the minimal size, but whose strings run out: truncated, not impossible.
+  const Written longer = write(with_pairs(
+      {{"general.tags",
+        Value::array(ValueType::String, {Value::string("abcdefgh"), Value::string("abcdefgh")}),
+        {}}}));
+  bytes = longer.bytes;
+  patch<std::uint64_t>(bytes, longer.layout.pairs[1].value_offset + 4, 3);
+  const Reports r = hostile(bytes);
+  EXPECT_TRUE(fails(r.strict));
+  EXPECT_TRUE(has(r.strict, Code::TruncatedMetadata) || has(r.strict, Code::TruncatedString))
+      << describe(r.strict);
+}
+
+// --- C5: huge but present ----------------------------------------------------------------------
+
+// 10^6 metadata pairs, 17 bytes each (8-byte length, a unique 4-character key, type, uint8):
+// a 17 MB file that is valid and must validate.
+const ByteVector& million_pairs() {
+  static const ByteVector bytes = [] {
+    constexpr std::uint64_t kPairs = 1000000;
+    ByteVector out = write_bytes(minimal_document());
+    patch<std::uint64_t>(out, 16, kPairs + 1);
+    out.reserve(out.size() + kPairs * 17);
+    constexpr char kDigits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    for (std::uint64_t i = 0; i < kPairs; ++i) {
+      append_u64(out, 4);
+      std::uint64_t n = i;
+      for (int k = 0; k < 4; ++k) {
+        out.push_back(static_cast<std::uint8_t>(kDigits[n % 36]));
+        n /= 36;
+      }
+      append_u32(out, static_cast<std::uint32_t>(ValueType::Uint8));
+      out.push_back(static_cast<std::uint8_t>(i));
+    }
+    return out;
+  }();
+  return bytes;
+}
+
+TEST(Threats, C5_MillionMetadataPairsValidate) {
+  // A bound in the bytes present (every count here is true, so nothing is claimed beyond
+  // them): the model keeps one record per pair (136-byte MetadataEntry, in a vector whose
+  // growth briefly holds 1.5x) and the duplicate check one hash entry per key, 12.6x this file
+  // as measured (214 MB). 24x the file (408 MB) leaves headroom for that design and still fails
+  // on anything that copies keys or values per pair on top of it or grows superlinearly. The
+  // design's own, tighter budget is the next test.
+  const ByteVector& bytes = million_pairs();
+  const Measured r = run(bytes, Profile::Strict);
+  EXPECT_TRUE(passes(r.report));
+  EXPECT_EQ(r.report.facts.kv_read, 1000001u);
+  EXPECT_LE(r.peak, 24 * bytes.size()) << "validate() allocated " << r.peak << " bytes";
+  expect_inside_file(r.report, bytes.size());
+  const Measured llama = run(bytes, Profile::LlamaCpp);
+  EXPECT_TRUE(passes(llama.report));
+  EXPECT_LE(llama.peak, 24 * bytes.size());
+}
+
+TEST(Threats, C5_HundredMillionElementArray) {
+  // 10^8 uint8 elements really present (100 MB): arrays are recorded, never materialised,
+  // so validating it allocates no more than any small file.
+  constexpr std::uint64_t kElements = 100000000;
+  const Written written =
+      write(with_pairs({{"general.blob", Value::array(ValueType::Uint8, {}), {}}}));
+  ByteVector bytes = written.bytes;
+  patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, kElements);
+  bytes.resize(bytes.size() + kElements, 0x5A);
+  const Reports r = hostile(bytes);
+  EXPECT_TRUE(passes(r.strict));
+  EXPECT_TRUE(passes(r.llama));
+  EXPECT_EQ(r.strict.facts.kv_read, 2u);
+}
+
+TEST(Threats, C5_MillionStringArray) {
+  // 10^6 empty strings (8 MB) in one array: walked in place, nothing kept per element.
+  constexpr std::uint64_t kElements = 1000000;
+  const Written written =
+      write(with_pairs({{"general.tags", Value::array(ValueType::String, {}), {}}}));
+  ByteVector bytes = written.bytes;
+  patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, kElements);
+  bytes.resize(bytes.size() + kElements * 8, 0);
+  const Reports r = hostile(bytes);
+  EXPECT_TRUE(passes(r.strict));
+}
+
+TEST(Threats, C5_GibibyteStringDeclaredButNotPresent) {
+  // A 1 GiB string is too large for a unit test buffer. What matters for the threat (Ollama
+  // CVE-2025-0315: memory sized by a declared length) is that the declared length is never
+  // used to allocate: a string declaring 1 GiB + 1 bytes (just over ggml's limit) in a file of
+  // a few hundred bytes is reported as truncated, allocating nothing in proportion to it.
+  const StringSites sites = string_sites();
+  for (const std::uint64_t site : {sites.key, sites.value, sites.element, sites.tensor_name}) {
+    SCOPED_TRACE(site);
+    expect_truncated_string_at(sites, site, kReferenceStringLimit + 1);
+  }
+}
+
+TEST(Threats, C6_NonCanonicalBool) {
+  const Written written =
+      write(with_pairs({{"tokenizer.ggml.add_bos_token", Value::boolean(true), {}}}));
+  for (unsigned byte = 2; byte <= 255; ++byte) {
+    SCOPED_TRACE(byte);
+    ByteVector bytes = written.bytes;
+    bytes[written.layout.pairs[1].value_offset] = static_cast<std::uint8_t>(byte);
+    const Reports r = hostile(bytes);
+    ASSERT_TRUE(has_code(r.strict, Code::NonCanonicalBool));
+    EXPECT_TRUE(has_code(r.spec, Code::NonCanonicalBool));
+    EXPECT_TRUE(lacks_code(r.llama, Code::NonCanonicalBool));  // ggml reads it as true
+    EXPECT_EQ(find(r.strict, Code::NonCanonicalBool)->offset, written.layout.pairs[1].value_offset);
+  }
+  // In an array: reported once, at the first bad element.
+  const Written array = write(
+      with_pairs({{"general.flags",
+                   Value::array(ValueType::Bool, {Value::bool_byte(1), Value::bool_byte(0),
+                                                  Value::bool_byte(2), Value::bool_byte(255)}),
+                   {}}}));
+  const Reports r = hostile(array.bytes);
+  EXPECT_EQ(count_code(r.strict, Code::NonCanonicalBool), 1u) << describe(r.strict);
+  ASSERT_TRUE(has_code(r.strict, Code::NonCanonicalBool));
+  EXPECT_EQ(find(r.strict, Code::NonCanonicalBool)->offset,
+            array.layout.pairs[1].value_offset + 12 + 2);
+}
+
+// =============================================================================================
+// D: tensor infos
+// =============================================================================================
+
+Document three_tensors() {
+  return with_tensors({tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})});
+}
+
+TEST(Threats, D1_UnreadableTensorNameFollowedByMoreTensors) {
+  const Written written = write(three_tensors());
+  const std::uint64_t site = written.layout.tensors[1].name_offset;
+  for (const std::uint64_t length :
+       {kMax64, kPow63, kReferenceStringLimit + 1, left_after_length(written.bytes, site) + 1}) {
+    SCOPED_TRACE(::testing::Message() << "name length 0x" << std::hex << length);
+    ByteVector bytes = written.bytes;
+    patch<std::uint64_t>(bytes, site, length);
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::TruncatedString));
+    EXPECT_TRUE(has_code(r.llama, Code::TruncatedString));
+    EXPECT_EQ(r.strict.facts.tensors_read, 1u);
+  }
+  // Cut inside the second tensor info. With short names the bytes left cannot hold the
+  // declared three infos at all (impossible-count comes first); with long names they can, and
+  // the reader gets as far as the cut.
+  for (const bool long_names : {false, true}) {
+    const std::string pad = long_names ? std::string(40, 'x') : std::string();
+    const Written cut = write(with_tensors(
+        {tensor("first" + pad, {8}), tensor("second" + pad, {16}), tensor("third" + pad, {8, 2})}));
+    const WrittenTensor& second = cut.layout.tensors[1];
+    {
+      SCOPED_TRACE(::testing::Message()
+                   << "the file ends inside the second name, long names " << long_names);
+      const Reports r = hostile(prefix(cut.bytes, second.name_offset + 8 + 3));
+      EXPECT_TRUE(has_code(r.strict, long_names ? Code::TruncatedString : Code::ImpossibleCount));
+      EXPECT_TRUE(fails(r.llama));
+    }
+    {
+      SCOPED_TRACE(::testing::Message() << "the file ends inside the second tensor's dims, long "
+                                        << "names " << long_names);
+      const Reports r = hostile(prefix(cut.bytes, second.dims_offset + 3));
+      EXPECT_TRUE(
+          has_code(r.strict, long_names ? Code::TruncatedTensorInfo : Code::ImpossibleCount));
+      EXPECT_TRUE(fails(r.llama));
+    }
+  }
+  // A wrong length that stays inside the file: the rest is read out of frame, and must still
+  // give errors, not a crash.
+  for (const std::uint64_t delta : {1u, 5u, 13u, 40u}) {
+    SCOPED_TRACE(::testing::Message() << "name length +" << delta);
+    ByteVector bytes = written.bytes;
+    patch<std::uint64_t>(bytes, site, std::string("second").size() + delta);
+    EXPECT_TRUE(fails(hostile(bytes).strict));
+  }
+}
+
+TEST(Threats, D2_TensorNameOf64BytesAndMore) {
+  for (const std::size_t length : {64u, 65u, 256u, 4096u}) {
+    SCOPED_TRACE(length);
+    const Reports r = hostile(write_bytes(with_tensors({tensor(std::string(length, 'n'), {8})})));
+    EXPECT_TRUE(has_code(r.strict, Code::TensorNameTooLong));
+    EXPECT_TRUE(has_code(r.llama, Code::TensorNameTooLong));
+    if (length > 64) {
+      EXPECT_TRUE(has_code(r.spec, Code::TensorNameTooLong));
+    }
+  }
+  const Reports ok = hostile(write_bytes(with_tensors({tensor(std::string(63, 'n'), {8})})));
+  EXPECT_TRUE(lacks_code(ok.strict, Code::TensorNameTooLong));
+  EXPECT_TRUE(passes(ok.strict));
+}
+
+TEST(Threats, D3_DuplicateEmptyAndNulNames) {
+  const Reports same = hostile(write_bytes(with_tensors({tensor("w", {8}), tensor("w", {8})})));
+  EXPECT_TRUE(has_code(same.strict, Code::DuplicateTensorName));
+  EXPECT_TRUE(has_code(same.llama, Code::DuplicateTensorName));
+
+  const Reports empty = hostile(write_bytes(with_tensors({tensor("", {8})})));
+  EXPECT_TRUE(has_code(empty.strict, Code::EmptyTensorName));
+
+  const Reports nul = hostile(write_bytes(
+      with_tensors({tensor(std::string("a\0b", 3), {8}), tensor(std::string("a\0c", 3), {8})})));
+  EXPECT_TRUE(has_code(nul.strict, Code::DuplicateTensorName));
+  EXPECT_TRUE(has_code(nul.strict, Code::InvalidTensorNameBytes));
+  EXPECT_TRUE(has_code(nul.llama, Code::DuplicateTensorName));
+  EXPECT_TRUE(has_code(nul.spec, Code::DuplicateTensorName));
+}
+
+TEST(Threats, D4_TooManyDims) {
+  // Dims present: 5 .. 8 of them.
+  for (std::size_t n = 5; n <= 8; ++n) {
+    SCOPED_TRACE(n);
+    const Reports r = hostile(write_bytes(
+        with_tensors({tensor("t", std::vector<std::uint64_t>(n, 2)), tensor("u", {8})})));
+    EXPECT_TRUE(has_code(r.strict, Code::TooManyDims));
+    EXPECT_TRUE(has_code(r.llama, Code::TooManyDims));
+  }
+  // n_dims claims far more dims than the file holds (CVE-2024-21802): no billions of
+  // iterations, no writes past 4 dims.
+  const Written written = write(with_tensors({tensor("t", {8}), tensor("u", {8})}));
+  for (const std::uint32_t n_dims : {5u, 1000u, 0x10000u, 0x80000000u, 0xFFFFFFFFu}) {
+    SCOPED_TRACE(n_dims);
+    ByteVector bytes = written.bytes;
+    patch<std::uint32_t>(bytes, written.layout.tensors[0].n_dims_offset, n_dims);
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::TooManyDims));
+    EXPECT_TRUE(fails(r.llama));
+    if (n_dims >= 1000) {
+      EXPECT_TRUE(has_code(r.strict, Code::TruncatedTensorInfo));
+    }
+  }
+}
+
+TEST(Threats, D5_NegativeDim) {
+  for (const std::vector<std::uint64_t>& dims :
+       {std::vector<std::uint64_t>{kMax64}, std::vector<std::uint64_t>{8, kMax64},
+        std::vector<std::uint64_t>{8, 1, kPow63},
+        std::vector<std::uint64_t>{32, 1, 1, kMax64 - 1}}) {
+    SCOPED_TRACE(::testing::PrintToString(dims));
+    const Reports r = hostile(write_bytes(with_tensors({tensor("t", dims)})));
+    EXPECT_TRUE(has_code(r.strict, Code::NegativeDim));
+    EXPECT_TRUE(has_code(r.llama, Code::NegativeDim));
+  }
+}
+
+TEST(Threats, D6_ZeroDim) {
+  for (const std::vector<std::uint64_t>& dims :
+       {std::vector<std::uint64_t>{8, 0}, std::vector<std::uint64_t>{8, 1, 0},
+        std::vector<std::uint64_t>{8, 1, 1, 0}, std::vector<std::uint64_t>{0, 4}}) {
+    SCOPED_TRACE(::testing::PrintToString(dims));
+    const Reports r = hostile(write_bytes(with_tensors({tensor("t", dims), tensor("u", {8})})));
+    EXPECT_TRUE(has_code(r.strict, Code::ZeroDim));
+    EXPECT_TRUE(fails(r.strict));
+    ASSERT_TRUE(has_code(r.llama, Code::ZeroDim));  // a note there: the pinned reader loads it
+    EXPECT_EQ(find(r.llama, Code::ZeroDim)->severity, Severity::Note);
+  }
+}
+
+TEST(Threats, D7_ElementCountOverflow) {
+  struct Case {
+    const char* what;
+    std::vector<std::uint64_t> dims;
+  };
+  const std::vector<Case> cases = {
+      {"[2^32, 2^32] wraps to 0", {1ULL << 32, 1ULL << 32}},
+      {"[2^62, 4] wraps to 0", {1ULL << 62, 4}},
+      {"[4194305, 4194305, 211106198978564] wraps to 4", {4194305, 4194305, 211106198978564ULL}},
+      {"[2^31, 2^32] = 2^63 overflows 63 bits", {1ULL << 31, 1ULL << 32}},
+      {"[2^21, 2^21, 2^21] = 2^63", {1ULL << 21, 1ULL << 21, 1ULL << 21}},
+      {"[3, 2^62 / 3 * 2] above 2^63", {3, (1ULL << 62) / 3 * 2 + 1}},
+      {"[2^16, 2^16, 2^16, 2^16] wraps to 0", {1ULL << 16, 1ULL << 16, 1ULL << 16, 1ULL << 16}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const Reports r = hostile(write_bytes(with_tensors({tensor("t", c.dims), tensor("u", {8})})));
+    EXPECT_TRUE(has_code(r.strict, Code::ElementCountOverflow));
+    EXPECT_TRUE(has_code(r.llama, Code::ElementCountOverflow));  // ggml 2026-08 accepts some
+    EXPECT_TRUE(has_code(r.spec, Code::ElementCountOverflow));
+  }
+}
+
+TEST(Threats, D8_UnknownOrRemovedTensorType) {
+  for (const std::uint32_t type : {43u, 44u, 0xFFFFFFFFu, 0x80000000u, 0x40000000u}) {
+    SCOPED_TRACE(type);
+    const Reports r =
+        hostile(write_bytes(with_tensors({tensor("t", {8}, type), tensor("u", {8})})));
+    EXPECT_TRUE(has_code(r.strict, Code::UnknownTensorType));
+    EXPECT_TRUE(has_code(r.llama, Code::UnknownTensorType));
+  }
+  for (const std::uint32_t type : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u}) {
+    SCOPED_TRACE(type);
+    const Reports r =
+        hostile(write_bytes(with_tensors({tensor("t", {256}, type), tensor("u", {8})})));
+    EXPECT_TRUE(has_code(r.strict, Code::RemovedTensorType));
+    EXPECT_TRUE(has_code(r.llama, Code::RemovedTensorType));
+  }
+}
+
+TEST(Threats, D9_RowNotBlockMultiple) {
+  struct Case {
+    std::uint32_t type;
+    std::uint64_t ne0;
+  };
+  for (const Case c : {Case{2, 33}, Case{8, 16}, Case{12, 255}, Case{14, 257}, Case{41, 64},
+                       Case{40, 32}, Case{34, 1}}) {
+    SCOPED_TRACE(::testing::Message() << "type " << c.type << " ne[0] " << c.ne0);
+    Document doc = with_tensors({tensor("t", {c.ne0, 2}, c.type), tensor("u", {8})});
+    doc.metadata.push_back({"general.quantization_version", Value::u32(2), {}});
+    const Reports r = hostile(write_bytes(doc));
+    EXPECT_TRUE(has_code(r.strict, Code::RowNotBlockMultiple));
+    EXPECT_TRUE(has_code(r.llama, Code::RowNotBlockMultiple));
+  }
+}
+
+TEST(Threats, D10_ByteSizeOverflowWhileElementCountFits) {
+  struct Case {
+    const char* what;
+    std::uint32_t type;
+    std::vector<std::uint64_t> dims;
+  };
+  const std::vector<Case> cases = {
+      // 8 x (2^61 + 2^19) = 2^64 + 4 MiB: the exabyte tensor that wraps to 4 MB (CVE-2026-33298)
+      {"I64 wraps to 4 MiB", 27, {0x2000000000080000ULL}},
+      {"F32 2^62 elements", 0, {1ULL << 62}},
+      {"F64 [2^31, 2^30]", 28, {1ULL << 31, 1ULL << 30}},
+      {"I32 [2^31, 2^31]: 2^62 elements, 2^64 bytes", 26, {1ULL << 31, 1ULL << 31}},
+      {"I64 [2^60, 3]: 3 x 2^63 bytes", 27, {1ULL << 60, 3}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    Document doc = with_tensors({tensor("t", c.dims, c.type), tensor("u", {8})});
+    doc.metadata.push_back({"general.quantization_version", Value::u32(2), {}});
+    const Reports r = hostile(write_bytes(doc));
+    EXPECT_TRUE(lacks_code(r.strict, Code::ElementCountOverflow));
+    EXPECT_TRUE(has_code(r.strict, Code::ByteSizeOverflow));
+    EXPECT_TRUE(has_code(r.llama, Code::ByteSizeOverflow));
+    EXPECT_TRUE(has_code(r.spec, Code::ByteSizeOverflow));
+  }
+}
+
+// =============================================================================================
+// E: layout and data
+// =============================================================================================
+
+TEST(Threats, E1_PaddedSizesWhoseSumOverflows) {
+  // Three I8 tensors of 0x6000000000000000 bytes at their running offsets: the third ends
+  // past 2^64 (CVE-2025-53630).
+  const ByteVector bytes = write_bytes(with_tensors({tensor("a", {0x6000000000000000ULL}, 24),
+                                                     tensor("b", {0x6000000000000000ULL}, 24),
+                                                     tensor("c", {0x6000000000000000ULL}, 24)}));
+  const Reports r = hostile(bytes);
+  EXPECT_TRUE(has_code(r.strict, Code::ByteSizeOverflow));
+  EXPECT_TRUE(has_code(r.llama, Code::ByteSizeOverflow));
+  EXPECT_TRUE(has_code(r.strict, Code::TensorOutOfBounds));
+}
+
+TEST(Threats, E1_PaddedSizesWhoseSumOverflowsAtOffsetZero) {
+  // Two F32 tensors of 0x9000000000000000 bytes each, both claiming offset 0: each padded
+  // size fits, their sum (what ggml adds up for its context size) does not. The catalogue's
+  // byte-size-overflow covers "the running sum of padded sizes".
+  Tensor a = tensor("a", {0x2400000000000000ULL});
+  Tensor b = tensor("b", {0x2400000000000000ULL});
+  a.offset = 0;
+  b.offset = 0;
+  const Reports r = hostile(write_bytes(with_tensors({a, b})));
+  EXPECT_TRUE(fails(r.strict));
+  EXPECT_TRUE(has_code(r.strict, Code::ByteSizeOverflow));
+  EXPECT_TRUE(has_code(r.llama, Code::ByteSizeOverflow));
+}
+
+TEST(Threats, E2_PaddingToTheAlignmentWraps) {
+  struct Case {
+    const char* what;
+    std::uint32_t type;
+    std::vector<std::uint64_t> dims;
+  };
+  const std::vector<Case> cases = {
+      {"I64: 0xFFFFFFFFFFFFFFE8 bytes, padded to 32 wraps to 0", 27, {0x1FFFFFFFFFFFFFFDULL}},
+      {"F32: 0xFFFFFFFFFFFFFFFC bytes", 0, {0x3FFFFFFFFFFFFFFFULL}},
+      {"I8: 2^63 - 1 bytes x2 dims", 24, {0x7FFFFFFFFFFFFFFFULL, 1}},
+      {"F16 [3, 0x2AAAAAAAAAAAAAAA]: 0xFFFFFFFFFFFFFFFC bytes", 1, {3, 0x2AAAAAAAAAAAAAAAULL}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    const Reports r =
+        hostile(write_bytes(with_tensors({tensor("t", c.dims, c.type), tensor("u", {8})})));
+    EXPECT_TRUE(fails(r.strict));
+    if (c.dims[0] != 0x7FFFFFFFFFFFFFFFULL) {
+      EXPECT_TRUE(has_code(r.strict, Code::ByteSizeOverflow));
+      EXPECT_TRUE(has_code(r.llama, Code::ByteSizeOverflow));
+    } else {
+      // 2^63 - 1 bytes pads to 2^63 without wrapping: far out of bounds instead.
+      EXPECT_TRUE(has_code(r.strict, Code::TensorOutOfBounds));
+    }
+  }
+}
+
+TEST(Threats, E3_TwoHugeTensorsBackedBy32Bytes) {
+  // Two I8 tensors of 0x7FFFFFFFFFFFFFC0 elements, 32 bytes of data (CVE-2026-27940).
+  Tensor a = tensor("a", {0x7FFFFFFFFFFFFFC0ULL}, 24);
+  a.data = std::vector<std::uint8_t>(32, 0);
+  Tensor b = tensor("b", {0x7FFFFFFFFFFFFFC0ULL}, 24);
+  b.data = std::vector<std::uint8_t>();
+  const Reports r = hostile(write_bytes(with_tensors({a, b})));
+  EXPECT_EQ(count_code(r.strict, Code::TensorOutOfBounds), 2u) << describe(r.strict);
+  EXPECT_TRUE(has_code(r.llama, Code::TensorOutOfBounds));
+  // The same two, both at offset 0 over the same 32 bytes.
+  b.offset = 0;
+  const Reports same = hostile(write_bytes(with_tensors({a, b})));
+  EXPECT_EQ(count_code(same.strict, Code::TensorOutOfBounds), 2u) << describe(same.strict);
+  EXPECT_TRUE(fails(same.llama));
+}
+
+TEST(Threats, E4_TensorDataPastTheEndOfTheFile) {
+  const Written written = write(model_document());
+  {
+    SCOPED_TRACE("the file ends inside the last tensor's data");
+    const WrittenTensor& last = written.layout.tensors.back();
+    const Reports r = hostile(prefix(written.bytes, last.data_position + last.nbytes / 2));
+    EXPECT_TRUE(has_code(r.strict, Code::TensorOutOfBounds));
+    EXPECT_TRUE(has_code(r.llama, Code::TensorOutOfBounds));
+  }
+  const std::uint64_t data_size = written.bytes.size() - written.layout.data_start;
+  for (const std::uint64_t offset :
+       {data_size, data_size + 32, std::uint64_t{1} << 40, kPow63, kMax64 - 31}) {
+    SCOPED_TRACE(::testing::Message() << "last tensor at offset 0x" << std::hex << offset);
+    ByteVector bytes = written.bytes;
+    patch<std::uint64_t>(bytes, written.layout.tensors.back().offset_offset, offset);
+    const Reports r = hostile(bytes);
+    EXPECT_TRUE(has_code(r.strict, Code::TensorOutOfBounds));
+    EXPECT_TRUE(has_code(r.llama, Code::TensorOutOfBounds));
+  }
+}
+
+// Two F32 [8] tensors of 32 bytes each, with their offsets and the bytes behind them chosen.
+ByteVector two_tensors_at(std::uint64_t first, std::uint64_t second, std::size_t data_bytes) {
+  Tensor a = tensor("a", {8});
+  Tensor b = tensor("b", {8});
+  a.offset = first;
+  b.offset = second;
+  a.data = std::vector<std::uint8_t>(data_bytes, 0);
+  b.data = std::vector<std::uint8_t>();
+  return write_bytes(with_tensors({a, b}));
+}
+
+TEST(Threats, E5_MisalignedOffsets) {
+  for (const std::uint64_t offset : {1u, 16u, 33u, 48u}) {
+    SCOPED_TRACE(offset);
+    const Reports r = hostile(two_tensors_at(0, offset, 128));
+    EXPECT_TRUE(has_code(r.strict, Code::MisalignedOffset));
+    EXPECT_TRUE(has_code(r.llama, Code::MisalignedOffset));
+  }
+}
+
+TEST(Threats, E5_GapBetweenTensors) {
+  const Reports r = hostile(two_tensors_at(0, 64, 96));
+  EXPECT_TRUE(has_code(r.strict, Code::NonContiguousLayout));
+  EXPECT_TRUE(has_code(r.llama, Code::NonContiguousLayout));
+  EXPECT_TRUE(lacks_code(r.strict, Code::OverlappingTensors));
+  EXPECT_TRUE(lacks_code(r.strict, Code::TensorOutOfBounds));
+}
+
+TEST(Threats, E5_OverlappingTensors) {
+  for (const std::uint64_t second : {std::uint64_t{0}}) {
+    const Reports r = hostile(two_tensors_at(0, second, 64));
+    EXPECT_TRUE(has_code(r.strict, Code::OverlappingTensors));
+    EXPECT_TRUE(has_code(r.llama, Code::OverlappingTensors));
+  }
+  // Partial overlap: a 64-byte tensor and a 32-byte one starting inside it.
+  Tensor a = tensor("a", {16});
+  Tensor b = tensor("b", {8});
+  b.offset = 32;
+  a.data = std::vector<std::uint8_t>(96, 0);
+  b.data = std::vector<std::uint8_t>();
+  const Reports r = hostile(write_bytes(with_tensors({a, b})));
+  EXPECT_TRUE(has_code(r.strict, Code::OverlappingTensors));
+}
+
+TEST(Threats, E5_OutOfOrder) {
+  const Reports r = hostile(two_tensors_at(32, 0, 64));
+  EXPECT_TRUE(has_code(r.strict, Code::NonContiguousLayout));
+  EXPECT_TRUE(has_code(r.llama, Code::NonContiguousLayout));
+  EXPECT_TRUE(lacks_code(r.strict, Code::OverlappingTensors));
+  EXPECT_TRUE(lacks_code(r.strict, Code::TensorOutOfBounds));
+}
+
+TEST(Threats, E5_OffsetAllOnes) {
+  const Reports r = hostile(two_tensors_at(0, kMax64, 64));
+  EXPECT_TRUE(has_code(r.strict, Code::MisalignedOffset));
+  EXPECT_TRUE(has_code(r.strict, Code::TensorOutOfBounds));
+  EXPECT_TRUE(has_code(r.llama, Code::TensorOutOfBounds));
+  // Aligned, so only the end wraps: offset + size past 2^64.
+  const Reports aligned = hostile(two_tensors_at(0, kMax64 - 31, 64));
+  EXPECT_TRUE(lacks_code(aligned.strict, Code::MisalignedOffset));
+  EXPECT_TRUE(has_code(aligned.strict, Code::TensorOutOfBounds));
+}
+
+TEST(Threats, E6_NonZeroPadding) {
+  Document doc = with_tensors({tensor("a", {3}), tensor("b", {5})});  // 12 and 20 bytes
+  WriteOptions options;
+  options.padding_byte = 0xAA;
+  const Reports all = hostile(write_bytes(doc, options));
+  EXPECT_TRUE(has_code(all.strict, Code::NonzeroPadding));
+  EXPECT_TRUE(fails(all.strict));
+  EXPECT_TRUE(lacks_code(all.llama, Code::NonzeroPadding));
+  // One byte hidden in the padding after the first tensor.
+  const Written written = write(doc);
+  ByteVector bytes = written.bytes;
+  const std::uint64_t hidden = written.layout.tensors[0].data_position + 12 + 5;
+  bytes.at(hidden) = 0x41;
+  const Reports one = hostile(bytes);
+  ASSERT_TRUE(has_code(one.strict, Code::NonzeroPadding));
+  EXPECT_EQ(find(one.strict, Code::NonzeroPadding)->offset, hidden);
+  // A byte hidden in the padding before the data section.
+  ASSERT_LT(written.layout.infos_end, written.layout.data_start);
+  bytes = written.bytes;
+  bytes.at(written.layout.infos_end) = 0x41;
+  EXPECT_TRUE(has_code(hostile(bytes).strict, Code::NonzeroPadding));
+  // In a file without tensors padded by ggml's writer.
+  WriteOptions padded;
+  padded.pad_when_no_tensors = true;
+  padded.padding_byte = 0x41;
+  const Written no_tensors = write(minimal_document(), padded);
+  ASSERT_LT(no_tensors.layout.infos_end, no_tensors.bytes.size());
+  EXPECT_TRUE(has_code(hostile(no_tensors.bytes).strict, Code::NonzeroPadding));
+}
+
+TEST(Threats, E6_MissingFinalPadding) {
+  WriteOptions options;
+  options.pad_after_last_tensor = false;
+  const Reports r =
+      hostile(write_bytes(with_tensors({tensor("a", {8}), tensor("b", {3})}), options));
+  EXPECT_TRUE(has_code(r.strict, Code::MissingFinalPadding));
+  EXPECT_TRUE(lacks_code(r.strict, Code::TensorOutOfBounds));
+  EXPECT_TRUE(passes(r.llama));  // llama.cpp checks the unpadded end only
+}
+
+TEST(Threats, E6_TrailingBytes) {
+  WriteOptions options;
+  options.trailing = ByteVector(1000, 0x42);
+  const Reports r = hostile(write_bytes(model_document(), options));
+  EXPECT_TRUE(has_code(r.strict, Code::TrailingBytes));
+  EXPECT_TRUE(passes(r.llama));
+  // After the last pair of a file without tensors.
+  const Reports none = hostile(write_bytes(minimal_document(), options));
+  EXPECT_TRUE(has_code(none.strict, Code::TrailingBytes));
+}
+
+// =============================================================================================
+// F: general.alignment
+// =============================================================================================
+
+Document with_alignment(Value value) {
+  Document doc = with_pairs({{"general.alignment", std::move(value), {}}});
+  doc.tensors.push_back(tensor("a", {3}));
+  doc.tensors.push_back(tensor("b", {8}));
+  return doc;
+}
+
+TEST(Threats, F1_AlignmentWrongType) {
+  const std::vector<std::pair<const char*, Value>> values = {
+      {"int32", Value::i32(32)},
+      {"uint16", Value::u16(32)},
+      {"uint64", Value::u64(32)},
+      {"int64", Value::i64(32)},
+      {"uint8", Value::u8(32)},
+      {"float32", Value::f32(32)},
+      {"bool", Value::boolean(true)},
+      {"string", Value::string("32")},
+      {"array of one uint32", Value::array(ValueType::Uint32, {Value::u32(32)})},
+  };
+  for (const auto& [what, value] : values) {
+    SCOPED_TRACE(what);
+    const Reports r = hostile(write_bytes(with_alignment(value)));
+    EXPECT_TRUE(has_code(r.strict, Code::AlignmentWrongType));
+    EXPECT_TRUE(has_code(r.llama, Code::AlignmentWrongType));  // llama.cpp 2025-02 aborted
+    EXPECT_TRUE(has_code(r.spec, Code::AlignmentWrongType));
+    EXPECT_EQ(r.strict.facts.alignment, 32u);
+  }
+}
+
+TEST(Threats, F2_AlignmentZero) {
+  const Reports r = hostile(write_bytes(with_alignment(Value::u32(0))));
+  EXPECT_TRUE(has_code(r.strict, Code::AlignmentZero));
+  EXPECT_TRUE(has_code(r.llama, Code::AlignmentZero));
+  EXPECT_TRUE(has_code(r.spec, Code::AlignmentZero));
+}
+
+TEST(Threats, F2_AlignmentNotAPowerOfTwo) {
+  for (const std::uint32_t alignment : {13u, 48u, 3u, 24u, 0xFFFFFFFFu}) {
+    SCOPED_TRACE(alignment);
+    Document doc = with_alignment(Value::u32(alignment));
+    WriteOptions options;
+    if (alignment > 65536) options.alignment = 32;  // keep the file small
+    const Reports r = hostile(write_bytes(doc, options));
+    EXPECT_TRUE(has_code(r.strict, Code::AlignmentNotPowerOfTwo));
+    EXPECT_TRUE(has_code(r.llama, Code::AlignmentNotPowerOfTwo));
+    if (alignment % 8 != 0) {
+      EXPECT_TRUE(has_code(r.strict, Code::AlignmentNotMultipleOf8));
+      EXPECT_TRUE(has_code(r.spec, Code::AlignmentNotMultipleOf8));
+    } else {
+      EXPECT_TRUE(lacks_code(r.strict, Code::AlignmentNotMultipleOf8));
+    }
+  }
+}
+
+TEST(Threats, F2_AlignmentBelow8) {
+  for (const std::uint32_t alignment : {1u, 2u, 4u}) {
+    SCOPED_TRACE(alignment);
+    const Reports r = hostile(write_bytes(with_alignment(Value::u32(alignment))));
+    EXPECT_TRUE(has_code(r.strict, Code::AlignmentNotMultipleOf8));
+    EXPECT_TRUE(has_code(r.spec, Code::AlignmentNotMultipleOf8));
+    EXPECT_TRUE(lacks_code(r.strict, Code::AlignmentNotPowerOfTwo));
+  }
+}
+
+TEST(Threats, F3_HugeAlignment) {
+  for (const std::uint32_t alignment : {0x80000000u, 0x40000000u, 0x20000u}) {
+    SCOPED_TRACE(alignment);
+    // The claimed padding (up to 2 GiB) is not written: the writer pads to 32, and the data
+    // section the alignment demands starts far past the end of the file.
+    WriteOptions options;
+    options.alignment = 32;
+    const Reports r = hostile(write_bytes(with_alignment(Value::u32(alignment)), options));
+    EXPECT_TRUE(has_code(r.strict, Code::AlignmentTooLarge));
+    EXPECT_TRUE(has_code(r.strict, Code::TruncatedBeforeData));
+    EXPECT_TRUE(has_code(r.llama, Code::TruncatedBeforeData));
+    EXPECT_TRUE(has_code(r.spec, Code::TruncatedBeforeData));
+    EXPECT_EQ(r.strict.facts.alignment, alignment);
+    // Without tensors there is no data section: only the policy warning.
+    const Reports none =
+        hostile(write_bytes(with_pairs({{"general.alignment", Value::u32(alignment), {}}})));
+    EXPECT_TRUE(has_code(none.strict, Code::AlignmentTooLarge));
+    EXPECT_TRUE(passes(none.strict));
+    EXPECT_TRUE(passes(none.llama));
+  }
+  // Tensor offsets that are multiples of 2^31: the padding arithmetic must not wrap.
+  Document doc = with_alignment(Value::u32(0x80000000u));
+  doc.tensors[1].offset = 0x80000000ULL * 0xFFFFFFFFULL;
+  WriteOptions options;
+  options.alignment = 32;
+  const Reports r = hostile(write_bytes(doc, options));
+  EXPECT_TRUE(has_code(r.strict, Code::AlignmentTooLarge));
+  EXPECT_TRUE(fails(r.strict));
+}
+
+}  // namespace
+}  // namespace ggufcheck::testing

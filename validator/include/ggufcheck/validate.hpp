@@ -14,8 +14,11 @@
 namespace ggufcheck {
 
 // Resource limits. The defaults never reject a file the reference reader accepts.
+// The deepest array nesting any setting allows: the walk recurses once per level.
+inline constexpr std::uint32_t kMaxDepthLimit = 1024;
+
 struct Limits {
-  std::uint32_t max_depth = 64;                      // array nesting
+  std::uint32_t max_depth = 64;                      // array nesting, at most kMaxDepthLimit
   std::uint64_t max_kv_count = UINT64_MAX;
   std::uint64_t max_tensor_count = UINT64_MAX;
   std::uint64_t max_string_length = UINT64_MAX;
@@ -52,14 +55,14 @@ struct Facts {
   std::uint64_t tensors_read = 0;   // tensor infos actually read
   std::uint32_t alignment = kDefaultAlignment;
   std::optional<std::uint64_t> data_start;
-  std::optional<std::uint64_t> tensor_data_size;  // padded end of the last tensor's data
+  std::optional<std::uint64_t> tensor_data_size;  // bytes from data_start to the end of the file
 };
 
 struct Report {
   std::string path;
   Facts facts;
   std::vector<Finding> findings;  // sorted by offset
-  std::uint64_t findings_dropped = 0;  // beyond Limits::max_findings
+  std::uint64_t findings_dropped = 0;  // beyond Limits::max_findings; counted below all the same
   std::size_t errors = 0;
   std::size_t warnings = 0;
   std::size_t notes = 0;
@@ -71,6 +74,8 @@ struct Report {
 };
 
 [[nodiscard]] Report validate(Bytes bytes, const Options& options, std::string path = "<buffer>");
+// The report of an input that could not be read: one GGUF0001 error saying why.
+[[nodiscard]] Report unreadable_report(std::string path, std::string why);
 // Maps the file read-only; "-" reads standard input. Unreadable input gives a GGUF0001 report.
 [[nodiscard]] Report validate_file(const std::string& path, const Options& options);
 
