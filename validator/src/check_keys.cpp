@@ -106,14 +106,21 @@ struct StringTallies {
   Tally too_long, utf8, nul;
 };
 
+// The fast yes/no checks run on every string; positions are found only for the bad ones.
+// check_utf8 is false when the caller has already validated a region holding the string.
 void inspect_string(std::string_view text, std::uint64_t index, std::uint64_t offset,
-                    std::uint64_t length, StringTallies& tallies) {
+                    std::uint64_t length, StringTallies& tallies, bool check_utf8 = true) {
   if (text.size() > kReferenceStringLimit) tallies.too_long.add(index, offset, length, text.size());
-  const std::size_t bad = find_invalid_utf8(text);
-  if (bad != std::string_view::npos) tallies.utf8.add(index, offset, length, bad);
-  const std::size_t nul = text.find('\0');
-  if (nul != std::string_view::npos) tallies.nul.add(index, offset, length, nul);
+  if (check_utf8 && !is_valid_utf8(text)) {
+    tallies.utf8.add(index, offset, length, find_invalid_utf8(text));
+  }
+  if (has_nul(text)) tallies.nul.add(index, offset, length, text.find('\0'));
 }
+
+// An array of strings whose length fields are all ASCII bytes (lengths below 128, byte by byte)
+// is valid UTF-8 as one region exactly when every string is: a sequence cut short at the end
+// of a string runs into a length byte, which is ASCII, and fails there.
+bool all_ascii_bytes(std::uint64_t v) { return (v & 0x8080808080808080ULL) == 0; }
 
 class ValueChecker {
  public:
@@ -132,14 +139,18 @@ class ValueChecker {
         return;
       case ValueType::String: {
         StringTallies tallies;
-        inspect_string(entry.string, 0, entry.value.offset, entry.value.length, tallies);
+        inspect_string(entry.string, 0, entry.value.offset, entry.value.length, tallies, false);
+        if (!is_valid_utf8_region(entry.string)) {
+          tallies.utf8.add(0, entry.value.offset, entry.value.length,
+                           find_invalid_utf8(entry.string));
+        }
         report_strings(tallies, false);
         return;
       }
       case ValueType::Array: {
         Cursor cursor(model_.bytes, model_.endian, entry.array.elements.offset);
         walk_array(cursor, entry.array.element_type, entry.array.count, entry.array.count_offset,
-                   width);
+                   width, &entry.array);
         report_strings(strings_, true);
         if (bools_.count != 0) {
           sink_.report(Code::NonCanonicalBool, bools_.first_offset, 1,
@@ -171,9 +182,10 @@ class ValueChecker {
     return "ggml reads any non-zero byte as true, other readers differ; write 0 or 1";
   }
 
-  // The reader already walked this array, so every read below succeeds.
+  // The reader already walked this array, so every read below succeeds. `top` is the reader's
+  // record of a top-level array (nested arrays have none).
   void walk_array(Cursor& cursor, ValueType type, std::uint64_t count, std::uint64_t count_offset,
-                  std::uint64_t width) {
+                  std::uint64_t width, const ArrayView* top = nullptr) {
     if (count > kReferenceArrayLimit) long_arrays_.add(count, count_offset, width);
     const bool narrow = model_.narrow();
     if (type == ValueType::Bool) {
@@ -184,13 +196,10 @@ class ValueChecker {
         if (byte > 1) bools_.add(i, at, 1);
       }
     } else if (type == ValueType::String) {
-      for (std::uint64_t i = 0; i < count; ++i) {
-        const std::uint64_t at = cursor.pos();
-        std::uint64_t length = 0;
-        std::string_view text;
-        (void)cursor.read_size(length, narrow);
-        (void)cursor.read_bytes(length, text);
-        inspect_string(text, i, at, cursor.pos() - at, strings_);
+      if (top != nullptr) {
+        walk_strings(cursor, count, top->lengths, top->elements.length);
+      } else {
+        inspect_each_string(cursor, count);
       }
     } else if (type == ValueType::Array) {
       for (std::uint64_t i = 0; i < count; ++i) {
@@ -204,6 +213,36 @@ class ValueChecker {
       }
     } else {
       (void)cursor.skip(count * scalar_size(type));
+    }
+  }
+
+  // Vocabularies are arrays of hundreds of thousands of short strings. Checking them one by one
+  // costs a few unpredictable branches per string, so the common case is checked as one region:
+  // a branch-free walk sums what the length fields contribute, one pass over the region checks
+  // UTF-8 and counts NUL bytes. Only an array with a problem is walked string by string.
+  void walk_strings(Cursor& cursor, std::uint64_t count, const StringLengths& lengths,
+                    std::uint64_t region_length) {
+    const Cursor first = cursor;
+    (void)cursor.skip(region_length);  // the reader walked it: the region is in the file
+    const std::string_view region(
+        reinterpret_cast<const char*>(model_.bytes.data() + first.pos()),
+        static_cast<std::size_t>(region_length));
+    if (lengths.longest <= kReferenceStringLimit && all_ascii_bytes(lengths.any_bits)) {
+      const RegionScan scan = scan_region(region);
+      if (scan.valid_utf8 && scan.zero_bytes == lengths.zero_bytes) return;
+    }
+    Cursor again = first;
+    inspect_each_string(again, count);
+  }
+
+  void inspect_each_string(Cursor& cursor, std::uint64_t count) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint64_t at = cursor.pos();
+      std::uint64_t length = 0;
+      std::string_view text;
+      (void)cursor.read_size(length, model_.narrow());
+      (void)cursor.read_bytes(length, text);
+      inspect_string(text, i, at, cursor.pos() - at, strings_);
     }
   }
 

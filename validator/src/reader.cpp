@@ -263,10 +263,8 @@ class Reader {
       }
       return true;
     }
-    ArrayView array;
-    if (!read_array_header(entry.range.offset, path, depth, array)) return false;
-    if (depth == 0) entry.array = array;
-    return skip_elements(entry, array, path, depth);
+    if (!read_array_header(entry.range.offset, path, depth, entry.array)) return false;
+    return skip_elements(entry, entry.array, path, depth);
   }
 
   bool read_array_header(std::uint64_t pair_start, const Field& path, std::uint32_t depth,
@@ -326,8 +324,10 @@ class Reader {
     } else {
       for (std::uint64_t i = 0; i < array.count; ++i) {
         if (array.element_type == ValueType::String) {
-          std::string_view ignored;
-          if (!read_string(entry.range.offset, path, ignored)) return false;
+          cursor_.prefetch(1024);
+          std::string_view text;
+          if (!read_string(entry.range.offset, path, text)) return false;
+          note_length(array.lengths, text.size());
         } else {
           ArrayView inner;
           if (!read_array_header(entry.range.offset, path, depth + 1, inner)) return false;
@@ -336,8 +336,16 @@ class Reader {
       }
     }
     array.elements.length = cursor_.pos() - array.elements.offset;
-    if (depth == 0) entry.array.elements.length = array.elements.length;
     return true;
+  }
+
+  // Branch-free, as it runs once per string of a vocabulary.
+  void note_length(StringLengths& lengths, std::uint64_t length) const {
+    lengths.any_bits |= length;
+    lengths.longest = std::max(lengths.longest, length);
+    for (std::uint64_t k = 0; k < size_width(); ++k) {
+      lengths.zero_bytes += ((length >> (8 * k)) & 0xFF) == 0 ? 1 : 0;
+    }
   }
 
   // --- tensor infos -------------------------------------------------------------------------

@@ -19,12 +19,21 @@ struct ByteRange {
   [[nodiscard]] std::uint64_t end() const { return offset + length; }
 };
 
+// What the reader learns about the length fields of a string array while it walks it, so the
+// checks can validate the strings as one region without walking them again.
+struct StringLengths {
+  std::uint64_t any_bits = 0;     // OR of every length
+  std::uint64_t longest = 0;
+  std::uint64_t zero_bytes = 0;   // 0x00 bytes inside the length fields
+};
+
 // An array is recorded, not materialised: its elements are iterated in place.
 struct ArrayView {
   ValueType element_type = ValueType::Uint8;
   std::uint64_t count = 0;
   std::uint64_t count_offset = 0;   // where the element count is stored
   ByteRange elements;               // the element bytes, back to back
+  StringLengths lengths;            // string arrays only
 };
 
 struct MetadataEntry {

@@ -1,0 +1,204 @@
+#include "fixtures.hpp"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string_view>
+#include <system_error>
+#include <unordered_set>
+#include <utility>
+
+#include "ggufcheck/writer.hpp"
+
+namespace ggufcheck::bench {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::error_code ec;
+  const fs::path base = fs::temp_directory_path(ec);
+  if (ec)
+    throw BenchError(fmt::format("cannot use the temporary directory (TMPDIR): {}", ec.message()));
+  std::string pattern = (base / "ggufcheck-bench-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw BenchError(
+        fmt::format("cannot create a directory like {}: {}", pattern, std::strerror(errno)));
+  }
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;  // nothing useful to do about a leftover temporary file
+  fs::remove_all(path_, ignored);
+}
+
+void write_file(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out)
+    throw BenchError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+}
+
+namespace {
+
+// splitmix64: the same file on every platform, unlike <random>'s distributions.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+  bool percent(unsigned p) { return below(100) < p; }
+  template <typename T, std::size_t N>
+  const T& pick(const std::array<T, N>& items) {
+    return items[below(N)];
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// Pieces of real vocabularies: English sub-words, and other scripts (2- to 3-byte UTF-8).
+constexpr std::array<std::string_view, 40> kLatinPieces = {
+    "th",  "e",     "in",  "an",  "er",   "on",  "re",   "at",   "en",   "ing",
+    "st",  "al",    "ou",  "ly",  "tion", "ed",  "es",   "or",   "ar",   "ic",
+    "ent", "ation", "pro", "con", "com",  "ver", "ment", "able", "ight", "ers",
+    "ous", "ive",   "un",  "der", "man",  "ist", "ity",  "ph",   "qu",   "x"};
+constexpr std::array<std::string_view, 24> kOtherPieces = {
+    "при", "ние", "ств", "ого", "日本", "語", "の", "中文", "学", "して", "é",  "ç",
+    "ü",   "ß",   "ő",   "ñ",   "και",  "λη", "ال", "ية",   "में",  "한국", "어", "ţi"};
+constexpr std::string_view kWordStart = "\xE2\x96\x81";  // U+2581, SentencePiece's word mark
+
+// One ordinary token: an optional word-start mark, one to six pieces (a fifth of the tokens in
+// a script other than Latin), sometimes a stray letter. The lengths are tuned so that 250k
+// tokens and merges make the ~16 MB of design.md.
+std::string ordinary_token(Rng& rng) {
+  std::string text;
+  if (rng.percent(50)) text += kWordStart;
+  const bool other_script = rng.percent(20);
+  const std::size_t pieces = 1 + rng.below(6);
+  for (std::size_t i = 0; i < pieces; ++i) {
+    text += other_script ? rng.pick(kOtherPieces) : rng.pick(kLatinPieces);
+  }
+  if (rng.percent(15)) text += static_cast<char>('a' + rng.below(26));
+  return text;
+}
+
+void add(Document& doc, std::string key, Value value) {
+  doc.metadata.push_back({std::move(key), std::move(value), {}});
+}
+
+// llama.cpp's token types.
+constexpr std::int32_t kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6;
+
+}  // namespace
+
+std::vector<std::uint8_t> tokenizer_file(std::size_t vocab_size) {
+  Rng rng(0x67677566);
+  std::vector<Value> tokens, scores, types, merges;
+  tokens.reserve(vocab_size);
+  scores.reserve(vocab_size);
+  types.reserve(vocab_size);
+  merges.reserve(vocab_size);
+
+  // The layout of a SentencePiece vocabulary: specials, the 256 byte tokens, then the rest, unique.
+  std::unordered_set<std::string> seen;
+  auto add_token = [&](std::string text, std::int32_t type) {
+    seen.insert(text);
+    scores.push_back(Value::f32(-static_cast<float>(tokens.size())));
+    types.push_back(Value::i32(type));
+    tokens.push_back(Value::string(std::move(text)));
+  };
+  add_token("<unk>", kUnknown);
+  add_token("<s>", kControl);
+  add_token("</s>", kControl);
+  for (unsigned byte = 0; byte < 256 && tokens.size() < vocab_size; ++byte) {
+    add_token(fmt::format("<0x{:02X}>", byte), kByte);
+  }
+  while (tokens.size() < vocab_size) {
+    std::string text = ordinary_token(rng);
+    if (!seen.contains(text)) add_token(std::move(text), kNormal);
+  }
+  // BPE merges are "left right" pairs of tokens.
+  while (merges.size() < vocab_size) {
+    const std::string& left = tokens[rng.below(vocab_size)].text;
+    const std::string& right = tokens[rng.below(vocab_size)].text;
+    merges.push_back(Value::string(left + " " + right));
+  }
+
+  Document doc;
+  add(doc, "general.architecture", Value::string("llama"));
+  add(doc, "general.name", Value::string("ggufcheck benchmark tokenizer"));
+  add(doc, "general.type", Value::string("vocab"));
+  add(doc, "tokenizer.ggml.model", Value::string("llama"));
+  add(doc, "tokenizer.ggml.tokens", Value::array(ValueType::String, std::move(tokens)));
+  add(doc, "tokenizer.ggml.scores", Value::array(ValueType::Float32, std::move(scores)));
+  add(doc, "tokenizer.ggml.token_type", Value::array(ValueType::Int32, std::move(types)));
+  add(doc, "tokenizer.ggml.merges", Value::array(ValueType::String, std::move(merges)));
+  add(doc, "tokenizer.ggml.unknown_token_id", Value::u32(0));
+  add(doc, "tokenizer.ggml.bos_token_id", Value::u32(1));
+  add(doc, "tokenizer.ggml.eos_token_id", Value::u32(2));
+  add(doc, "tokenizer.ggml.add_bos_token", Value::boolean(true));
+  add(doc, "tokenizer.chat_template",
+      Value::string("{% for message in messages %}<s>{{ message['role'] }}\n"
+                    "{{ message['content'] }}</s>\n{% endfor %}"));
+  return write_bytes(doc);
+}
+
+namespace {
+
+Document minimal_document() {
+  Document doc;
+  add(doc, "general.architecture", Value::string("llama"));
+  return doc;
+}
+
+// A valid file with one small array, whose element count is then patched to claim `count`.
+HostileFile huge_array(std::string name, ValueType element_type, Value element,
+                       std::uint64_t count) {
+  Document doc = minimal_document();
+  add(doc, "bench.huge_array", Value::array(element_type, std::vector<Value>(4, element)));
+  Written written = write(doc);
+  // The array value is its element type (u32), then its count (u64, little-endian).
+  const std::uint64_t count_offset = written.layout.pairs.back().value_offset + 4;
+  for (std::size_t i = 0; i < 8; ++i) {
+    written.bytes.at(count_offset + i) = static_cast<std::uint8_t>(count >> (8 * i));
+  }
+  return {std::move(name), std::move(written.bytes)};
+}
+
+}  // namespace
+
+std::vector<HostileFile> hostile_files() {
+  constexpr std::uint64_t kTwo63 = 1ULL << 63;
+  constexpr std::uint64_t kTwo62 = 1ULL << 62;
+  const Document doc = minimal_document();
+  // A header claiming `count` in one of its two count fields (WriteOptions::kv_count or
+  // ::tensor_count); the file holds one pair and no tensor.
+  auto header = [&](std::string name, std::optional<std::uint64_t> WriteOptions::*count_field,
+                    std::uint64_t count) {
+    WriteOptions options;
+    options.*count_field = count;
+    return HostileFile{std::move(name), write_bytes(doc, options)};
+  };
+  return {
+      header("kv_count 2^63-1", &WriteOptions::kv_count, kTwo63 - 1),
+      header("kv_count 2^63", &WriteOptions::kv_count, kTwo63),
+      header("tensor_count 2^63-1", &WriteOptions::tensor_count, kTwo63 - 1),
+      header("tensor_count 2^63", &WriteOptions::tensor_count, kTwo63),
+      huge_array("uint8 array of 2^62", ValueType::Uint8, Value::u8(7), kTwo62),
+      huge_array("string array of 2^62", ValueType::String, Value::string("tok"), kTwo62),
+  };
+}
+
+}  // namespace ggufcheck::bench
