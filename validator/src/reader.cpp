@@ -344,7 +344,7 @@ class Reader {
     lengths.any_bits |= length;
     lengths.longest = std::max(lengths.longest, length);
     for (std::uint64_t k = 0; k < size_width(); ++k) {
-      lengths.zero_bytes += ((length >> (8 * k)) & 0xFF) == 0 ? 1 : 0;
+      lengths.zero_bytes += ((length >> (8 * k)) & 0xFF) == 0 ? 1U : 0U;
     }
   }
 

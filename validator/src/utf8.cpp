@@ -144,7 +144,7 @@ RegionScan scan_region(std::string_view text) {
 #endif
   RegionScan scan;
   scan.valid_utf8 = is_valid_utf8(text);
-  for (char c : text) scan.zero_bytes += c == 0 ? 1 : 0;
+  for (char c : text) scan.zero_bytes += c == 0 ? 1U : 0U;
   return scan;
 }
 
