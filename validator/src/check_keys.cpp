@@ -224,12 +224,9 @@ class ValueChecker {
                     std::uint64_t region_length) {
     const Cursor first = cursor;
     (void)cursor.skip(region_length);  // the reader walked it: the region is in the file
-    const std::string_view region(
-        reinterpret_cast<const char*>(model_.bytes.data() + first.pos()),
-        static_cast<std::size_t>(region_length));
-    if (lengths.longest <= kReferenceStringLimit && all_ascii_bytes(lengths.any_bits)) {
-      const RegionScan scan = scan_region(region);
-      if (scan.valid_utf8 && scan.zero_bytes == lengths.zero_bytes) return;
+    if (lengths.longest <= kReferenceStringLimit && all_ascii_bytes(lengths.any_bits) &&
+        lengths.region_valid_utf8 && lengths.region_zero_bytes == lengths.zero_bytes) {
+      return;
     }
     Cursor again = first;
     inspect_each_string(again, count);

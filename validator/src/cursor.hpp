@@ -27,14 +27,19 @@ class Cursor {
     if (ahead < remaining()) __builtin_prefetch(bytes_.data() + pos_ + ahead);
   }
 
-  [[nodiscard]] bool skip(std::uint64_t n) {
+  // Back to a position already passed (to re-read a field and report it).
+  void rewind(std::uint64_t pos) {
+    if (pos <= pos_) pos_ = pos;
+  }
+
+  [[nodiscard]] [[gnu::always_inline]] bool skip(std::uint64_t n) {
     if (n > remaining()) return false;
     pos_ += n;
     return true;
   }
 
   template <typename T>
-  [[nodiscard]] bool read(T& out) {
+  [[nodiscard]] [[gnu::always_inline]] bool read(T& out) {
     if (sizeof(T) > remaining()) return false;
     std::memcpy(&out, bytes_.data() + pos_, sizeof(T));
     if constexpr (sizeof(T) > 1) {
@@ -45,7 +50,7 @@ class Cursor {
   }
 
   // A count or length: u32 in version 1 files, u64 otherwise.
-  [[nodiscard]] bool read_size(std::uint64_t& out, bool narrow) {
+  [[nodiscard]] [[gnu::always_inline]] bool read_size(std::uint64_t& out, bool narrow) {
     if (narrow) {
       std::uint32_t v = 0;
       if (!read(v)) return false;

@@ -2,6 +2,7 @@
 
 #include "checks.hpp"
 #include "cursor.hpp"
+#include "utf8.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -321,18 +322,39 @@ class Reader {
     const std::uint32_t element_size = scalar_size(array.element_type);
     if (element_size != 0) {
       (void)cursor_.skip(array.count * element_size);  // fits: count <= remaining / size
+    } else if (array.element_type == ValueType::String) {
+      std::uint64_t chunk_start = cursor_.pos();
+      // The hot loop of a vocabulary: inline reads; read_string only to report a bad one.
+      // A local cursor keeps the position in a register.
+      const bool narrow_sizes = narrow();
+      const std::uint64_t max_length = limits_.max_string_length;
+      Cursor walk = cursor_;
+      StringLengths lengths = array.lengths;
+      for (std::uint64_t i = 0; i < array.count; ++i) {
+        walk.prefetch(4096);
+        const std::uint64_t at = walk.pos();
+        std::uint64_t length = 0;
+        if (!walk.read_size(length, narrow_sizes) || length > max_length || !walk.skip(length)) {
+          cursor_ = walk;
+          cursor_.rewind(at);
+          std::string_view ignored;
+          (void)read_string(entry.range.offset, path, ignored);
+          return false;
+        }
+        note_length(lengths, length);
+        if (walk.pos() - chunk_start >= kScanChunk) {
+          scan_chunk(lengths, chunk_start, walk.pos());
+          chunk_start = walk.pos();
+        }
+      }
+      cursor_ = walk;
+      array.lengths = lengths;
+      scan_chunk(array.lengths, chunk_start, cursor_.pos());
     } else {
       for (std::uint64_t i = 0; i < array.count; ++i) {
-        if (array.element_type == ValueType::String) {
-          cursor_.prefetch(1024);
-          std::string_view text;
-          if (!read_string(entry.range.offset, path, text)) return false;
-          note_length(array.lengths, text.size());
-        } else {
-          ArrayView inner;
-          if (!read_array_header(entry.range.offset, path, depth + 1, inner)) return false;
-          if (!skip_elements(entry, inner, path, depth + 1)) return false;
-        }
+        ArrayView inner;
+        if (!read_array_header(entry.range.offset, path, depth + 1, inner)) return false;
+        if (!skip_elements(entry, inner, path, depth + 1)) return false;
       }
     }
     array.elements.length = cursor_.pos() - array.elements.offset;
@@ -346,6 +368,16 @@ class Reader {
     for (std::uint64_t k = 0; k < size_width(); ++k) {
       lengths.zero_bytes += ((length >> (8 * k)) & 0xFF) == 0 ? 1U : 0U;
     }
+  }
+
+  // Chunks start at a length field, so a multi-byte sequence never spans two of them.
+  static constexpr std::uint64_t kScanChunk = 32 * 1024;
+
+  void scan_chunk(StringLengths& lengths, std::uint64_t begin, std::uint64_t end) const {
+    const RegionScan scan = scan_region(std::string_view(
+        reinterpret_cast<const char*>(model_.bytes.data() + begin), static_cast<std::size_t>(end - begin)));
+    lengths.region_valid_utf8 = lengths.region_valid_utf8 && scan.valid_utf8;
+    lengths.region_zero_bytes += scan.zero_bytes;
   }
 
   // --- tensor infos -------------------------------------------------------------------------

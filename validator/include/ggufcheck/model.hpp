@@ -19,12 +19,15 @@ struct ByteRange {
   [[nodiscard]] std::uint64_t end() const { return offset + length; }
 };
 
-// What the reader learns about the length fields of a string array while it walks it, so the
-// checks can validate the strings as one region without walking them again.
+// What the reader learns about a string array while it walks it, so the checks need not walk
+// a vocabulary of megabytes a second time: the length fields, and a scan of the element bytes
+// (length fields included) made chunk by chunk while they are still in cache.
 struct StringLengths {
   std::uint64_t any_bits = 0;     // OR of every length
   std::uint64_t longest = 0;
   std::uint64_t zero_bytes = 0;   // 0x00 bytes inside the length fields
+  bool region_valid_utf8 = true;  // the element bytes, as one text
+  std::uint64_t region_zero_bytes = 0;
 };
 
 // An array is recorded, not materialised: its elements are iterated in place.
