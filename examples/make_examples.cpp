@@ -15,8 +15,22 @@ namespace {
 Document tiny_llama() {
   Document doc;
   std::vector<Value> tokens, scores, types;
-  const char* words[] = {"<unk>", "<s>", "</s>", "\xe2\x96\x81" "the", "\xe2\x96\x81" "a", "ing",
-                         "\xe2\x96\x81" "of", "er", "\xe2\x96\x81" "to", "ed", "\xc3\xa9", "\xe4\xb8\xad"};
+  const char* words[] = {"<unk>",
+                         "<s>",
+                         "</s>",
+                         "\xe2\x96\x81"
+                         "the",
+                         "\xe2\x96\x81"
+                         "a",
+                         "ing",
+                         "\xe2\x96\x81"
+                         "of",
+                         "er",
+                         "\xe2\x96\x81"
+                         "to",
+                         "ed",
+                         "\xc3\xa9",
+                         "\xe4\xb8\xad"};
   for (std::size_t i = 0; i < std::size(words); ++i) {
     tokens.push_back(Value::string(words[i]));
     scores.push_back(Value::f32(-static_cast<float>(i)));
@@ -41,10 +55,10 @@ Document tiny_llama() {
       {"tokenizer.ggml.add_bos_token", Value::boolean(true), {}},
   };
   doc.tensors = {
-      {"token_embd.weight", {64, 12}, 1, {}, {}},             // F16
-      {"blk.0.attn_q.weight", {64, 64}, 2, {}, {}},           // Q4_0
-      {"blk.0.ffn_down.weight", {256, 64}, 12, {}, {}},       // Q4_K
-      {"output_norm.weight", {64}, 0, {}, {}},                // F32
+      {"token_embd.weight", {64, 12}, 1, {}, {}},        // F16
+      {"blk.0.attn_q.weight", {64, 64}, 2, {}, {}},      // Q4_0
+      {"blk.0.ffn_down.weight", {256, 64}, 12, {}, {}},  // Q4_K
+      {"output_norm.weight", {64}, 0, {}, {}},           // F32
   };
   return doc;
 }
@@ -52,7 +66,8 @@ Document tiny_llama() {
 bool save(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
   fs::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   return static_cast<bool>(out);
 }
 
@@ -82,8 +97,9 @@ int main(int argc, char** argv) {
 
   // broken/: cut inside the tensor infos.
   Written full = write(tiny_llama());
-  std::vector<std::uint8_t> cut(full.bytes.begin(),
-                                full.bytes.begin() + static_cast<long>(full.layout.tensors[2].dims_offset + 4));
+  std::vector<std::uint8_t> cut(
+      full.bytes.begin(),
+      full.bytes.begin() + static_cast<long>(full.layout.tensors[2].dims_offset + 4));
   ok &= save(dir / "broken/truncated.gguf", cut);
 
   // broken/: written as the course chapter describes (40-byte header with an alignment field).

@@ -1,5 +1,6 @@
 // ggufcheck: validate GGUF files. Exit status: 0 no error, 1 errors, 2 unreadable input,
 // 3 usage error, 4 internal error; with several files the worst wins.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -8,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -62,7 +62,8 @@ std::uint64_t parse_number(const std::string& name, const std::string& text) {
 
 void apply_limit(Limits& limits, const std::string& spec) {
   const auto eq = spec.find('=');
-  if (eq == std::string::npos) throw UsageError{fmt::format("--limit '{}': expected NAME=VALUE", spec)};
+  if (eq == std::string::npos)
+    throw UsageError{fmt::format("--limit '{}': expected NAME=VALUE", spec)};
   const std::string name = spec.substr(0, eq);
   const std::uint64_t value = parse_number(name, spec.substr(eq + 1));
   if (name == "depth") {
@@ -81,30 +82,34 @@ void apply_limit(Limits& limits, const std::string& spec) {
   } else if (name == "findings") {
     limits.max_findings = value;
   } else {
-    throw UsageError{fmt::format(
-        "--limit: unknown limit '{}' (depth, kv-count, tensor-count, string-length, "
-        "array-length, findings)",
-        name)};
+    throw UsageError{
+        fmt::format("--limit: unknown limit '{}' (depth, kv-count, tensor-count, string-length, "
+                    "array-length, findings)",
+                    name)};
   }
 }
 
 Options make_options(const CheckArgs& args) {
   Options options;
   const auto profile = parse_profile(args.profile);
-  if (!profile) throw UsageError{fmt::format("unknown profile '{}' (strict, spec, llama.cpp)", args.profile)};
+  if (!profile)
+    throw UsageError{fmt::format("unknown profile '{}' (strict, spec, llama.cpp)", args.profile)};
   options.profile = *profile;
   options.werror = args.werror;
   for (const auto& c : args.disable) options.severity_overrides[parse_code(c)] = Severity::Silent;
   for (const auto& c : args.enable) {
     const Code code = parse_code(c);
-    if (options.severity(code) == Severity::Silent) options.severity_overrides[code] = Severity::Warning;
+    if (options.severity(code) == Severity::Silent)
+      options.severity_overrides[code] = Severity::Warning;
   }
   for (const auto& spec : args.severity) {
     const auto eq = spec.find('=');
-    if (eq == std::string::npos) throw UsageError{fmt::format("--severity '{}': expected CODE=LEVEL", spec)};
+    if (eq == std::string::npos)
+      throw UsageError{fmt::format("--severity '{}': expected CODE=LEVEL", spec)};
     const auto level = parse_severity(spec.substr(eq + 1));
     if (!level) {
-      throw UsageError{fmt::format("--severity '{}': level must be error, warning, note or off", spec)};
+      throw UsageError{
+          fmt::format("--severity '{}': level must be error, warning, note or off", spec)};
     }
     options.severity_overrides[parse_code(spec.substr(0, eq))] = *level;
   }
@@ -167,8 +172,9 @@ int run_check(const CheckArgs& args) {
                                              : unreadable_report(inputs[i].path, inputs[i].problem);
     }
   };
-  const unsigned jobs = std::clamp<unsigned>(args.jobs == 0 ? std::thread::hardware_concurrency() : args.jobs,
-                                             1, static_cast<unsigned>(std::max<std::size_t>(inputs.size(), 1)));
+  const unsigned jobs =
+      std::clamp<unsigned>(args.jobs == 0 ? std::thread::hardware_concurrency() : args.jobs, 1,
+                           static_cast<unsigned>(std::max<std::size_t>(inputs.size(), 1)));
   std::vector<std::thread> threads;
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
@@ -188,7 +194,8 @@ int run_check(const CheckArgs& args) {
   for (const Report& r : reports) {
     if (r.unreadable() && args.format != "text") {
       for (const Finding& f : r.findings) {
-        if (f.code == Code::UnreadableFile) std::fprintf(stderr, "ggufcheck: %s\n", f.message.c_str());
+        if (f.code == Code::UnreadableFile)
+          std::fprintf(stderr, "ggufcheck: %s\n", f.message.c_str());
       }
     }
   }
@@ -224,25 +231,30 @@ int run(int argc, char** argv) {
   cmd_check->add_option("paths", check.paths,
                         "GGUF files; directories are searched recursively for *.gguf; '-' reads "
                         "standard input");
-  cmd_check->add_option("--profile", check.profile,
-                        "strict (default: the CI gate), spec (what docs/gguf.md requires) or "
-                        "llama.cpp (errors exactly where llama.cpp fails to load)")
+  cmd_check
+      ->add_option("--profile", check.profile,
+                   "strict (default: the CI gate), spec (what docs/gguf.md requires) or "
+                   "llama.cpp (errors exactly where llama.cpp fails to load)")
       ->check(CLI::IsMember({"strict", "spec", "llama.cpp"}));
   cmd_check->add_option("--format", check.format, "Output: text (default), json or sarif")
       ->check(CLI::IsMember({"text", "json", "sarif"}));
   cmd_check->add_flag("--werror", check.werror, "Treat warnings as errors");
-  cmd_check->add_option("--disable", check.disable, "Silence a diagnostic (code or name); repeatable")
+  cmd_check
+      ->add_option("--disable", check.disable, "Silence a diagnostic (code or name); repeatable")
       ->allow_extra_args(false);
-  cmd_check->add_option("--enable", check.enable,
-                        "Report a diagnostic the profile keeps silent, as a warning; repeatable")
+  cmd_check
+      ->add_option("--enable", check.enable,
+                   "Report a diagnostic the profile keeps silent, as a warning; repeatable")
       ->allow_extra_args(false);
-  cmd_check->add_option("--severity", check.severity,
-                        "Set a diagnostic's severity: CODE=error|warning|note|off; repeatable")
+  cmd_check
+      ->add_option("--severity", check.severity,
+                   "Set a diagnostic's severity: CODE=error|warning|note|off; repeatable")
       ->allow_extra_args(false);
-  cmd_check->add_option("--limit", check.limits,
-                        "Resource limit NAME=VALUE: depth (array nesting, default 64, max 1024), "
-                        "kv-count, tensor-count, string-length, array-length (default unlimited; "
-                        "exceeding one reports GGUF0002), findings (kept per file, default 10000)")
+  cmd_check
+      ->add_option("--limit", check.limits,
+                   "Resource limit NAME=VALUE: depth (array nesting, default 64, max 1024), "
+                   "kv-count, tensor-count, string-length, array-length (default unlimited; "
+                   "exceeding one reports GGUF0002), findings (kept per file, default 10000)")
       ->allow_extra_args(false);
   cmd_check->add_option("-j,--jobs", check.jobs, "Validate N files in parallel (0: one per core)")
       ->check(CLI::Range(0, 1024));
@@ -251,7 +263,8 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
 
   std::string list_format = "text";
-  auto* cmd_list = app.add_subcommand("list", "List every diagnostic with its severity per profile");
+  auto* cmd_list =
+      app.add_subcommand("list", "List every diagnostic with its severity per profile");
   cmd_list->add_option("--format", list_format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
 
@@ -276,7 +289,8 @@ int run(int argc, char** argv) {
   }
 
   if (cmd_list->parsed()) {
-    std::fputs((list_format == "json" ? render_catalogue_json() : render_catalogue_text()).c_str(), stdout);
+    std::fputs((list_format == "json" ? render_catalogue_json() : render_catalogue_text()).c_str(),
+               stdout);
     return 0;
   }
   if (cmd_explain->parsed()) {

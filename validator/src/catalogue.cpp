@@ -1,6 +1,7 @@
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
 
 #include "ggufcheck/diagnostic.hpp"
 
@@ -28,7 +29,9 @@ bool iequals(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::span<const CatalogueEntry> catalogue() { return kCatalogue; }
+std::span<const CatalogueEntry> catalogue() {
+  return kCatalogue;
+}
 
 const CatalogueEntry& catalogue_entry(Code code) {
   for (const auto& entry : kCatalogue) {

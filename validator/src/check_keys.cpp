@@ -24,8 +24,8 @@ const MetadataEntry* find_key(const Model& model, std::string_view key, Profile 
 namespace {
 
 bool is_conventional_char(char c, bool allow_dash, bool allow_upper) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-         (allow_dash && c == '-') || (allow_upper && c >= 'A' && c <= 'Z');
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || (allow_dash && c == '-') ||
+         (allow_upper && c >= 'A' && c <= 'Z');
 }
 
 // Dotted lower_snake_case. Strict also accepts '-' (real architecture names such as
@@ -78,8 +78,8 @@ void check_key(const Model& model, std::size_t index, Sink& sink) {
     return;
   }
   if (!is_conventional_key(entry.key, sink.profile())) {
-    sink.report(Code::UnconventionalKey, entry.key_offset, width + entry.key.size(),
-                path + " key", "keys are '.'-separated lower_snake_case segments",
+    sink.report(Code::UnconventionalKey, entry.key_offset, width + entry.key.size(), path + " key",
+                "keys are '.'-separated lower_snake_case segments",
                 "key \"{}\" is not dotted lower_snake_case", escape(entry.key));
   }
 }
@@ -120,7 +120,9 @@ void inspect_string(std::string_view text, std::uint64_t index, std::uint64_t of
 // An array of strings whose length fields are all ASCII bytes (lengths below 128, byte by byte)
 // is valid UTF-8 as one region exactly when every string is: a sequence cut short at the end
 // of a string runs into a length byte, which is ASCII, and fails there.
-bool all_ascii_bytes(std::uint64_t v) { return (v & 0x8080808080808080ULL) == 0; }
+bool all_ascii_bytes(std::uint64_t v) {
+  return (v & 0x8080808080808080ULL) == 0;
+}
 
 class ValueChecker {
  public:
@@ -248,9 +250,10 @@ class ValueChecker {
       return in_array ? path_ + fmt::format("[{}]", tally.first_index) : path_;
     };
     const auto prefix = [&](const Tally& tally, std::string_view what) {
-      return in_array ? fmt::format("{} string(s) {} in the array, the first at index {}: ",
-                                    tally.count, what, tally.first_index)
-                      : std::string();
+      return in_array
+                 ? fmt::format("{} string(s) {} in the array, the first at index {}: ", tally.count,
+                               what, tally.first_index)
+                 : std::string();
     };
     if (t.too_long.count != 0) {
       sink_.report(Code::StringTooLong, t.too_long.first_offset, t.too_long.first_length,
@@ -266,9 +269,8 @@ class ValueChecker {
     }
     if (t.nul.count != 0) {
       sink_.report(Code::NulInString, t.nul.first_offset, t.nul.first_length, where(t.nul),
-                   "C readers see the string end at the NUL",
-                   "{}NUL byte at byte {} of the string", prefix(t.nul, "with a NUL"),
-                   t.nul.first_position);
+                   "C readers see the string end at the NUL", "{}NUL byte at byte {} of the string",
+                   prefix(t.nul, "with a NUL"), t.nul.first_position);
     }
   }
 };
@@ -285,8 +287,8 @@ void check_keys(const Model& model, Sink& sink) {
       sink.report(Code::DuplicateKey, entry.key_offset, (model.narrow() ? 4 : 8) + entry.key.size(),
                   kv_path(i, entry.key) + " key",
                   "readers disagree on which value wins; write each key once",
-                  "key \"{}\" already appears as kv[{}] at 0x{:x}", escape(entry.key),
-                  *earlier, first.key_offset);
+                  "key \"{}\" already appears as kv[{}] at 0x{:x}", escape(entry.key), *earlier,
+                  first.key_offset);
     }
   }
 }

@@ -16,8 +16,12 @@ struct Expected {
   ValueType alternative = ValueType::Array;  // a second accepted scalar type, if any
 };
 
-constexpr Expected scalar(ValueType t) { return {t, false, ValueType::Uint8, t}; }
-constexpr Expected array_of(ValueType e) { return {ValueType::Array, true, e, ValueType::Array}; }
+constexpr Expected scalar(ValueType t) {
+  return {t, false, ValueType::Uint8, t};
+}
+constexpr Expected array_of(ValueType e) {
+  return {ValueType::Array, true, e, ValueType::Array};
+}
 // Counts are uint32 in real files although the spec says "by convention uint64".
 constexpr Expected kCount{ValueType::Uint32, false, ValueType::Uint8, ValueType::Uint64};
 
@@ -67,8 +71,8 @@ constexpr std::array kStandardKeys = {
 };
 
 // Suffixes of "{arch}." keys whose type is checked once general.architecture is known.
-constexpr std::array<std::string_view, 4> kArchCountKeys = {
-    "context_length", "embedding_length", "block_count", "vocab_size"};
+constexpr std::array<std::string_view, 4> kArchCountKeys = {"context_length", "embedding_length",
+                                                            "block_count", "vocab_size"};
 
 bool starts_with(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
@@ -90,18 +94,20 @@ std::string describe(const Expected& e) {
 }
 
 std::string describe(const MetadataEntry& entry) {
-  if (entry.type == ValueType::Array) return fmt::format("{}[]", to_string(entry.array.element_type));
+  if (entry.type == ValueType::Array)
+    return fmt::format("{}[]", to_string(entry.array.element_type));
   return std::string(to_string(entry.type));
 }
 
 bool matches(const MetadataEntry& entry, const Expected& e) {
-  if (e.is_array) return entry.type == ValueType::Array && entry.array.element_type == e.element_type;
+  if (e.is_array)
+    return entry.type == ValueType::Array && entry.array.element_type == e.element_type;
   return entry.type == e.type || entry.type == e.alternative;
 }
 
 std::optional<Expected> expected_type(std::string_view key, std::string_view arch) {
-  const bool maybe_standard = starts_with(key, "general.") || starts_with(key, "tokenizer.") ||
-                              starts_with(key, "split.");
+  const bool maybe_standard =
+      starts_with(key, "general.") || starts_with(key, "tokenizer.") || starts_with(key, "split.");
   if (maybe_standard) {
     for (const auto& standard : kStandardKeys) {
       if (standard.key == key) return standard.expected;
@@ -109,7 +115,8 @@ std::optional<Expected> expected_type(std::string_view key, std::string_view arc
   }
   if (is_token_id_key(key)) return scalar(ValueType::Uint32);
   if (starts_with(key, "tokenizer.chat_template.")) return scalar(ValueType::String);
-  if (!arch.empty() && key.size() > arch.size() && starts_with(key, arch) && key[arch.size()] == '.') {
+  if (!arch.empty() && key.size() > arch.size() && starts_with(key, arch) &&
+      key[arch.size()] == '.') {
     const std::string_view suffix = key.substr(arch.size() + 1);
     for (std::string_view count_key : kArchCountKeys) {
       if (suffix == count_key) return kCount;
@@ -132,8 +139,8 @@ void check_standard_keys(const Model& model, Sink& sink) {
     const auto expected = expected_type(key_identity(entry.key, profile), arch_name);
     if (expected && !matches(entry, *expected)) {
       sink.report(Code::KeyWrongType, entry.type_offset, 4, kv_path(i, entry.key) + " type",
-                  "loaders read standard keys with a fixed type",
-                  "{} is {}, expected {}", escape(entry.key), describe(entry), describe(*expected));
+                  "loaders read standard keys with a fixed type", "{} is {}, expected {}",
+                  escape(entry.key), describe(entry), describe(*expected));
     }
   }
 
@@ -144,10 +151,11 @@ void check_standard_keys(const Model& model, Sink& sink) {
   }
   if (model.tensors_complete &&
       find_key(model, "general.quantization_version", profile) == nullptr) {
-    const auto quantized = std::find_if(model.tensors.begin(), model.tensors.end(), [](const TensorInfo& t) {
-      const TensorTypeInfo* type = tensor_type(t.type);
-      return type != nullptr && type->quantized();
-    });
+    const auto quantized =
+        std::find_if(model.tensors.begin(), model.tensors.end(), [](const TensorInfo& t) {
+          const TensorTypeInfo* type = tensor_type(t.type);
+          return type != nullptr && type->quantized();
+        });
     if (quantized != model.tensors.end()) {
       const auto index = static_cast<std::size_t>(quantized - model.tensors.begin());
       sink.report(Code::MissingQuantizationVersion, quantized->type_offset, 4,
@@ -161,20 +169,21 @@ void check_standard_keys(const Model& model, Sink& sink) {
   const MetadataEntry* tokens = find_key(model, "tokenizer.ggml.tokens", profile);
   if (tokens == nullptr || !matches(*tokens, array_of(ValueType::String))) return;
   const std::uint64_t vocab = tokens->array.count;
-  for (std::string_view name : {std::string_view("tokenizer.ggml.scores"),
-                                std::string_view("tokenizer.ggml.token_type")}) {
+  for (std::string_view name :
+       {std::string_view("tokenizer.ggml.scores"), std::string_view("tokenizer.ggml.token_type")}) {
     const MetadataEntry* other = find_key(model, name, profile);
-    if (other == nullptr || other->type != ValueType::Array || other->array.count == vocab) continue;
+    if (other == nullptr || other->type != ValueType::Array || other->array.count == vocab)
+      continue;
     const auto index = static_cast<std::size_t>(other - model.metadata.data());
     sink.report(Code::TokenizerLengthMismatch, other->array.count_offset, model.narrow() ? 4 : 8,
-                kv_path(index, other->key) + " count",
-                "loaders index this array by token id",
+                kv_path(index, other->key) + " count", "loaders index this array by token id",
                 "{} has {} entries but tokenizer.ggml.tokens has {}", name, other->array.count,
                 vocab);
   }
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
     const MetadataEntry& entry = model.metadata[i];
-    if (!is_token_id_key(key_identity(entry.key, profile)) || entry.type != ValueType::Uint32) continue;
+    if (!is_token_id_key(key_identity(entry.key, profile)) || entry.type != ValueType::Uint32)
+      continue;
     if (entry.scalar >= vocab) {
       sink.report(Code::TokenIdOutOfRange, entry.value.offset, 4, kv_path(i, entry.key),
                   "loaders index the vocabulary with this id (GHSA-g4cc-763q-h9h6)",

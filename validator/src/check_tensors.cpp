@@ -39,15 +39,17 @@ std::optional<TensorSize> tensor_size(const TensorInfo& info, std::uint64_t alig
   return size;
 }
 
-bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+bool is_power_of_two(std::uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
 
 void check_name(const Model& model, std::size_t index, Sink& sink) {
   const TensorInfo& info = model.tensors[index];
   const Field path = tensor_path(index, info.name) + " name";
   const std::uint64_t width = model.narrow() ? 4 : 8;
   // ggml requires length < 64 (it copies names into char[64]); the spec says "at most 64".
-  const std::uint64_t limit = sink.profile() == Profile::Spec ? kReferenceTensorNameLimit
-                                                              : kReferenceTensorNameLimit - 1;
+  const std::uint64_t limit =
+      sink.profile() == Profile::Spec ? kReferenceTensorNameLimit : kReferenceTensorNameLimit - 1;
   if (info.name.size() > limit) {
     sink.report(Code::TensorNameTooLong, info.name_offset, width + info.name.size(), path,
                 "ggml copies tensor names into a 64-byte buffer including the NUL: at most 63 "
@@ -55,8 +57,7 @@ void check_name(const Model& model, std::size_t index, Sink& sink) {
                 "tensor name is {} bytes long, at most {} allowed", info.name.size(), limit);
   }
   if (info.name.empty()) {
-    sink.report(Code::EmptyTensorName, info.name_offset, width, path, "",
-                "tensor name is empty");
+    sink.report(Code::EmptyTensorName, info.name_offset, width, path, "", "tensor name is empty");
     return;
   }
   for (std::size_t i = 0; i < info.name.size(); ++i) {
@@ -89,14 +90,13 @@ void check_shape_and_type(const Model& model, std::size_t index, Sink& sink) {
     const auto dim_path = [&] { return path + fmt::format(" dims[{}]", d); };
     if (info.dims[d] >= kInt64Limit) {
       sink.report(Code::NegativeDim, info.dim_offset(d), info.dim_width, dim_path(), "",
-                  "dims[{}] is 0x{:x}, negative as the reference reader's int64", d,
-                  info.dims[d]);
+                  "dims[{}] is 0x{:x}, negative as the reference reader's int64", d, info.dims[d]);
       dims_ok = false;
     } else if (info.dims[d] == 0) {
-      sink.report(Code::ZeroDim, info.dim_offset(d), info.dim_width, dim_path(),
-                  d > 0 ? "llama.cpp 2025-01..2026-08 divides by ne[1..3] in its overflow guard"
-                        : "",
-                  "dims[{}] is 0", d);
+      sink.report(
+          Code::ZeroDim, info.dim_offset(d), info.dim_width, dim_path(),
+          d > 0 ? "llama.cpp 2025-01..2026-08 divides by ne[1..3] in its overflow guard" : "",
+          "dims[{}] is 0", d);
     }
   }
   const TensorTypeInfo* type = tensor_type(info.type);
@@ -126,18 +126,17 @@ void check_shape_and_type(const Model& model, std::size_t index, Sink& sink) {
   }
   if (type == nullptr || type->removed()) return;
   if (info.dims[0] % type->block_size != 0) {
-    sink.report(Code::RowNotBlockMultiple, info.dims_offset, info.dim_width, path + " dims[0]",
-                "", "dims[0] is {}, not a multiple of the {} block size {}", info.dims[0],
-                type->name, type->block_size);
+    sink.report(Code::RowNotBlockMultiple, info.dims_offset, info.dim_width, path + " dims[0]", "",
+                "dims[0] is {}, not a multiple of the {} block size {}", info.dims[0], type->name,
+                type->block_size);
     return;
   }
   if (!tensor_size(info, model.alignment)) {
     sink.report(Code::ByteSizeOverflow, info.dims_offset,
                 static_cast<std::uint64_t>(shown) * info.dim_width, path + " dims",
                 "the element count fits but the byte size does not (CVE-2026-33298)",
-                "byte size of {} x {} x {} x {} {} (padded to {}) overflows 64 bits",
-                info.dims[0], info.dims[1], info.dims[2], info.dims[3], type->name,
-                model.alignment);
+                "byte size of {} x {} x {} x {} {} (padded to {}) overflows 64 bits", info.dims[0],
+                info.dims[1], info.dims[2], info.dims[3], type->name, model.alignment);
   }
 }
 
@@ -181,8 +180,8 @@ void check_alignment(Model& model, Sink& sink) {
       }
       if (value % 8 != 0) {
         sink.report(Code::AlignmentNotMultipleOf8, entry->value.offset, 4, path,
-                    "the spec requires a multiple of 8", "general.alignment {} is not a multiple of 8",
-                    value);
+                    "the spec requires a multiple of 8",
+                    "general.alignment {} is not a multiple of 8", value);
       }
       if (value > 65536) {
         sink.report(Code::AlignmentTooLarge, entry->value.offset, 4, path, "",
@@ -227,8 +226,8 @@ void check_layout(const Model& model, Sink& sink) {
     check_zero_padding(model, model.infos_end, model.data_start, "padding", sink);
     if (size > model.data_start) {
       sink.report(Code::TrailingBytes, model.data_start, size - model.data_start, "trailing", "",
-                  "{} bytes after the end of the file's content at 0x{:x}",
-                  size - model.data_start, model.data_start);
+                  "{} bytes after the end of the file's content at 0x{:x}", size - model.data_start,
+                  model.data_start);
     }
     return;
   }
@@ -297,10 +296,9 @@ void check_layout(const Model& model, Sink& sink) {
     }
     if (info.data_offset > data_size || tsize->nbytes > data_size - info.data_offset) {
       std::uint64_t file_offset = 0;
-      const std::string where =
-          checked_add(model.data_start, info.data_offset, file_offset)
-              ? fmt::format("file offset 0x{:x}", file_offset)
-              : std::string("an offset beyond 64 bits");
+      const std::string where = checked_add(model.data_start, info.data_offset, file_offset)
+                                    ? fmt::format("file offset 0x{:x}", file_offset)
+                                    : std::string("an offset beyond 64 bits");
       sink.report(Code::TensorOutOfBounds, info.data_offset_offset, 8, path,
                   "the file is truncated, or the offset or dims are wrong",
                   "tensor data 0x{:x}+0x{:x} (at {}) runs past the end of the {}-byte data section",
@@ -308,7 +306,8 @@ void check_layout(const Model& model, Sink& sink) {
       all_in_bounds = false;
       continue;
     }
-    if (tsize->nbytes != 0) extents.push_back({info.data_offset, info.data_offset + tsize->nbytes, i});
+    if (tsize->nbytes != 0)
+      extents.push_back({info.data_offset, info.data_offset + tsize->nbytes, i});
   }
 
   std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {
@@ -322,8 +321,8 @@ void check_layout(const Model& model, Sink& sink) {
       const TensorInfo& info = model.tensors[e.index];
       sink.report(Code::OverlappingTensors, info.data_offset_offset, 8,
                   tensor_path(e.index, info.name) + " offset", "",
-                  "tensor data 0x{:x}..0x{:x} overlaps tensor[{}] \"{}\" (ends at 0x{:x})",
-                  e.begin, e.end, max_index, escape(model.tensors[max_index].name), max_end);
+                  "tensor data 0x{:x}..0x{:x} overlaps tensor[{}] \"{}\" (ends at 0x{:x})", e.begin,
+                  e.end, max_index, escape(model.tensors[max_index].name), max_end);
     }
     // The padding after a tensor: up to the next multiple of the alignment or the next tensor.
     std::uint64_t pad_end = 0;
@@ -343,8 +342,7 @@ void check_layout(const Model& model, Sink& sink) {
   (void)checked_round_up(max_end, alignment, padded_end);
   if (data_size < padded_end) {
     sink.report(Code::MissingFinalPadding, model.data_start + max_end, data_size - max_end,
-                "padding",
-                "writers pad after every tensor, including the last",
+                "padding", "writers pad after every tensor, including the last",
                 "file ends {} bytes short of the padded end of the tensor data at 0x{:x}",
                 padded_end - data_size, model.data_start + padded_end);
   } else if (data_size > padded_end) {

@@ -70,9 +70,12 @@ class Cursor {
 
   template <typename T>
   static T byteswap(T v) {
-    if constexpr (sizeof(T) == 2) return static_cast<T>(__builtin_bswap16(static_cast<std::uint16_t>(v)));
-    if constexpr (sizeof(T) == 4) return static_cast<T>(__builtin_bswap32(static_cast<std::uint32_t>(v)));
-    if constexpr (sizeof(T) == 8) return static_cast<T>(__builtin_bswap64(static_cast<std::uint64_t>(v)));
+    if constexpr (sizeof(T) == 2)
+      return static_cast<T>(__builtin_bswap16(static_cast<std::uint16_t>(v)));
+    if constexpr (sizeof(T) == 4)
+      return static_cast<T>(__builtin_bswap32(static_cast<std::uint32_t>(v)));
+    if constexpr (sizeof(T) == 8)
+      return static_cast<T>(__builtin_bswap64(static_cast<std::uint64_t>(v)));
     return v;
   }
 

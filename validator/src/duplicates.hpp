@@ -23,7 +23,7 @@ class DuplicateFinder {
   // Records name as entry `index`; returns the index of an earlier equal name, if any.
   std::optional<std::size_t> insert(std::string_view name, std::size_t index) {
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t slot = std::hash<std::string_view>{}(name) & mask;; slot = (slot + 1) & mask) {
+    for (std::size_t slot = std::hash<std::string_view>{}(name)&mask;; slot = (slot + 1) & mask) {
       if (slots_[slot] == kEmpty) {
         slots_[slot] = names_.size();
         names_.push_back({name, index});

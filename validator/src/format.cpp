@@ -6,20 +6,20 @@ namespace ggufcheck {
 namespace {
 
 constexpr std::array<TensorTypeInfo, kTensorTypeCount> kTensorTypes = {{
-    {0, "F32", 1, 4},         {1, "F16", 1, 2},       {2, "Q4_0", 32, 18},
-    {3, "Q4_1", 32, 20},      {4, "Q4_2", 0, 0},      {5, "Q4_3", 0, 0},
-    {6, "Q5_0", 32, 22},      {7, "Q5_1", 32, 24},    {8, "Q8_0", 32, 34},
-    {9, "Q8_1", 32, 36},      {10, "Q2_K", 256, 84},  {11, "Q3_K", 256, 110},
-    {12, "Q4_K", 256, 144},   {13, "Q5_K", 256, 176}, {14, "Q6_K", 256, 210},
+    {0, "F32", 1, 4},         {1, "F16", 1, 2},         {2, "Q4_0", 32, 18},
+    {3, "Q4_1", 32, 20},      {4, "Q4_2", 0, 0},        {5, "Q4_3", 0, 0},
+    {6, "Q5_0", 32, 22},      {7, "Q5_1", 32, 24},      {8, "Q8_0", 32, 34},
+    {9, "Q8_1", 32, 36},      {10, "Q2_K", 256, 84},    {11, "Q3_K", 256, 110},
+    {12, "Q4_K", 256, 144},   {13, "Q5_K", 256, 176},   {14, "Q6_K", 256, 210},
     {15, "Q8_K", 256, 292},   {16, "IQ2_XXS", 256, 66}, {17, "IQ2_XS", 256, 74},
-    {18, "IQ3_XXS", 256, 98}, {19, "IQ1_S", 256, 50}, {20, "IQ4_NL", 32, 18},
-    {21, "IQ3_S", 256, 110},  {22, "IQ2_S", 256, 82}, {23, "IQ4_XS", 256, 136},
-    {24, "I8", 1, 1},         {25, "I16", 1, 2},      {26, "I32", 1, 4},
-    {27, "I64", 1, 8},        {28, "F64", 1, 8},      {29, "IQ1_M", 256, 56},
-    {30, "BF16", 1, 2},       {31, "Q4_0_4_4", 0, 0}, {32, "Q4_0_4_8", 0, 0},
-    {33, "Q4_0_8_8", 0, 0},   {34, "TQ1_0", 256, 54}, {35, "TQ2_0", 256, 66},
+    {18, "IQ3_XXS", 256, 98}, {19, "IQ1_S", 256, 50},   {20, "IQ4_NL", 32, 18},
+    {21, "IQ3_S", 256, 110},  {22, "IQ2_S", 256, 82},   {23, "IQ4_XS", 256, 136},
+    {24, "I8", 1, 1},         {25, "I16", 1, 2},        {26, "I32", 1, 4},
+    {27, "I64", 1, 8},        {28, "F64", 1, 8},        {29, "IQ1_M", 256, 56},
+    {30, "BF16", 1, 2},       {31, "Q4_0_4_4", 0, 0},   {32, "Q4_0_4_8", 0, 0},
+    {33, "Q4_0_8_8", 0, 0},   {34, "TQ1_0", 256, 54},   {35, "TQ2_0", 256, 66},
     {36, "IQ4_NL_4_4", 0, 0}, {37, "IQ4_NL_4_8", 0, 0}, {38, "IQ4_NL_8_8", 0, 0},
-    {39, "MXFP4", 32, 17},    {40, "NVFP4", 64, 36},  {41, "Q1_0", 128, 18},
+    {39, "MXFP4", 32, 17},    {40, "NVFP4", 64, 36},    {41, "Q1_0", 128, 18},
     {42, "Q2_0", 64, 18},
 }};
 
@@ -50,15 +50,22 @@ bool is_valid_value_type(std::uint32_t raw, std::uint32_t version) {
 
 std::string_view to_string(ValueType type) {
   static constexpr std::array<std::string_view, kValueTypeCount> kNames = {
-      "uint8", "int8",  "uint16", "int16",  "uint32", "int32", "float32",
-      "bool",  "string", "array", "uint64", "int64",  "float64"};
+      "uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
+      "bool",  "string", "array",  "uint64", "int64",  "float64"};
   const auto index = static_cast<std::uint32_t>(type);
   return index < kNames.size() ? kNames[index] : std::string_view("unknown");
 }
 
 bool TensorTypeInfo::quantized() const {
   switch (id) {
-    case 0: case 1: case 24: case 25: case 26: case 27: case 28: case 30: return false;
+    case 0:
+    case 1:
+    case 24:
+    case 25:
+    case 26:
+    case 27:
+    case 28:
+    case 30: return false;
     default: return !removed();
   }
 }

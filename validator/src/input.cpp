@@ -1,5 +1,6 @@
 // Input: a read-only memory mapping of a regular file, or the bytes of a stream read to memory.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,8 +9,6 @@
 #include <cerrno>
 #include <cstring>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "checks.hpp"
 #include "ggufcheck/validate.hpp"
@@ -85,7 +84,8 @@ Report unreadable_report(std::string path, std::string why) {
   report.path = std::move(path);
   // Always an error: an input that was not read must never pass, whatever the overrides say.
   std::vector<Finding> findings;
-  findings.push_back(Finding{Code::UnreadableFile, Severity::Error, 0, 0, "file", std::move(why), ""});
+  findings.push_back(
+      Finding{Code::UnreadableFile, Severity::Error, 0, 0, "file", std::move(why), ""});
   detail::finish_report(report, std::move(findings));
   return report;
 }

@@ -42,8 +42,7 @@ std::string bad_magic_hint(std::string_view magic) {
 
 class Reader {
  public:
-  Reader(Model& model, Sink& sink)
-      : model_(model), sink_(sink), limits_(sink.options().limits) {}
+  Reader(Model& model, Sink& sink) : model_(model), sink_(sink), limits_(sink.options().limits) {}
 
   void run() {
     if (!read_header()) return;
@@ -126,8 +125,8 @@ class Reader {
     model_.header_complete = true;
 
     const std::uint64_t remaining = cursor_.remaining();
-    const std::uint64_t min_pair = size_width() + 4 + 1;               // empty key, u8 value
-    const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;         // empty name, 0 dims
+    const std::uint64_t min_pair = size_width() + 4 + 1;        // empty key, u8 value
+    const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;  // empty name, 0 dims
     // An impossible tensor count does not move the metadata: it is still read and checked.
     tensor_count_ok_ = check_count(model_.tensor_count, 8, "header.tensor_count", "tensor infos",
                                    min_tensor, remaining, limits_.max_tensor_count);
@@ -197,8 +196,7 @@ class Reader {
     }
     if (key_length > limits_.max_string_length) {
       sink_.report(Code::LimitExceeded, start, size_width(), index_path + " key", "",
-                   "key length {} is above the limit of {}", key_length,
-                   limits_.max_string_length);
+                   "key length {} is above the limit of {}", key_length, limits_.max_string_length);
       return false;
     }
     (void)cursor_.read_bytes(key_length, entry.key);
@@ -225,9 +223,24 @@ class Reader {
 
   bool read_scalar(ValueType type, std::uint64_t& out) {
     switch (scalar_size(type)) {
-      case 1: { std::uint8_t v = 0; if (!cursor_.read(v)) return false; out = v; return true; }
-      case 2: { std::uint16_t v = 0; if (!cursor_.read(v)) return false; out = v; return true; }
-      case 4: { std::uint32_t v = 0; if (!cursor_.read(v)) return false; out = v; return true; }
+      case 1: {
+        std::uint8_t v = 0;
+        if (!cursor_.read(v)) return false;
+        out = v;
+        return true;
+      }
+      case 2: {
+        std::uint16_t v = 0;
+        if (!cursor_.read(v)) return false;
+        out = v;
+        return true;
+      }
+      case 4: {
+        std::uint32_t v = 0;
+        if (!cursor_.read(v)) return false;
+        out = v;
+        return true;
+      }
       default: return cursor_.read(out);
     }
   }
@@ -248,19 +261,18 @@ class Reader {
     }
     if (length > limits_.max_string_length) {
       sink_.report(Code::LimitExceeded, length_offset, size_width(), path, "",
-                   "string length {} is above the limit of {}", length,
-                   limits_.max_string_length);
+                   "string length {} is above the limit of {}", length, limits_.max_string_length);
       return false;
     }
     return cursor_.read_bytes(length, out);
   }
 
-  bool read_value(MetadataEntry& entry, ValueType type, const Field& path,
-                  std::uint32_t depth) {
+  bool read_value(MetadataEntry& entry, ValueType type, const Field& path, std::uint32_t depth) {
     if (type == ValueType::String) return read_string(entry.range.offset, path, entry.string);
     if (type != ValueType::Array) {
       if (!read_scalar(type, entry.scalar)) {
-        return truncated_metadata(entry.range.offset, path, fmt::format("a {} value", to_string(type)).c_str());
+        return truncated_metadata(entry.range.offset, path,
+                                  fmt::format("a {} value", to_string(type)).c_str());
       }
       return true;
     }
@@ -275,8 +287,8 @@ class Reader {
     if (!cursor_.read(raw)) return truncated_metadata(pair_start, path, "an array element type");
     if (!is_valid_value_type(raw, model_.version)) {
       sink_.report(Code::UnknownArrayType, type_offset, 4, path + " element type",
-                   "array element types are 0..12", "unknown array element type {} (0x{:x})",
-                   raw, raw);
+                   "array element types are 0..12", "unknown array element type {} (0x{:x})", raw,
+                   raw);
       return false;
     }
     array.element_type = static_cast<ValueType>(raw);
@@ -292,7 +304,8 @@ class Reader {
       }
       if (depth + 1 >= std::min(limits_.max_depth, kMaxDepthLimit)) {
         sink_.report(Code::LimitExceeded, type_offset, 4, path + " element type", "",
-                     "arrays nested more than {} deep", std::min(limits_.max_depth, kMaxDepthLimit));
+                     "arrays nested more than {} deep",
+                     std::min(limits_.max_depth, kMaxDepthLimit));
         return false;
       }
     }
@@ -374,8 +387,9 @@ class Reader {
   static constexpr std::uint64_t kScanChunk = 32 * 1024;
 
   void scan_chunk(StringLengths& lengths, std::uint64_t begin, std::uint64_t end) const {
-    const RegionScan scan = scan_region(std::string_view(
-        reinterpret_cast<const char*>(model_.bytes.data() + begin), static_cast<std::size_t>(end - begin)));
+    const RegionScan scan =
+        scan_region(std::string_view(reinterpret_cast<const char*>(model_.bytes.data() + begin),
+                                     static_cast<std::size_t>(end - begin)));
     lengths.region_valid_utf8 = lengths.region_valid_utf8 && scan.valid_utf8;
     lengths.region_zero_bytes += scan.zero_bytes;
   }
@@ -402,9 +416,10 @@ class Reader {
   bool truncated_tensor(std::uint64_t start, const Field& path, const char* field) {
     const std::string hint =
         cursor_.remaining() == 0 && cursor_.pos() == start
-            ? fmt::format("the file ends after {} of the {} tensor infos header.tensor_count "
-                          "declares",
-                          model_.tensors.size(), model_.tensor_count)
+            ? fmt::format(
+                  "the file ends after {} of the {} tensor infos header.tensor_count "
+                  "declares",
+                  model_.tensors.size(), model_.tensor_count)
             : std::string();
     sink_.report(Code::TruncatedTensorInfo, start, to_end(start), path, hint,
                  "file ends inside {} ({} left)", field, byte_count(cursor_.remaining()));
@@ -425,8 +440,8 @@ class Reader {
     if (name_length > cursor_.remaining()) {
       sink_.report(Code::TruncatedString, start, to_end(start), index_path + " name",
                    "string lengths count bytes and are followed by exactly that many bytes",
-                   "tensor name length {} runs past the end of the file ({} left)",
-                   name_length, byte_count(cursor_.remaining()));
+                   "tensor name length {} runs past the end of the file ({} left)", name_length,
+                   byte_count(cursor_.remaining()));
       return false;
     }
     if (name_length > limits_.max_string_length) {
@@ -465,6 +480,8 @@ class Reader {
 
 }  // namespace
 
-void read_model(Model& model, Sink& sink) { Reader(model, sink).run(); }
+void read_model(Model& model, Sink& sink) {
+  Reader(model, sink).run();
+}
 
 }  // namespace ggufcheck::detail

@@ -24,7 +24,8 @@ std::string sarif_level(Severity s) {
 fmt::text_style severity_style(Severity s) {
   switch (s) {
     case Severity::Error: return fmt::fg(fmt::terminal_color::bright_red) | fmt::emphasis::bold;
-    case Severity::Warning: return fmt::fg(fmt::terminal_color::bright_yellow) | fmt::emphasis::bold;
+    case Severity::Warning:
+      return fmt::fg(fmt::terminal_color::bright_yellow) | fmt::emphasis::bold;
     default: return fmt::fg(fmt::terminal_color::bright_cyan) | fmt::emphasis::bold;
   }
 }
@@ -43,8 +44,8 @@ std::string uri_encode(std::string_view path) {
   std::string out;
   for (char c : path) {
     const auto b = static_cast<unsigned char>(c);
-    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
-        c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~' || c == '/') {
       out += c;
     } else {
       out += fmt::format("%{:02X}", b);
@@ -61,7 +62,9 @@ std::string severities_line(const CatalogueEntry& e) {
 
 }  // namespace
 
-std::string_view tool_version() { return GGUFCHECK_VERSION; }
+std::string_view tool_version() {
+  return GGUFCHECK_VERSION;
+}
 
 std::string render_text(const Report& report, const TextStyle& style) {
   std::string out;
@@ -79,11 +82,11 @@ std::string render_text(const Report& report, const TextStyle& style) {
   for (const Finding& f : report.findings) {
     if (style.quiet && f.severity != Severity::Error) continue;
     const CatalogueEntry& entry = catalogue_entry(f.code);
-    out += fmt::format("{}:0x{:x}: {}: {}\n", report.path, f.offset,
-                       styled(style.color, severity_style(f.severity),
-                              fmt::format("{}[{} {}]", to_string(f.severity),
-                                          code_string(f.code), entry.name)),
-                       f.message);
+    out += fmt::format(
+        "{}:0x{:x}: {}: {}\n", report.path, f.offset,
+        styled(style.color, severity_style(f.severity),
+               fmt::format("{}[{} {}]", to_string(f.severity), code_string(f.code), entry.name)),
+        f.message);
     out += fmt::format("  --> {}\n", f.path);
     if (!f.hint.empty()) out += fmt::format("  = hint: {}\n", f.hint);
   }
@@ -101,8 +104,10 @@ std::string render_text(const Report& report, const TextStyle& style) {
     }
     const std::string verdict =
         report.unreadable() ? styled(style.color, severity_style(Severity::Error), "unreadable")
-        : report.passed()   ? styled(style.color, fmt::fg(fmt::terminal_color::bright_green) | fmt::emphasis::bold, "pass")
-                            : styled(style.color, severity_style(Severity::Error), "FAIL");
+        : report.passed()
+            ? styled(style.color, fmt::fg(fmt::terminal_color::bright_green) | fmt::emphasis::bold,
+                     "pass")
+            : styled(style.color, severity_style(Severity::Error), "FAIL");
     out += fmt::format("{}: {}: {} error{}, {} warning{}, {} note{}{}\n", report.path, verdict,
                        report.errors, report.errors == 1 ? "" : "s", report.warnings,
                        report.warnings == 1 ? "" : "s", report.notes, report.notes == 1 ? "" : "s",
@@ -129,26 +134,25 @@ std::string render_json(std::span<const Report> reports, const Options& options,
     const Facts& facts = r.facts;
     const char* status = r.unreadable() ? "unreadable" : r.passed() ? "pass" : "fail";
     (r.unreadable() ? unreadable : r.passed() ? passed : failed)++;
-    files.push_back(
-        {{"path", r.path},
-         {"status", status},
-         {"facts",
-          {{"file_size", facts.file_size},
-           {"version", optional_json(facts.version)},
-           {"endianness", facts.endian == Endian::Big ? "big" : "little"},
-           {"tensor_count", optional_json(facts.tensor_count)},
-           {"kv_count", optional_json(facts.kv_count)},
-           {"kv_read", facts.kv_read},
-           {"tensors_read", facts.tensors_read},
-           {"alignment", facts.alignment},
-           {"data_start", optional_json(facts.data_start)},
-           {"tensor_data_size", optional_json(facts.tensor_data_size)}}},
-         {"summary",
-          {{"errors", r.errors},
-           {"warnings", r.warnings},
-           {"notes", r.notes},
-           {"findings_dropped", r.findings_dropped}}},
-         {"findings", std::move(findings)}});
+    files.push_back({{"path", r.path},
+                     {"status", status},
+                     {"facts",
+                      {{"file_size", facts.file_size},
+                       {"version", optional_json(facts.version)},
+                       {"endianness", facts.endian == Endian::Big ? "big" : "little"},
+                       {"tensor_count", optional_json(facts.tensor_count)},
+                       {"kv_count", optional_json(facts.kv_count)},
+                       {"kv_read", facts.kv_read},
+                       {"tensors_read", facts.tensors_read},
+                       {"alignment", facts.alignment},
+                       {"data_start", optional_json(facts.data_start)},
+                       {"tensor_data_size", optional_json(facts.tensor_data_size)}}},
+                     {"summary",
+                      {{"errors", r.errors},
+                       {"warnings", r.warnings},
+                       {"notes", r.notes},
+                       {"findings_dropped", r.findings_dropped}}},
+                     {"findings", std::move(findings)}});
   }
   json doc = {{"schema_version", kJsonSchemaVersion},
               {"tool", {{"name", "ggufcheck"}, {"version", tool_version()}}},
@@ -176,14 +180,15 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
     const CatalogueEntry& e = catalogue_entry(code);
     index = rules.size();
     const Severity level = options.severity(code);
-    rules.push_back({{"id", code_string(code)},
-                     {"name", e.name},
-                     {"shortDescription", {{"text", e.meaning}}},
-                     {"fullDescription", {{"text", fmt::format("{} (severity: {})", e.meaning,
-                                                               severities_line(e))}}},
-                     {"defaultConfiguration",
-                      {{"level", sarif_level(level == Severity::Silent ? Severity::Error : level)}}},
-                     {"properties", {{"tags", json::array({"gguf", to_string(options.profile)})}}}});
+    rules.push_back(
+        {{"id", code_string(code)},
+         {"name", e.name},
+         {"shortDescription", {{"text", e.meaning}}},
+         {"fullDescription",
+          {{"text", fmt::format("{} (severity: {})", e.meaning, severities_line(e))}}},
+         {"defaultConfiguration",
+          {{"level", sarif_level(level == Severity::Silent ? Severity::Error : level)}}},
+         {"properties", {{"tags", json::array({"gguf", to_string(options.profile)})}}}});
   }
   json artifacts = json::array();
   json results = json::array();
@@ -196,15 +201,17 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
           {"ruleId", code_string(f.code)},
           {"ruleIndex", rule_index.at(f.code)},
           {"level", sarif_level(f.severity)},
-          {"message", {{"text", f.hint.empty() ? f.message
-                                               : fmt::format("{} (hint: {})", f.message, f.hint)}}},
+          {"message",
+           {{"text",
+             f.hint.empty() ? f.message : fmt::format("{} (hint: {})", f.message, f.hint)}}},
           {"locations",
-           json::array({{{"physicalLocation",
-                          {{"artifactLocation", {{"uri", uri}, {"index", artifact}}},
-                           {"region",
-                            {{"startLine", 1}, {"byteOffset", f.offset}, {"byteLength", f.length}}}}},
-                         {"logicalLocations",
-                          json::array({{{"fullyQualifiedName", f.path}, {"kind", "member"}}})}}})},
+           json::array(
+               {{{"physicalLocation",
+                  {{"artifactLocation", {{"uri", uri}, {"index", artifact}}},
+                   {"region",
+                    {{"startLine", 1}, {"byteOffset", f.offset}, {"byteLength", f.length}}}}},
+                 {"logicalLocations",
+                  json::array({{{"fullyQualifiedName", f.path}, {"kind", "member"}}})}}})},
           {"properties", {{"name", catalogue_entry(f.code).name}, {"fieldPath", f.path}}}};
       results.push_back(std::move(result));
     }
@@ -252,9 +259,10 @@ std::string render_catalogue_json() {
 
 std::string render_explanation(Code code) {
   const CatalogueEntry& e = catalogue_entry(code);
-  return fmt::format("{} {}\n\n  {}\n\n  severity: {}\n\n  Use the code or the name with "
-                     "--disable, --enable and --severity.\n",
-                     code_string(code), e.name, e.meaning, severities_line(e));
+  return fmt::format(
+      "{} {}\n\n  {}\n\n  severity: {}\n\n  Use the code or the name with "
+      "--disable, --enable and --severity.\n",
+      code_string(code), e.name, e.meaning, severities_line(e));
 }
 
 }  // namespace ggufcheck

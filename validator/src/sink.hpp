@@ -25,7 +25,7 @@ inline std::string byte_count(std::uint64_t n) {
 // every pair of a million-pair file up front would dominate the run time.
 class Field {
  public:
-  Field(const char* plain) : plain_(plain) {}  // NOLINT: a literal path is a Field
+  Field(const char* plain) : plain_(plain) {}             // NOLINT: a literal path is a Field
   Field(std::string plain) : plain_(std::move(plain)) {}  // NOLINT
   // kv[3] "general.alignment", or kv[3] before the key is known
   static Field kv(std::size_t index, std::optional<std::string_view> key = std::nullopt) {
@@ -52,7 +52,9 @@ class Field {
   std::string suffix_;
 };
 
-inline Field kv_path(std::size_t index, std::string_view key) { return Field::kv(index, key); }
+inline Field kv_path(std::size_t index, std::string_view key) {
+  return Field::kv(index, key);
+}
 inline Field tensor_path(std::size_t index, std::string_view name) {
   return Field::tensor(index, name);
 }
@@ -61,7 +63,9 @@ class Sink {
  public:
   explicit Sink(const Options& options) : options_(options) {}
 
-  [[nodiscard]] bool enabled(Code code) const { return options_.severity(code) != Severity::Silent; }
+  [[nodiscard]] bool enabled(Code code) const {
+    return options_.severity(code) != Severity::Silent;
+  }
   [[nodiscard]] const Options& options() const { return options_; }
   [[nodiscard]] Profile profile() const { return options_.profile; }
 

@@ -14,15 +14,15 @@ namespace {
 #if defined(__x86_64__)
 
 // Error classes of a pair of adjacent bytes (byte 1 = the previous byte, byte 2 = this one).
-constexpr std::uint8_t kTooShort = 1 << 0;    // lead then non-continuation
-constexpr std::uint8_t kTooLong = 1 << 1;     // ASCII then continuation
-constexpr std::uint8_t kOverlong3 = 1 << 2;   // E0 80..9F
-constexpr std::uint8_t kTooLarge = 1 << 3;    // F4 90.., F5..FF
-constexpr std::uint8_t kSurrogate = 1 << 4;   // ED A0..BF
-constexpr std::uint8_t kOverlong2 = 1 << 5;   // C0/C1 then continuation
+constexpr std::uint8_t kTooShort = 1 << 0;      // lead then non-continuation
+constexpr std::uint8_t kTooLong = 1 << 1;       // ASCII then continuation
+constexpr std::uint8_t kOverlong3 = 1 << 2;     // E0 80..9F
+constexpr std::uint8_t kTooLarge = 1 << 3;      // F4 90.., F5..FF
+constexpr std::uint8_t kSurrogate = 1 << 4;     // ED A0..BF
+constexpr std::uint8_t kOverlong2 = 1 << 5;     // C0/C1 then continuation
 constexpr std::uint8_t kTooLarge1000 = 1 << 6;  // F5..FF 80..8F
-constexpr std::uint8_t kOverlong4 = 1 << 6;   // F0 80..8F
-constexpr std::uint8_t kTwoConts = 1 << 7;    // continuation then continuation
+constexpr std::uint8_t kOverlong4 = 1 << 6;     // F0 80..8F
+constexpr std::uint8_t kTwoConts = 1 << 7;      // continuation then continuation
 constexpr std::uint8_t kCarry = kTooShort | kTooLong | kTwoConts;
 
 __attribute__((target("avx2"))) inline __m256i table(const std::uint8_t (&t)[16]) {
@@ -38,39 +38,58 @@ __attribute__((target("avx2"))) inline __m256i previous(__m256i input, __m256i p
 
 __attribute__((target("avx2,popcnt"))) RegionScan scan_avx2(const std::uint8_t* s, std::size_t n) {
   static constexpr std::uint8_t kByte1High[16] = {
-      kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong, kTooLong,
-      kTwoConts, kTwoConts, kTwoConts, kTwoConts,
+      kTooLong,
+      kTooLong,
+      kTooLong,
+      kTooLong,
+      kTooLong,
+      kTooLong,
+      kTooLong,
+      kTooLong,
+      kTwoConts,
+      kTwoConts,
+      kTwoConts,
+      kTwoConts,
       kTooShort | kOverlong2,
       kTooShort,
       kTooShort | kOverlong3 | kSurrogate,
       kTooShort | kTooLarge | kTooLarge1000 | kOverlong4};
-  static constexpr std::uint8_t kByte1Low[16] = {
-      kCarry | kOverlong3 | kOverlong2 | kOverlong4,
-      kCarry | kOverlong2,
-      kCarry,
-      kCarry,
-      kCarry | kTooLarge,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000 | kSurrogate,
-      kCarry | kTooLarge | kTooLarge1000,
-      kCarry | kTooLarge | kTooLarge1000};
+  static constexpr std::uint8_t kByte1Low[16] = {kCarry | kOverlong3 | kOverlong2 | kOverlong4,
+                                                 kCarry | kOverlong2,
+                                                 kCarry,
+                                                 kCarry,
+                                                 kCarry | kTooLarge,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000 | kSurrogate,
+                                                 kCarry | kTooLarge | kTooLarge1000,
+                                                 kCarry | kTooLarge | kTooLarge1000};
   static constexpr std::uint8_t kByte2High[16] = {
-      kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort, kTooShort,
+      kTooShort,
+      kTooShort,
+      kTooShort,
+      kTooShort,
+      kTooShort,
+      kTooShort,
+      kTooShort,
+      kTooShort,
       kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge1000 | kOverlong4,
       kTooLong | kOverlong2 | kTwoConts | kOverlong3 | kTooLarge,
       kTooLong | kOverlong2 | kTwoConts | kSurrogate | kTooLarge,
       kTooLong | kOverlong2 | kTwoConts | kSurrogate | kTooLarge,
-      kTooShort, kTooShort, kTooShort, kTooShort};
+      kTooShort,
+      kTooShort,
+      kTooShort,
+      kTooShort};
   // A block ending in a lead byte whose sequence cannot be complete within it.
   static constexpr std::uint8_t kIncompleteMax[32] = {
-      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+      255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,  255,  255,
       255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0xEF, 0xDF, 0xBF};
 
   const __m256i byte1_high = table(kByte1High);
@@ -107,10 +126,10 @@ __attribute__((target("avx2,popcnt"))) RegionScan scan_avx2(const std::uint8_t* 
       const __m256i high1 = _mm256_and_si256(_mm256_srli_epi16(prev1, 4), nibble);
       const __m256i low1 = _mm256_and_si256(prev1, nibble);
       const __m256i high2 = _mm256_and_si256(_mm256_srli_epi16(input, 4), nibble);
-      const __m256i special = _mm256_and_si256(
-          _mm256_and_si256(_mm256_shuffle_epi8(byte1_high, high1),
-                           _mm256_shuffle_epi8(byte1_low, low1)),
-          _mm256_shuffle_epi8(byte2_high, high2));
+      const __m256i special =
+          _mm256_and_si256(_mm256_and_si256(_mm256_shuffle_epi8(byte1_high, high1),
+                                            _mm256_shuffle_epi8(byte1_low, low1)),
+                           _mm256_shuffle_epi8(byte2_high, high2));
       // Third and fourth bytes of a sequence must be continuations, and only they may be.
       const __m256i third =
           _mm256_subs_epu8(previous<2>(input, prev_input), _mm256_set1_epi8(0x60));

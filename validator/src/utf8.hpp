@@ -17,13 +17,13 @@ namespace utf8_dfa {
 enum State : std::uint8_t {
   kAccept,
   kError,
-  kNeed1,       // one continuation byte 80..BF
-  kNeed2,       // two continuation bytes
-  kAfterE0,     // A0..BF, then one more (no overlong 3-byte forms)
-  kAfterED,     // 80..9F, then one more (no surrogates)
-  kAfterF0,     // 90..BF, then two more (no overlong 4-byte forms)
-  kNeed3,       // three continuation bytes (after F1..F3)
-  kAfterF4,     // 80..8F, then two more (nothing above U+10FFFF)
+  kNeed1,    // one continuation byte 80..BF
+  kNeed2,    // two continuation bytes
+  kAfterE0,  // A0..BF, then one more (no overlong 3-byte forms)
+  kAfterED,  // 80..9F, then one more (no surrogates)
+  kAfterF0,  // 90..BF, then two more (no overlong 4-byte forms)
+  kNeed3,    // three continuation bytes (after F1..F3)
+  kAfterF4,  // 80..8F, then two more (nothing above U+10FFFF)
   kStateCount,
 };
 

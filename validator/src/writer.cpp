@@ -7,8 +7,12 @@
 
 namespace ggufcheck {
 
-Value Value::f32(float v) { return integer(ValueType::Float32, std::bit_cast<std::uint32_t>(v)); }
-Value Value::f64(double v) { return integer(ValueType::Float64, std::bit_cast<std::uint64_t>(v)); }
+Value Value::f32(float v) {
+  return integer(ValueType::Float32, std::bit_cast<std::uint32_t>(v));
+}
+Value Value::f64(double v) {
+  return integer(ValueType::Float64, std::bit_cast<std::uint64_t>(v));
+}
 
 Value Value::string(std::string v) {
   Value value;
@@ -31,7 +35,8 @@ std::optional<std::uint64_t> tensor_nbytes(std::uint32_t type_id,
   if (type == nullptr || type->removed() || dims.size() > kMaxDims) return std::nullopt;
   std::uint64_t elements = 1;
   for (std::uint64_t d : dims) {
-    if (d >= kInt64Limit || !detail::checked_mul(elements, d, elements) || elements >= kInt64Limit) {
+    if (d >= kInt64Limit || !detail::checked_mul(elements, d, elements) ||
+        elements >= kInt64Limit) {
       return std::nullopt;
     }
   }
@@ -196,7 +201,8 @@ Written write(const Document& doc, const WriteOptions& options) {
     layout.tensors.push_back(info);
   }
   layout.infos_end = w.pos();
-  if (!doc.tensors.empty() || options.pad_when_no_tensors) w.pad_to(alignment, options.padding_byte);
+  if (!doc.tensors.empty() || options.pad_when_no_tensors)
+    w.pad_to(alignment, options.padding_byte);
   layout.data_start = w.pos();
 
   for (std::size_t i = 0; i < doc.tensors.size(); ++i) {

@@ -3,6 +3,7 @@
 // directories, standard input), options, output formats, `list`, `explain`, and the rule that
 // bad input gives one line on standard error and never a crash.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -10,8 +11,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -44,9 +43,9 @@ using nlohmann::json;
 // Running the CLI
 
 struct RunResult {
-  bool exited = false;       // false: killed by a signal (or timed out)
-  int status = -1;           // exit status when exited
-  int signal = 0;            // the signal when not exited
+  bool exited = false;  // false: killed by a signal (or timed out)
+  int status = -1;      // exit status when exited
+  int signal = 0;       // the signal when not exited
   bool timed_out = false;
   std::string out, err;
 };
@@ -60,8 +59,8 @@ std::ostream& operator<<(std::ostream& os, const RunResult& r) {
 }
 
 struct RunOptions {
-  std::optional<std::string> stdin_data;  // written through a pipe
-  std::optional<fs::path> stdin_file;     // opened and given as standard input
+  std::optional<std::string> stdin_data;                  // written through a pipe
+  std::optional<fs::path> stdin_file;                     // opened and given as standard input
   std::map<std::string, std::optional<std::string>> env;  // set (value) or unset (nullopt)
   int stdout_fd = -1;  // when >= 0: given as standard output instead of a capture pipe
   std::optional<fs::path> cwd;
@@ -124,7 +123,8 @@ RunResult run_cli(const std::vector<std::string>& args, const RunOptions& option
   } else {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   }
-  posix_spawn_file_actions_adddup2(&actions, options.stdout_fd >= 0 ? options.stdout_fd : out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions,
+                                   options.stdout_fd >= 0 ? options.stdout_fd : out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   if (options.cwd) posix_spawn_file_actions_addchdir_np(&actions, options.cwd->c_str());
 
@@ -185,7 +185,8 @@ RunResult run_cli(const std::vector<std::string>& args, const RunOptions& option
         }
         const ssize_t n = ::write(in_pipe[1], input.data() + written, input.size() - written);
         if (n > 0) written += static_cast<std::size_t>(n);
-        if ((n < 0 && errno != EAGAIN && errno != EINTR) || written == input.size()) close_fd(in_pipe[1]);
+        if ((n < 0 && errno != EAGAIN && errno != EINTR) || written == input.size())
+          close_fd(in_pipe[1]);
         continue;
       }
       const ssize_t n = ::read(p.fd, buffer, sizeof buffer);
@@ -241,7 +242,8 @@ class TempDir {
     const fs::path full = path_ / relative;
     fs::create_directories(full.parent_path());
     std::ofstream out(full, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
     if (!out) throw std::runtime_error("cannot write " + full.string());
     return full;
   }
@@ -250,11 +252,17 @@ class TempDir {
   fs::path path_;
 };
 
-fs::path source_dir() { return GGUFCHECK_SOURCE_DIR; }
-std::string example(const std::string& name) { return (source_dir() / "examples" / name).string(); }
+fs::path source_dir() {
+  return GGUFCHECK_SOURCE_DIR;
+}
+std::string example(const std::string& name) {
+  return (source_dir() / "examples" / name).string();
+}
 
 // Passes strict with no finding at all.
-ByteVector valid_bytes() { return write_bytes(model_document()); }
+ByteVector valid_bytes() {
+  return write_bytes(model_document());
+}
 
 // A bool byte of 2: an error in strict and spec, silent in llama.cpp.
 Document bool2_document() {
@@ -262,7 +270,9 @@ Document bool2_document() {
   doc.metadata.push_back({"general.flag", Value::bool_byte(2), {}});
   return doc;
 }
-ByteVector bool2_bytes() { return write_bytes(bool2_document()); }
+ByteVector bool2_bytes() {
+  return write_bytes(bool2_document());
+}
 
 // An unconventional key: a warning in strict, an error in spec, silent in llama.cpp.
 Document warning_document() {
@@ -270,7 +280,9 @@ Document warning_document() {
   doc.metadata.push_back({"General.Odd_Key", Value::u32(7), {}});
   return doc;
 }
-ByteVector warning_bytes() { return write_bytes(warning_document()); }
+ByteVector warning_bytes() {
+  return write_bytes(warning_document());
+}
 
 // One error (the bool) and one warning (the key) in strict.
 ByteVector error_and_warning_bytes() {
@@ -325,7 +337,9 @@ const std::regex kFindingLine(
     R"(^(.+):0x([0-9a-f]+): (error|warning|note)\[(GGUF[0-9]{4}) ([a-z0-9]+(-[a-z0-9]+)*)\]: (.+)$)");
 const std::regex kAnsi("\x1b\\[[0-9;]*m");
 
-std::string strip_ansi(const std::string& text) { return std::regex_replace(text, kAnsi, ""); }
+std::string strip_ansi(const std::string& text) {
+  return std::regex_replace(text, kAnsi, "");
+}
 
 // The set of codes in text output.
 std::set<std::string> text_codes(const std::string& out) {
@@ -341,7 +355,8 @@ std::set<std::string> text_codes(const std::string& out) {
 // Exit statuses
 
 TEST(CliExitStatus, ValidFilesExitZero) {
-  for (const std::string& path : {example("valid/tiny-llama.gguf"), example("valid/vocab-only.gguf")}) {
+  for (const std::string& path :
+       {example("valid/tiny-llama.gguf"), example("valid/vocab-only.gguf")}) {
     const RunResult r = run_cli({path});
     EXPECT_TRUE(r.exited && r.status == 0) << path << "\n" << r;
     EXPECT_TRUE(r.err.empty()) << r;
@@ -452,7 +467,8 @@ TEST(CliExitStatus, WorstStatusWinsWhateverTheOrder) {
       args.insert(args.end(), c.files.begin(), c.files.end());
       const RunResult r = run_cli(args);
       EXPECT_TRUE(r.exited && r.status == c.status)
-          << format << " " << ::testing::PrintToString(c.files) << "\n" << r;
+          << format << " " << ::testing::PrintToString(c.files) << "\n"
+          << r;
     }
   }
 }
@@ -525,8 +541,8 @@ TEST(CliCheck, DashReadsStandardInputFromAPipe) {
   const ByteVector bytes = bool2_bytes();
   const std::string file = dir.write("broken.gguf", bytes).string();
   const RunResult from_file = run_cli({"--format", "json", file});
-  const RunResult from_pipe = run_cli({"--format", "json", "-"},
-                                      stdin_bytes(std::string(bytes.begin(), bytes.end())));
+  const RunResult from_pipe =
+      run_cli({"--format", "json", "-"}, stdin_bytes(std::string(bytes.begin(), bytes.end())));
   ASSERT_TRUE(from_pipe.exited) << from_pipe;
   EXPECT_EQ(from_pipe.status, 1) << from_pipe;
   const json a = json::parse(from_file.out), b = json::parse(from_pipe.out);
@@ -657,7 +673,8 @@ TEST(CliOptions, ProfileChangesTheVerdict) {
   EXPECT_EQ(run_cli({bool2}).out, run_cli({"--profile", "strict", bool2}).out);
   // llama.cpp keeps the bool silent; strict reports it as an error.
   EXPECT_FALSE(contains(run_cli({"--profile", "llama.cpp", bool2}).out, "GGUF2012"));
-  EXPECT_TRUE(contains(run_cli({"--profile", "strict", bool2}).out, "error[GGUF2012 non-canonical-bool]"));
+  EXPECT_TRUE(
+      contains(run_cli({"--profile", "strict", bool2}).out, "error[GGUF2012 non-canonical-bool]"));
   const json doc = json::parse(run_cli({"--format", "json", "--profile", "llama.cpp", bool2}).out);
   EXPECT_EQ(doc.at("profile"), "llama.cpp");
 }
@@ -915,7 +932,8 @@ TEST(CliOutput, TextFindingLinesAreCompilerStyle) {
   std::smatch m;
   ASSERT_TRUE(std::regex_match(out[0], m, kFindingLine)) << out[0];
   EXPECT_EQ(m[1].str(), file);
-  EXPECT_EQ(std::stoull(m[2].str(), nullptr, 16), written.layout.pairs.at(1).value_offset) << out[0];
+  EXPECT_EQ(std::stoull(m[2].str(), nullptr, 16), written.layout.pairs.at(1).value_offset)
+      << out[0];
   EXPECT_EQ(m[3].str(), "error");
   EXPECT_EQ(m[4].str(), "GGUF2012");
   EXPECT_EQ(m[5].str(), "non-canonical-bool");
@@ -954,10 +972,11 @@ TEST(CliOutput, EveryTextFindingHasAFieldLine) {
     EXPECT_GT(findings, 0U) << profile;
     for (const auto& line : out) {
       std::smatch m;
-      const bool ok = std::regex_match(line, m, kFindingLine) || line.rfind("  --> ", 0) == 0 ||
-                      line.rfind("  = hint: ", 0) == 0 ||
-                      std::regex_search(line, std::regex(R"(: (pass|FAIL|unreadable): \d+ errors?, )")) ||
-                      contains(line, "more findings not shown");
+      const bool ok =
+          std::regex_match(line, m, kFindingLine) || line.rfind("  --> ", 0) == 0 ||
+          line.rfind("  = hint: ", 0) == 0 ||
+          std::regex_search(line, std::regex(R"(: (pass|FAIL|unreadable): \d+ errors?, )")) ||
+          contains(line, "more findings not shown");
       EXPECT_TRUE(ok) << "unexpected line: " << line;
     }
   }
@@ -1107,7 +1126,8 @@ TEST(CliInfo, ListShowsTheWholeCatalogue) {
   const RunResult r = run_cli({"list"});
   EXPECT_TRUE(r.exited && r.status == 0) << r;
   for (const CatalogueEntry& e : catalogue()) {
-    EXPECT_TRUE(std::regex_search(r.out, std::regex(code_string(e.code) + " +" + std::string(e.name) + " ")))
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex(code_string(e.code) + " +" + std::string(e.name) + " ")))
         << code_string(e.code);
   }
 }
@@ -1127,7 +1147,8 @@ TEST(CliInfo, ListJsonMatchesTheCatalogue) {
     EXPECT_EQ(d.at("meaning"), std::string(e.meaning));
     EXPECT_EQ(d.at("severity").at("strict"), std::string(to_string(e.severity(Profile::Strict))));
     EXPECT_EQ(d.at("severity").at("spec"), std::string(to_string(e.severity(Profile::Spec))));
-    EXPECT_EQ(d.at("severity").at("llama.cpp"), std::string(to_string(e.severity(Profile::LlamaCpp))));
+    EXPECT_EQ(d.at("severity").at("llama.cpp"),
+              std::string(to_string(e.severity(Profile::LlamaCpp))));
   }
 }
 
@@ -1254,7 +1275,8 @@ TEST(CliUsage, HostileAndOddInputsNeverCrash) {
       std::vector<std::string> args = {"--profile", profile, "--format", format};
       args.insert(args.end(), files.begin(), files.end());
       const RunResult r = run_cli(args);
-      EXPECT_TRUE(r.exited && (r.status == 1 || r.status == 2)) << profile << " " << format << "\n" << r;
+      EXPECT_TRUE(r.exited && (r.status == 1 || r.status == 2)) << profile << " " << format << "\n"
+                                                                << r;
       EXPECT_FALSE(r.timed_out);
       EXPECT_FALSE(contains(r.err, "internal error")) << r;
     }

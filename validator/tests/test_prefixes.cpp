@@ -10,9 +10,9 @@ namespace ggufcheck::testing {
 namespace {
 
 const std::set<Code> kTruncationClass = {
-    Code::TruncatedHeader,       Code::TruncatedMetadata,   Code::TruncatedString,
-    Code::TruncatedTensorInfo,   Code::TruncatedBeforeData, Code::ImpossibleCount,
-    Code::ImpossibleArrayCount,  Code::TensorOutOfBounds,
+    Code::TruncatedHeader,      Code::TruncatedMetadata,   Code::TruncatedString,
+    Code::TruncatedTensorInfo,  Code::TruncatedBeforeData, Code::ImpossibleCount,
+    Code::ImpossibleArrayCount, Code::TensorOutOfBounds,
 };
 
 bool has_truncation_error(const Report& report) {

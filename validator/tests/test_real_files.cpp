@@ -16,7 +16,9 @@ std::vector<std::filesystem::path> real_files() {
   return files;
 }
 
-TEST(RealFiles, AllSixArePresent) { EXPECT_EQ(real_files().size(), 6U); }
+TEST(RealFiles, AllSixArePresent) {
+  EXPECT_EQ(real_files().size(), 6U);
+}
 
 TEST(RealFiles, PassStrictWithNoFindingAtAll) {
   for (const auto& path : real_files()) {

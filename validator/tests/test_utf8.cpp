@@ -20,7 +20,8 @@ void expect_agreement(const std::string& text) {
   ASSERT_EQ(is_valid_utf8(text), reference) << ::testing::PrintToString(text);
   const detail::RegionScan scan = scan_region(text);
   ASSERT_EQ(scan.valid_utf8, reference) << ::testing::PrintToString(text);
-  ASSERT_EQ(scan.zero_bytes, static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\0')));
+  ASSERT_EQ(scan.zero_bytes,
+            static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\0')));
 }
 
 TEST(Utf8, KnownSequences) {
@@ -54,9 +55,9 @@ TEST(Utf8, AllValidatorsAgreeOnEveryShortSequence) {
 
 TEST(Utf8, AllValidatorsAgreeOnRandomText) {
   std::mt19937_64 rng(20261129);
-  const std::vector<std::string> pieces = {"a", "\xc3\xa9", "\xe2\x96\x81", "\xf0\x9f\x98\x80",
-                                           std::string(1, '\0'), "\x80", "\xe0", "\xf4\x8f",
-                                           "\xed\x9f\xbf", "\xc2"};
+  const std::vector<std::string> pieces = {
+      "a",    "\xc3\xa9", "\xe2\x96\x81", "\xf0\x9f\x98\x80", std::string(1, '\0'),
+      "\x80", "\xe0",     "\xf4\x8f",     "\xed\x9f\xbf",     "\xc2"};
   for (int round = 0; round < 20000; ++round) {
     std::string text;
     const int n = static_cast<int>(rng() % 80);
@@ -72,7 +73,8 @@ TEST(Utf8, AllValidatorsAgreeOnRandomText) {
 // still name the right element.
 TEST(Utf8, StringArraysReportTheFirstBadElementAndTheCount) {
   std::vector<Value> tokens;
-  for (int i = 0; i < 300; ++i) tokens.push_back(Value::string("tok\xe2\x96\x81" + std::to_string(i)));
+  for (int i = 0; i < 300; ++i)
+    tokens.push_back(Value::string("tok\xe2\x96\x81" + std::to_string(i)));
   tokens[7] = Value::string(std::string(200, 'x'));  // a length byte >= 0x80: no region shortcut
   tokens[120] = Value::string("bad\xff");
   tokens[250] = Value::string("bad\xc3");
@@ -101,10 +103,11 @@ TEST(Utf8, StringArraysReportTheFirstBadElementAndTheCount) {
 TEST(Utf8, CleanStringArraysOfEveryLengthClassPass) {
   for (std::size_t length : {0U, 1U, 127U, 128U, 255U, 256U, 70000U}) {
     Document doc = minimal_document();
-    doc.metadata.push_back({"test.strings",
-                            Value::array(ValueType::String, {Value::string(std::string(length, 'a')),
-                                                             Value::string("\xe4\xb8\xad")}),
-                            {}});
+    doc.metadata.push_back(
+        {"test.strings",
+         Value::array(ValueType::String,
+                      {Value::string(std::string(length, 'a')), Value::string("\xe4\xb8\xad")}),
+         {}});
     EXPECT_EQ(check(write_bytes(doc)).findings.size(), 0U) << length;
   }
 }

@@ -10,10 +10,9 @@ namespace ggufcheck::testing {
 namespace {
 
 std::vector<Value> one_of_each_scalar() {
-  return {Value::u8(255),      Value::i8(-128),        Value::u16(65535),
-          Value::i16(-32768),  Value::u32(0xFFFFFFFF), Value::i32(-1),
-          Value::f32(1.5f),    Value::boolean(true),   Value::u64(UINT64_MAX),
-          Value::i64(INT64_MIN), Value::f64(-0.0)};
+  return {Value::u8(255),         Value::i8(-128),       Value::u16(65535), Value::i16(-32768),
+          Value::u32(0xFFFFFFFF), Value::i32(-1),        Value::f32(1.5f),  Value::boolean(true),
+          Value::u64(UINT64_MAX), Value::i64(INT64_MIN), Value::f64(-0.0)};
 }
 
 Value sample_of(ValueType type) {
@@ -28,8 +27,8 @@ void expect_clean(const ByteVector& bytes, const std::string& what) {
   const Report report = check(bytes);
   EXPECT_EQ(report.errors + report.warnings + report.notes, 0U) << what;
   for (const Finding& f : report.findings) {
-    ADD_FAILURE() << what << ": " << code_string(f.code) << " at 0x" << std::hex << f.offset
-                  << " " << f.path << ": " << f.message;
+    ADD_FAILURE() << what << ": " << code_string(f.code) << " at 0x" << std::hex << f.offset << " "
+                  << f.path << ": " << f.message;
   }
 }
 
@@ -39,7 +38,8 @@ TEST(Writer, EveryValueTypeAsAScalarAndAsArrayElementsIsClean) {
     if (type == ValueType::Array) continue;
     Document doc = minimal_document();
     doc.metadata.push_back({"test.scalar", sample_of(type), {}});
-    doc.metadata.push_back({"test.array", Value::array(type, {sample_of(type), sample_of(type)}), {}});
+    doc.metadata.push_back(
+        {"test.array", Value::array(type, {sample_of(type), sample_of(type)}), {}});
     doc.metadata.push_back({"test.empty_array", Value::array(type, {}), {}});
     for (Endian endian : {Endian::Little, Endian::Big}) {
       doc.endian = endian;
@@ -60,7 +60,8 @@ TEST(Writer, EveryValueTypeAsAScalarAndAsArrayElementsIsClean) {
 TEST(Writer, EmptyStringsAndEmptyArraysAreClean) {
   Document doc = minimal_document();
   doc.metadata.push_back({"test.empty", Value::string(""), {}});
-  doc.metadata.push_back({"test.empty_strings", Value::array(ValueType::String, {Value::string("")}), {}});
+  doc.metadata.push_back(
+      {"test.empty_strings", Value::array(ValueType::String, {Value::string("")}), {}});
   expect_clean(write_bytes(doc), "empty values");
 }
 
@@ -140,9 +141,9 @@ TEST(Writer, ScalarsAreStoredInTheRequestedByteOrder) {
 
 TEST(Writer, TensorNbytesIsOverflowChecked) {
   EXPECT_EQ(tensor_nbytes(0, {4, 2}), 32U);
-  EXPECT_EQ(tensor_nbytes(2, {64}), 36U);                       // two Q4_0 blocks
-  EXPECT_FALSE(tensor_nbytes(2, {33}).has_value());              // not a block multiple
-  EXPECT_FALSE(tensor_nbytes(4, {32}).has_value());              // removed type
+  EXPECT_EQ(tensor_nbytes(2, {64}), 36U);                                // two Q4_0 blocks
+  EXPECT_FALSE(tensor_nbytes(2, {33}).has_value());                      // not a block multiple
+  EXPECT_FALSE(tensor_nbytes(4, {32}).has_value());                      // removed type
   EXPECT_FALSE(tensor_nbytes(0, {1ULL << 32, 1ULL << 32}).has_value());  // wraps to 0
   EXPECT_FALSE(tensor_nbytes(0, {1ULL << 62, 4}).has_value());
   EXPECT_FALSE(tensor_nbytes(0, {1, 1, 1, 1, 1}).has_value());  // five dims

@@ -14,7 +14,7 @@ enum class Severity : std::uint8_t { Silent, Note, Warning, Error };
 
 enum class Profile : std::uint8_t { Strict, Spec, LlamaCpp };
 inline constexpr std::array<Profile, 3> kAllProfiles = {Profile::Strict, Profile::Spec,
-                                                       Profile::LlamaCpp};
+                                                        Profile::LlamaCpp};
 
 enum class Code : std::uint16_t {
 #define GGUFCHECK_DIAGNOSTIC(number, id, name, s, sp, l, meaning) id = number,
@@ -24,8 +24,8 @@ enum class Code : std::uint16_t {
 
 struct CatalogueEntry {
   Code code;
-  std::string_view name;                 // kebab-case, usable wherever a code is
-  std::array<Severity, 3> severities;    // indexed by Profile
+  std::string_view name;               // kebab-case, usable wherever a code is
+  std::array<Severity, 3> severities;  // indexed by Profile
   std::string_view meaning;
 
   [[nodiscard]] Severity severity(Profile profile) const {

@@ -23,7 +23,7 @@ struct ByteRange {
 // a vocabulary of megabytes a second time: the length fields, and a scan of the element bytes
 // (length fields included) made chunk by chunk while they are still in cache.
 struct StringLengths {
-  std::uint64_t any_bits = 0;     // OR of every length
+  std::uint64_t any_bits = 0;  // OR of every length
   std::uint64_t longest = 0;
   std::uint64_t zero_bytes = 0;   // 0x00 bytes inside the length fields
   bool region_valid_utf8 = true;  // the element bytes, as one text
@@ -34,39 +34,39 @@ struct StringLengths {
 struct ArrayView {
   ValueType element_type = ValueType::Uint8;
   std::uint64_t count = 0;
-  std::uint64_t count_offset = 0;   // where the element count is stored
-  ByteRange elements;               // the element bytes, back to back
-  StringLengths lengths;            // string arrays only
+  std::uint64_t count_offset = 0;  // where the element count is stored
+  ByteRange elements;              // the element bytes, back to back
+  StringLengths lengths;           // string arrays only
 };
 
 struct MetadataEntry {
-  ByteRange range;                  // the whole pair
-  std::uint64_t key_offset = 0;     // the key's length field
-  std::string_view key;             // the key bytes (may hold any byte)
+  ByteRange range;               // the whole pair
+  std::uint64_t key_offset = 0;  // the key's length field
+  std::string_view key;          // the key bytes (may hold any byte)
   std::uint64_t type_offset = 0;
   ValueType type = ValueType::Uint8;
-  ByteRange value;                  // the value bytes
-  std::uint64_t scalar = 0;         // numbers and bools, raw bits in host order
-  std::string_view string;          // String values
-  ArrayView array;                  // Array values
+  ByteRange value;           // the value bytes
+  std::uint64_t scalar = 0;  // numbers and bools, raw bits in host order
+  std::string_view string;   // String values
+  ArrayView array;           // Array values
 
   // The scalar as the requested integer (valid for integer types only).
   [[nodiscard]] std::uint64_t as_unsigned() const { return scalar; }
 };
 
 struct TensorInfo {
-  ByteRange range;                  // the whole tensor info
+  ByteRange range;  // the whole tensor info
   std::uint64_t name_offset = 0;
   std::string_view name;
   std::uint64_t n_dims_offset = 0;
   std::uint32_t n_dims = 0;
-  std::uint64_t dims_offset = 0;    // first dim; dim i is at dims_offset + i * dim width
-  std::uint32_t dim_width = 8;      // 4 in version 1 files
+  std::uint64_t dims_offset = 0;  // first dim; dim i is at dims_offset + i * dim width
+  std::uint32_t dim_width = 8;    // 4 in version 1 files
   std::array<std::uint64_t, kMaxDims> dims{1, 1, 1, 1};  // unused dims count as 1
   std::uint64_t type_offset = 0;
   std::uint32_t type = 0;
   std::uint64_t data_offset_offset = 0;
-  std::uint64_t data_offset = 0;    // relative to data_start
+  std::uint64_t data_offset = 0;  // relative to data_start
 
   [[nodiscard]] std::uint64_t dim_offset(std::uint32_t i) const {
     return dims_offset + static_cast<std::uint64_t>(i) * dim_width;
@@ -82,11 +82,11 @@ struct Model {
   std::vector<MetadataEntry> metadata;
   std::vector<TensorInfo> tensors;
   bool header_complete = false;
-  bool metadata_complete = false;   // every declared pair was read
-  bool tensors_complete = false;    // every declared tensor info was read
-  std::uint64_t infos_end = 0;      // end of the tensor infos (valid when tensors_complete)
+  bool metadata_complete = false;  // every declared pair was read
+  bool tensors_complete = false;   // every declared tensor info was read
+  std::uint64_t infos_end = 0;     // end of the tensor infos (valid when tensors_complete)
   std::uint32_t alignment = kDefaultAlignment;  // the one in force
-  std::uint64_t data_start = 0;     // valid when tensors_complete
+  std::uint64_t data_start = 0;                 // valid when tensors_complete
 
   [[nodiscard]] std::uint64_t size() const { return bytes.size(); }
   [[nodiscard]] bool narrow() const { return version == 1; }  // 32-bit counts and lengths

@@ -18,18 +18,18 @@ namespace ggufcheck {
 inline constexpr std::uint32_t kMaxDepthLimit = 1024;
 
 struct Limits {
-  std::uint32_t max_depth = 64;                      // array nesting, at most kMaxDepthLimit
+  std::uint32_t max_depth = 64;  // array nesting, at most kMaxDepthLimit
   std::uint64_t max_kv_count = UINT64_MAX;
   std::uint64_t max_tensor_count = UINT64_MAX;
   std::uint64_t max_string_length = UINT64_MAX;
   std::uint64_t max_array_length = UINT64_MAX;
-  std::uint64_t max_findings = 10000;                // further findings are counted, not kept
+  std::uint64_t max_findings = 10000;  // further findings are counted, not kept
 };
 
 struct Options {
   Profile profile = Profile::Strict;
-  bool werror = false;                                // warnings count as errors
-  std::map<Code, Severity> severity_overrides;        // --disable/--enable/--severity
+  bool werror = false;                          // warnings count as errors
+  std::map<Code, Severity> severity_overrides;  // --disable/--enable/--severity
   Limits limits;
 
   [[nodiscard]] Severity severity(Code code) const;
@@ -51,8 +51,8 @@ struct Facts {
   Endian endian = Endian::Little;
   std::optional<std::uint64_t> tensor_count;
   std::optional<std::uint64_t> kv_count;
-  std::uint64_t kv_read = 0;        // pairs actually read
-  std::uint64_t tensors_read = 0;   // tensor infos actually read
+  std::uint64_t kv_read = 0;       // pairs actually read
+  std::uint64_t tensors_read = 0;  // tensor infos actually read
   std::uint32_t alignment = kDefaultAlignment;
   std::optional<std::uint64_t> data_start;
   std::optional<std::uint64_t> tensor_data_size;  // bytes from data_start to the end of the file
@@ -61,7 +61,7 @@ struct Facts {
 struct Report {
   std::string path;
   Facts facts;
-  std::vector<Finding> findings;  // sorted by offset
+  std::vector<Finding> findings;       // sorted by offset
   std::uint64_t findings_dropped = 0;  // beyond Limits::max_findings; counted below all the same
   std::size_t errors = 0;
   std::size_t warnings = 0;

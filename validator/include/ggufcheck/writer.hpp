@@ -15,19 +15,25 @@ namespace ggufcheck {
 
 struct Value {
   ValueType type = ValueType::Uint8;
-  std::uint64_t bits = 0;     // integers (two's complement), floats (IEEE bits), bool byte
-  std::string text;           // String
+  std::uint64_t bits = 0;  // integers (two's complement), floats (IEEE bits), bool byte
+  std::string text;        // String
   ValueType element_type = ValueType::Uint8;  // Array
-  std::vector<Value> items;   // Array
+  std::vector<Value> items;                   // Array
 
   static Value u8(std::uint8_t v) { return integer(ValueType::Uint8, v); }
   static Value i8(std::int8_t v) { return integer(ValueType::Int8, static_cast<std::uint8_t>(v)); }
   static Value u16(std::uint16_t v) { return integer(ValueType::Uint16, v); }
-  static Value i16(std::int16_t v) { return integer(ValueType::Int16, static_cast<std::uint16_t>(v)); }
+  static Value i16(std::int16_t v) {
+    return integer(ValueType::Int16, static_cast<std::uint16_t>(v));
+  }
   static Value u32(std::uint32_t v) { return integer(ValueType::Uint32, v); }
-  static Value i32(std::int32_t v) { return integer(ValueType::Int32, static_cast<std::uint32_t>(v)); }
+  static Value i32(std::int32_t v) {
+    return integer(ValueType::Int32, static_cast<std::uint32_t>(v));
+  }
   static Value u64(std::uint64_t v) { return integer(ValueType::Uint64, v); }
-  static Value i64(std::int64_t v) { return integer(ValueType::Int64, static_cast<std::uint64_t>(v)); }
+  static Value i64(std::int64_t v) {
+    return integer(ValueType::Int64, static_cast<std::uint64_t>(v));
+  }
   static Value f32(float v);
   static Value f64(double v);
   // Any byte may be written, to produce non-canonical bools.
@@ -53,9 +59,9 @@ struct KeyValue {
 
 struct Tensor {
   std::string name;
-  std::vector<std::uint64_t> dims;        // ne[0] first; n_dims = dims.size()
-  std::uint32_t type = 0;                 // ggml type id
-  std::optional<std::uint64_t> offset;    // default: the running sum of padded sizes
+  std::vector<std::uint64_t> dims;      // ne[0] first; n_dims = dims.size()
+  std::uint32_t type = 0;               // ggml type id
+  std::optional<std::uint64_t> offset;  // default: the running sum of padded sizes
   // The bytes written for this tensor. Default: nbytes zero bytes when nbytes is computable and
   // at most 64 MiB, else none (hostile shapes are written without their claimed data).
   std::optional<std::vector<std::uint8_t>> data;
@@ -74,17 +80,17 @@ struct Document {
 struct WriteOptions {
   std::optional<std::uint64_t> tensor_count;  // header overrides
   std::optional<std::uint64_t> kv_count;
-  std::optional<std::uint32_t> version_field; // written instead of document.version
-  std::optional<std::uint32_t> alignment;     // default: general.alignment if a u32, else 32
+  std::optional<std::uint32_t> version_field;  // written instead of document.version
+  std::optional<std::uint32_t> alignment;      // default: general.alignment if a u32, else 32
   std::uint8_t padding_byte = 0;
   bool pad_after_last_tensor = true;
-  bool pad_when_no_tensors = false;           // ggml's C writer pads; gguf-py does not
-  std::vector<std::uint8_t> trailing;         // appended after everything
+  bool pad_when_no_tensors = false;    // ggml's C writer pads; gguf-py does not
+  std::vector<std::uint8_t> trailing;  // appended after everything
   // The mistakes of the course chapter (gguf-format.md section 7):
-  bool nul_terminated_strings = false;        // a NUL after every string
-  bool header_alignment_field = false;        // u32 alignment + 4 padding bytes after the counts
-  bool offset_before_type = false;            // tensor info: offset, then type
-  bool narrow_widths = false;                 // 32-bit counts and lengths (implied by version 1)
+  bool nul_terminated_strings = false;  // a NUL after every string
+  bool header_alignment_field = false;  // u32 alignment + 4 padding bytes after the counts
+  bool offset_before_type = false;      // tensor info: offset, then type
+  bool narrow_widths = false;           // 32-bit counts and lengths (implied by version 1)
 };
 
 // Where each field of the written file landed.
@@ -92,8 +98,8 @@ struct WrittenPair {
   std::uint64_t offset = 0, key_offset = 0, type_offset = 0, value_offset = 0, end = 0;
 };
 struct WrittenTensor {
-  std::uint64_t offset = 0, name_offset = 0, n_dims_offset = 0, dims_offset = 0,
-                type_offset = 0, offset_offset = 0, data_position = 0, nbytes = 0;
+  std::uint64_t offset = 0, name_offset = 0, n_dims_offset = 0, dims_offset = 0, type_offset = 0,
+                offset_offset = 0, data_position = 0, nbytes = 0;
 };
 struct Layout {
   std::vector<WrittenPair> pairs;

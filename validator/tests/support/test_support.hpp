@@ -40,7 +40,9 @@ inline const Finding* find(const Report& report, Code code) {
   return nullptr;
 }
 
-inline bool has(const Report& report, Code code) { return find(report, code) != nullptr; }
+inline bool has(const Report& report, Code code) {
+  return find(report, code) != nullptr;
+}
 
 // The severity the code gets in each profile for these bytes (Silent when not reported).
 inline Severity severity_in(const ByteVector& bytes, Code code, Profile profile) {
@@ -63,22 +65,23 @@ inline Document model_document() {
   doc.metadata.push_back({"general.quantization_version", Value::u32(2), {}});
   doc.metadata.push_back({"llama.context_length", Value::u32(4096), {}});
   doc.metadata.push_back({"tokenizer.ggml.model", Value::string("llama"), {}});
-  doc.metadata.push_back({"tokenizer.ggml.tokens",
-                          Value::array(ValueType::String, {Value::string("<unk>"), Value::string("<s>"),
-                                                           Value::string("</s>"), Value::string("a")}),
-                          {}});
+  doc.metadata.push_back(
+      {"tokenizer.ggml.tokens",
+       Value::array(ValueType::String, {Value::string("<unk>"), Value::string("<s>"),
+                                        Value::string("</s>"), Value::string("a")}),
+       {}});
   doc.metadata.push_back({"tokenizer.ggml.scores",
                           Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0),
                                                             Value::f32(0), Value::f32(-1)}),
                           {}});
-  doc.metadata.push_back({"tokenizer.ggml.token_type",
-                          Value::array(ValueType::Int32, {Value::i32(2), Value::i32(3),
-                                                          Value::i32(3), Value::i32(1)}),
-                          {}});
+  doc.metadata.push_back(
+      {"tokenizer.ggml.token_type",
+       Value::array(ValueType::Int32, {Value::i32(2), Value::i32(3), Value::i32(3), Value::i32(1)}),
+       {}});
   doc.metadata.push_back({"tokenizer.ggml.bos_token_id", Value::u32(1), {}});
-  doc.tensors.push_back({"token_embd.weight", {64, 4}, 1, {}, {}});      // F16
-  doc.tensors.push_back({"blk.0.attn_q.weight", {64, 64}, 8, {}, {}});   // Q8_0
-  doc.tensors.push_back({"output_norm.weight", {64}, 0, {}, {}});        // F32
+  doc.tensors.push_back({"token_embd.weight", {64, 4}, 1, {}, {}});     // F16
+  doc.tensors.push_back({"blk.0.attn_q.weight", {64, 64}, 8, {}, {}});  // Q8_0
+  doc.tensors.push_back({"output_norm.weight", {64}, 0, {}, {}});       // F32
   return doc;
 }
 
@@ -88,7 +91,9 @@ inline ByteVector read_file(const std::filesystem::path& path) {
 }
 
 // ../shared beside the checkout (CI has it too).
-inline std::filesystem::path shared_dir() { return GGUFCHECK_SHARED_DIR; }
+inline std::filesystem::path shared_dir() {
+  return GGUFCHECK_SHARED_DIR;
+}
 
 // Overwrites bytes at an offset with a little- or big-endian number.
 template <typename T>
