@@ -4,6 +4,7 @@
 
 #include <bit>
 
+#include "ggufcheck/document.hpp"
 #include "test_support.hpp"
 
 namespace ggufcheck::testing {
@@ -137,6 +138,38 @@ TEST(Writer, ScalarsAreStoredInTheRequestedByteOrder) {
   EXPECT_EQ(big.bytes[at + 3], 0x04);
   EXPECT_EQ(big.bytes[4], 0x00);  // version 3, big-endian: 00 00 00 03
   EXPECT_EQ(big.bytes[7], 0x03);
+}
+
+// Reading a written file gives back the document: values, types, order, tensor infos, data.
+TEST(Writer, ReadDocumentInvertsWrite) {
+  for (std::uint32_t version : {1U, 2U, 3U}) {
+    for (Endian endian : {Endian::Little, Endian::Big}) {
+      Document doc = model_document();
+      doc.version = version;
+      doc.endian = endian;
+      if (version > 1) doc.metadata.push_back({"test.u64", Value::u64(UINT64_MAX - 1), {}});
+      doc.metadata.push_back(
+          {"test.nested",
+           Value::array(ValueType::Array, {Value::array(ValueType::String, {Value::string("x")}),
+                                           Value::array(ValueType::Int8, {})}),
+           {}});
+      const Written written = write(doc);
+      for (std::size_t i = 0; i < doc.tensors.size(); ++i) {
+        Tensor& t = doc.tensors[i];
+        t.offset = written.layout.tensors[i].data_position - written.layout.data_start;
+        t.data = std::vector<std::uint8_t>(written.layout.tensors[i].nbytes, 0);
+      }
+      const auto read = read_document(Bytes(written.bytes.data(), written.bytes.size()));
+      ASSERT_TRUE(read.has_value());
+      EXPECT_EQ(*read, doc) << "version " << version << (endian == Endian::Big ? " big" : "");
+    }
+  }
+}
+
+TEST(Writer, ReadDocumentRefusesWhatCannotBeRead) {
+  const ByteVector bytes = write_bytes(model_document());
+  const ByteVector cut(bytes.begin(), bytes.begin() + 40);
+  EXPECT_FALSE(read_document(Bytes(cut.data(), cut.size())).has_value());
 }
 
 TEST(Writer, TensorNbytesIsOverflowChecked) {
