@@ -116,10 +116,14 @@ class ByteWriter {
 
 std::uint32_t alignment_of(const Document& doc, const WriteOptions& options) {
   if (options.alignment) return *options.alignment;
+  // The first general.alignment pair decides, as in every reader: 32 unless it is a non-zero u32.
   for (const KeyValue& kv : doc.metadata) {
-    if (kv.key == "general.alignment" && kv.value.type == ValueType::Uint32 && kv.value.bits != 0) {
-      return static_cast<std::uint32_t>(kv.value.bits);
-    }
+    if (kv.key != "general.alignment") continue;
+    const bool valid = kv.value.type == ValueType::Uint32 &&
+                       kv.raw_type.value_or(static_cast<std::uint32_t>(ValueType::Uint32)) ==
+                           static_cast<std::uint32_t>(ValueType::Uint32) &&
+                       kv.value.bits != 0;
+    return valid ? static_cast<std::uint32_t>(kv.value.bits) : kDefaultAlignment;
   }
   return kDefaultAlignment;
 }
