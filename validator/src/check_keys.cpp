@@ -65,6 +65,12 @@ void check_key(const Model& model, std::size_t index, Sink& sink) {
     sink.report(Code::KeyTooLong, entry.key_offset, width + entry.key.size(), path + " key", "",
                 "key is {} bytes long, more than {}", entry.key.size(), kMaxKeyLength);
   }
+  // ggml reads keys with the same string reader as values: over 1 GiB, the file fails to load.
+  if (entry.key.size() > kReferenceStringLimit) {
+    sink.report(Code::StringTooLong, entry.key_offset, width + entry.key.size(), path + " key",
+                "ggml rejects strings over 1 GiB, keys included",
+                "key of {} bytes exceeds the reference limit of 1 GiB", entry.key.size());
+  }
   for (std::size_t i = 0; i < entry.key.size(); ++i) {
     const auto byte = static_cast<unsigned char>(entry.key[i]);
     if (byte >= 0x20 && byte < 0x7f) continue;

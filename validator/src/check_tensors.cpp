@@ -15,21 +15,29 @@ struct TensorSize {
   std::uint64_t padded = 0;
 };
 
+// A dim of 0 makes the tensor empty whatever the other dims are: its element count and byte
+// size are exactly 0, and no partial product of the other dims may be taken for an overflow.
+bool has_zero_dim(const TensorInfo& info) {
+  return std::find(info.dims.begin(), info.dims.end(), 0) != info.dims.end();
+}
+
 // The tensor's byte size and padded size, or nullopt when the info does not define one
 // (the reasons are reported by check_tensor_infos). Every product is overflow-checked, so
 // dims whose product wraps to 0 modulo 2^64 are never taken as an empty tensor.
 std::optional<TensorSize> tensor_size(const TensorInfo& info, std::uint64_t alignment) {
   const TensorTypeInfo* type = tensor_type(info.type);
   if (type == nullptr || type->removed() || info.n_dims > kMaxDims) return std::nullopt;
+  const bool empty = has_zero_dim(info);
   std::uint64_t elements = 1;
   for (std::uint32_t d = 0; d < kMaxDims; ++d) {
     if (info.dims[d] >= kInt64Limit) return std::nullopt;
-    if (!checked_mul(elements, info.dims[d], elements) || elements >= kInt64Limit) {
+    if (!empty && (!checked_mul(elements, info.dims[d], elements) || elements >= kInt64Limit)) {
       return std::nullopt;
     }
   }
   if (info.dims[0] % type->block_size != 0) return std::nullopt;
   TensorSize size;
+  if (empty) return size;  // 0 bytes, padded to 0
   size.nbytes = info.dims[0] / type->block_size;
   if (!checked_mul(size.nbytes, type->type_size, size.nbytes)) return std::nullopt;
   for (std::uint32_t d = 1; d < kMaxDims; ++d) {
@@ -114,7 +122,7 @@ void check_shape_and_type(const Model& model, std::size_t index, Sink& sink) {
   }
   if (!dims_ok) return;
   std::uint64_t elements = 1;
-  for (std::uint32_t d = 0; d < kMaxDims; ++d) {
+  for (std::uint32_t d = 0; d < kMaxDims && !has_zero_dim(info); ++d) {
     if (!checked_mul(elements, info.dims[d], elements) || elements >= kInt64Limit) {
       sink.report(Code::ElementCountOverflow, info.dims_offset,
                   static_cast<std::uint64_t>(shown) * info.dim_width, path + " dims",

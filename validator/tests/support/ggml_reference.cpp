@@ -1,1 +1,391 @@
-// placeholder
+#include "ggml_reference.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+namespace ggufcheck::testing {
+
+namespace {
+
+// The few declarations of ggml's gguf.h and ggml.h that llama.cpp's model loader uses. Only
+// pointers and integers cross the ABI; gguf_init_params is two fields passed by value.
+struct ggml_context;
+struct gguf_context;
+struct gguf_init_params {
+  bool no_alloc;
+  ggml_context** ctx;
+};
+using GgufInitFromFile = gguf_context* (*)(const char* fname, gguf_init_params params);
+using GgufGetNTensors = std::int64_t (*)(const gguf_context* ctx);
+using GgufGetDataOffset = std::size_t (*)(const gguf_context* ctx);
+using GgufGetTensorOffset = std::size_t (*)(const gguf_context* ctx, std::int64_t tensor_id);
+using GgufGetTensorSize = std::size_t (*)(const gguf_context* ctx, std::int64_t tensor_id);
+using GgufFree = void (*)(gguf_context* ctx);
+using GgmlFree = void (*)(ggml_context* ctx);
+// enum ggml_log_level is an int.
+using GgmlLogCallback = void (*)(int level, const char* text, void* user_data);
+using GgmlLogSet = void (*)(GgmlLogCallback callback, void* user_data);
+
+// The result of one load, as the exit status of a one-shot child or in a server response.
+constexpr int kLoads = 0;
+constexpr int kReaderRejects = 10;
+constexpr int kOutOfBounds = 11;
+constexpr int kCannotStat = 12;
+
+constexpr std::size_t kMaxLog = 4096;
+
+template <typename Function>
+Function symbol(void* handle, const char* name, const std::string& library_path) {
+  void* address = ::dlsym(handle, name);
+  if (address == nullptr) throw ReferenceError(library_path + " has no function " + name);
+  return reinterpret_cast<Function>(address);
+}
+
+void append_log(std::string& log, const char* text, std::size_t length) {
+  if (log.size() < kMaxLog) log.append(text, std::min(length, kMaxLog - log.size()));
+}
+
+ReferenceOutcome outcome_of(int code) {
+  switch (code) {
+    case kLoads: return ReferenceOutcome::Loads;
+    case kReaderRejects: return ReferenceOutcome::ReaderRejects;
+    case kOutOfBounds: return ReferenceOutcome::OutOfBounds;
+    default: return ReferenceOutcome::HarnessFailure;
+  }
+}
+
+// A crash must end the process by its signal, not in a sanitizer's handler inherited from the
+// test process.
+void default_signal_handlers() {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM, SIGPIPE}) {
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;
+    ::sigaction(sig, &action, nullptr);
+  }
+}
+
+bool send_all(int socket, const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::send(socket, bytes, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool receive_all(int socket, void* data, std::size_t size) {
+  auto* bytes = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::recv(socket, bytes, size, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+struct GgmlReference::Functions {
+  GgufInitFromFile init_from_file;
+  GgufGetNTensors get_n_tensors;
+  GgufGetDataOffset get_data_offset;
+  GgufGetTensorOffset get_tensor_offset;
+  GgufGetTensorSize get_tensor_size;
+  GgufFree gguf_free;
+  GgmlFree ggml_free;
+  GgmlLogSet log_set;
+};
+
+namespace {
+
+// What llama_model_loader's constructor does with a single-file model, as far as the container
+// goes (llama-model-loader.cpp): gguf_init_from_file with no_alloc and a ggml context for the
+// tensors, then for every tensor llama_tensor_weight's bounds check
+// `offs + ggml_nbytes(tensor) < offs || offs + ggml_nbytes(tensor) > file->size()`.
+int load_container(const GgmlReference::Functions& f, const char* path, std::string& log) {
+  ggml_context* tensors = nullptr;
+  gguf_context* gguf = f.init_from_file(path, gguf_init_params{true, &tensors});
+  if (gguf == nullptr) return kReaderRejects;
+  struct stat st {};
+  int result = kLoads;
+  if (::stat(path, &st) != 0) {
+    result = kCannotStat;
+  } else {
+    const auto file_size = static_cast<std::uint64_t>(st.st_size);
+    const std::int64_t n_tensors = f.get_n_tensors(gguf);
+    const std::uint64_t data_offset = f.get_data_offset(gguf);
+    for (std::int64_t i = 0; i < n_tensors && result == kLoads; ++i) {
+      const std::uint64_t offs = data_offset + f.get_tensor_offset(gguf, i);
+      const std::uint64_t nbytes = f.get_tensor_size(gguf, i);
+      if (offs + nbytes < offs || offs + nbytes > file_size) {
+        char message[256];
+        const int n = std::snprintf(
+            message, sizeof message,
+            "llama_tensor_weight: tensor %lld data is not within the file bounds (offs %llu + "
+            "nbytes %llu > file size %llu)\n",
+            static_cast<long long>(i), static_cast<unsigned long long>(offs),
+            static_cast<unsigned long long>(nbytes), static_cast<unsigned long long>(file_size));
+        append_log(log, message, static_cast<std::size_t>(std::max(n, 0)));
+        result = kOutOfBounds;
+      }
+    }
+  }
+  f.gguf_free(gguf);
+  f.ggml_free(tensors);
+  return result;
+}
+
+// The server: requests are a u32 path length and the path; a response is the i32 result, the
+// u32 log length and the log. It ends when the test process closes its end.
+[[noreturn]] void serve(const GgmlReference::Functions& f, int socket) {
+  std::string log;
+  f.log_set(
+      [](int, const char* text, void* user_data) {
+        append_log(*static_cast<std::string*>(user_data), text, std::strlen(text));
+      },
+      &log);
+  for (;;) {
+    std::uint32_t length = 0;
+    if (!receive_all(socket, &length, sizeof length)) ::_exit(0);
+    std::string path(length, '\0');
+    if (!receive_all(socket, path.data(), length)) ::_exit(0);
+    log.clear();
+    const std::int32_t result = load_container(f, path.c_str(), log);
+    const auto log_length = static_cast<std::uint32_t>(log.size());
+    if (!send_all(socket, &result, sizeof result) ||
+        !send_all(socket, &log_length, sizeof log_length) ||
+        !send_all(socket, log.data(), log.size())) {
+      ::_exit(0);
+    }
+  }
+}
+
+}  // namespace
+
+const char* to_string(ReferenceOutcome outcome) {
+  switch (outcome) {
+    case ReferenceOutcome::Loads: return "loads";
+    case ReferenceOutcome::ReaderRejects: return "reader-rejects";
+    case ReferenceOutcome::OutOfBounds: return "out-of-bounds";
+    case ReferenceOutcome::Crashes: return "crashes";
+    case ReferenceOutcome::TimesOut: return "times-out";
+    case ReferenceOutcome::HarnessFailure: return "harness-failure";
+  }
+  return "?";
+}
+
+void GgmlReference::Closer::operator()(void* handle) const {
+  ::dlclose(handle);
+}
+
+GgmlReference::GgmlReference(const std::string& library_path, std::filesystem::path scratch_dir)
+    : library_(::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL)),
+      scratch_(std::move(scratch_dir)) {
+  if (!library_) {
+    const char* why = ::dlerror();
+    throw ReferenceError("cannot load llama.cpp's reader " + library_path + ": " +
+                         (why != nullptr ? why : "unknown error") +
+                         " (run scripts/setup.sh, or set GGUFCHECK_REFERENCE_GGML_LIB)");
+  }
+  void* handle = library_.get();
+  functions_ = std::make_unique<const Functions>(
+      Functions{symbol<GgufInitFromFile>(handle, "gguf_init_from_file", library_path),
+                symbol<GgufGetNTensors>(handle, "gguf_get_n_tensors", library_path),
+                symbol<GgufGetDataOffset>(handle, "gguf_get_data_offset", library_path),
+                symbol<GgufGetTensorOffset>(handle, "gguf_get_tensor_offset", library_path),
+                symbol<GgufGetTensorSize>(handle, "gguf_get_tensor_size", library_path),
+                symbol<GgufFree>(handle, "gguf_free", library_path),
+                symbol<GgmlFree>(handle, "ggml_free", library_path),
+                symbol<GgmlLogSet>(handle, "ggml_log_set", library_path)});
+  // ggml_abort() would otherwise fork a debugger to print a backtrace on every assertion.
+  ::setenv("GGML_NO_BACKTRACE", "1", 1);
+  std::filesystem::create_directories(scratch_);
+}
+
+GgmlReference::~GgmlReference() {
+  stop_server();
+}
+
+ReferenceResult GgmlReference::load(const std::vector<std::uint8_t>& bytes) {
+  const std::filesystem::path file = scratch_ / ("input-" + std::to_string(::getpid()) + ".gguf");
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw ReferenceError("cannot write " + file.string());
+  }
+  ReferenceResult result = load(file);
+  std::error_code ignored;
+  std::filesystem::remove(file, ignored);
+  return result;
+}
+
+ReferenceResult GgmlReference::load(const std::filesystem::path& file) {
+  return isolated_ ? load_isolated(file) : load_on_server(file);
+}
+
+void GgmlReference::start_server() {
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+    throw ReferenceError("socketpair failed");
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(sockets[0]);
+    ::close(sockets[1]);
+    throw ReferenceError("fork failed");
+  }
+  if (pid == 0) {
+    ::close(sockets[0]);
+    default_signal_handlers();
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      ::dup2(null, STDOUT_FILENO);
+      ::dup2(null, STDERR_FILENO);  // a crash is loaded again in a one-shot child, with stderr
+    }
+    serve(*functions_, sockets[1]);
+  }
+  ::close(sockets[1]);
+  server_ = pid;
+  server_socket_ = sockets[0];
+}
+
+void GgmlReference::stop_server() {
+  if (server_ < 0) return;
+  ::close(server_socket_);
+  ::kill(server_, SIGKILL);
+  while (::waitpid(server_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  server_ = -1;
+  server_socket_ = -1;
+}
+
+ReferenceResult GgmlReference::load_on_server(const std::filesystem::path& file) {
+  if (server_ < 0) start_server();
+  const std::string path = file.string();
+  const auto length = static_cast<std::uint32_t>(path.size());
+  ReferenceResult result;
+  if (send_all(server_socket_, &length, sizeof length) &&
+      send_all(server_socket_, path.data(), path.size())) {
+    pollfd p{server_socket_, POLLIN, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&p, 1, static_cast<int>(time_limit_seconds_) * 1000);
+    } while (ready < 0 && errno == EINTR);
+    if (ready == 0) {
+      stop_server();
+      result.outcome = ReferenceOutcome::TimesOut;
+      result.log = "the load ran longer than " + std::to_string(time_limit_seconds_) + " s";
+      return result;
+    }
+    std::int32_t code = 0;
+    std::uint32_t log_length = 0;
+    if (receive_all(server_socket_, &code, sizeof code) &&
+        receive_all(server_socket_, &log_length, sizeof log_length)) {
+      result.log.resize(log_length);
+      if (receive_all(server_socket_, result.log.data(), log_length)) {
+        result.outcome = outcome_of(code);
+        return result;
+      }
+    }
+  }
+  // The server died on this file. A fresh process decides: it also captures what ggml printed
+  // before it died, and rules out damage left by an earlier file.
+  stop_server();
+  result = load_isolated(file);
+  if (!result.crashed()) {
+    result.log = std::string("the reference server died on this file but a fresh process gives '") +
+                 to_string(result.outcome) + "': state left by an earlier load?\n" + result.log;
+    result.outcome = ReferenceOutcome::HarnessFailure;
+  }
+  return result;
+}
+
+ReferenceResult GgmlReference::load_isolated(const std::filesystem::path& file) const {
+  ReferenceResult result;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw ReferenceError("pipe2 failed");
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw ReferenceError("fork failed");
+  }
+  if (pid == 0) {
+    if (server_socket_ >= 0) ::close(server_socket_);
+    ::dup2(fds[1], STDERR_FILENO);  // ggml logs to stderr by default
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, STDOUT_FILENO);
+    default_signal_handlers();
+    ::alarm(time_limit_seconds_);
+    std::string log;
+    const int code = load_container(*functions_, file.c_str(), log);
+    if (!log.empty()) (void)!::write(STDERR_FILENO, log.data(), log.size());
+    ::_exit(code);
+  }
+  ::close(fds[1]);
+
+  // Drain the child's stderr (it may print a long key) until it exits; keep the start.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(time_limit_seconds_ + 10);
+  bool killed = false;
+  char buffer[4096];
+  for (;;) {
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready > 0) {
+      const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // EOF: the child exited
+      append_log(result.log, buffer, static_cast<std::size_t>(n));
+    }
+    if (!killed && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      killed = true;
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw ReferenceError("waitpid failed");
+  }
+  if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+    result.outcome = result.signal == SIGALRM || result.signal == SIGKILL
+                         ? ReferenceOutcome::TimesOut
+                         : ReferenceOutcome::Crashes;
+    return result;
+  }
+  result.outcome = outcome_of(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return result;
+}
+
+std::string reference_library_path() {
+  const char* from_environment = std::getenv("GGUFCHECK_REFERENCE_GGML_LIB");
+  return from_environment != nullptr && *from_environment != '\0' ? from_environment
+                                                                  : GGUFCHECK_REFERENCE_GGML_LIB;
+}
+
+}  // namespace ggufcheck::testing
