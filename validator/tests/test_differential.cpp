@@ -39,7 +39,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kDefaultSeed = 20260901;
-constexpr std::uint64_t kDefaultMutants = 20000;
+constexpr std::uint64_t kDefaultMutants = 5000;
 constexpr std::uint64_t kPow63 = 1ULL << 63;
 
 // --- environment ------------------------------------------------------------------------------
@@ -646,11 +646,13 @@ std::vector<Case> generated_cases() {
     junk_padding.padding_byte = 0xCD;
     add("layout-nonzero-padding", doc, junk_padding);
     const Written w = write(doc);
-    for (std::uint64_t cut :
-         {w.layout.infos_end, w.layout.data_start - 1, w.layout.data_start, w.layout.data_start + 1,
-          w.layout.data_start + 95, w.layout.data_start + 64 + 31, w.layout.data_start + 64 + 32}) {
-      add_bytes("layout-cut-at-" + std::to_string(cut), prefix(w.bytes, cut));
+    // c's data is at 64..72 of the data section, padded to 96.
+    for (std::uint64_t cut : {0ULL, 1ULL, 2ULL, 3ULL, 4ULL, 65ULL, 71ULL, 72ULL, 73ULL, 95ULL}) {
+      add_bytes("layout-cut-at-data-" + std::to_string(cut),
+                prefix(w.bytes, w.layout.data_start + cut));
     }
+    add_bytes("layout-cut-at-infos-end", prefix(w.bytes, w.layout.infos_end));
+    add_bytes("layout-cut-before-data", prefix(w.bytes, w.layout.data_start - 1));
     Document empty_last = with_tensors({tensor("a", {8}, 0), tensor("z", {0}, 0)});
     const Written e = write(empty_last);
     add_bytes("layout-empty-tensor-at-end-of-file", prefix(e.bytes, e.layout.data_start + 32));
@@ -1086,6 +1088,20 @@ TEST(Differential, ReferenceIsLoadedAndDiscriminates) {
   EXPECT_EQ(cut.outcome, ReferenceOutcome::OutOfBounds) << cut.log;
 }
 
+// The one-shot path (taken when the server dies on a file, and for every file with
+// GGUFCHECK_REFERENCE_ISOLATED=1) gives the server's outcomes and messages.
+TEST(Differential, OneShotLoadsGiveTheServersResults) {
+  GgmlReference one_shot(reference_library_path(), output_dir() / "scratch");
+  one_shot.set_isolated(true);
+  const std::vector<Case> cases = generated_cases();
+  for (std::size_t i = 0; i < cases.size(); i += 12) {
+    const ReferenceResult served = reference().load(cases[i].bytes);
+    const ReferenceResult isolated = one_shot.load(cases[i].bytes);
+    EXPECT_EQ(served.outcome, isolated.outcome) << cases[i].name;
+    EXPECT_EQ(served.log, isolated.log) << cases[i].name;
+  }
+}
+
 // docs/llama-cpp-divergences.md lists exactly kDivergences and kReferenceCrashes, in order.
 TEST(Differential, DocumentedListIsTheTestedList) {
   std::ifstream in(source_dir() / "docs" / "llama-cpp-divergences.md");
@@ -1140,7 +1156,9 @@ Verdict expect_agreement(const std::string& name, const ByteVector& bytes) {
 TEST(Differential, GeneratedFiles) {
   std::map<std::string_view, std::vector<std::string>> divergences;
   const std::vector<Case> cases = generated_cases();
+  std::set<std::string> seen;
   for (const Case& c : cases) {
+    EXPECT_TRUE(seen.insert(c.name).second) << "two generated files named " << c.name;
     const Verdict v = expect_agreement(c.name + ".gguf", c.bytes);
     if (v.divergence != nullptr) divergences[v.divergence->id].push_back(c.name);
   }
