@@ -165,7 +165,8 @@ void check_zero_padding(const Model& model, std::uint64_t begin, std::uint64_t e
 }  // namespace
 
 void check_alignment(Model& model, Sink& sink) {
-  model.alignment = kDefaultAlignment;
+  // The header's alignment field exists only under writer diagnosis (Dialect).
+  model.alignment = model.header_alignment != 0 ? model.header_alignment : kDefaultAlignment;
   const MetadataEntry* entry = find_key(model, "general.alignment", sink.profile());
   if (entry != nullptr) {
     const std::size_t index = static_cast<std::size_t>(entry - model.metadata.data());

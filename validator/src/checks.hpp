@@ -11,6 +11,15 @@ namespace ggufcheck::detail {
 // only where continuing would mean guessing.
 void read_model(Model& model, Sink& sink);
 
+// Every stage in order: the reader, then the checks. Structure: only what decides whether the
+// bytes lay out as a GGUF file (writer diagnosis re-reads files this way), not value contents.
+enum class Checks : std::uint8_t { All, Structure };
+void run_checks(Model& model, Sink& sink, Checks checks = Checks::All);
+
+// Writer diagnosis (GGUF1901..GGUF1904): for bytes that fail structurally, the notes of the
+// wrong-writer hypotheses that explain them, at the offset of their first error.
+void diagnose_writer(Bytes bytes, Sink& sink);
+
 // Checks over the model, by area.
 void check_keys(const Model& model, Sink& sink);
 void check_values(const Model& model, Sink& sink);

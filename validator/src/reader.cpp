@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <bit>
 
 #include "checks.hpp"
 #include "cursor.hpp"
@@ -62,6 +63,19 @@ class Reader {
 
   [[nodiscard]] bool narrow() const { return model_.narrow(); }
   [[nodiscard]] std::uint64_t size_width() const { return narrow() ? 4 : 8; }
+  [[nodiscard]] std::uint64_t header_extra() const {
+    return model_.dialect.header_alignment_field ? 8 : 0;
+  }
+  [[nodiscard]] bool nul_strings() const { return model_.dialect.nul_terminated_strings; }
+
+  // Under the NUL-terminated-strings hypothesis, the NUL after a string's bytes.
+  bool skip_terminator(const Field& path) {
+    if (!nul_strings()) return true;
+    std::uint8_t nul = 1;
+    if (cursor_.read(nul) && nul == 0) return true;
+    sink_.report(Code::TruncatedString, cursor_.pos(), 1, path, "", "no NUL after the string");
+    return false;
+  }
   [[nodiscard]] std::uint64_t to_end(std::uint64_t offset) const { return model_.size() - offset; }
 
   bool read_header() {
@@ -112,7 +126,7 @@ class Reader {
                    "v2 and v3 are byte-identical; a writer can simply write 3",
                    "version 2 is valid but the spec asks for version 3");
     }
-    const std::uint64_t header_size = narrow() ? 16 : 24;
+    const std::uint64_t header_size = (narrow() ? 16 : 24) + header_extra();
     if (size < header_size) {
       sink_.report(Code::TruncatedHeader, 0, size, "header", "",
                    "file is {} bytes long; a version {} header needs {}", size, version,
@@ -122,6 +136,18 @@ class Reader {
     cursor_ = Cursor(bytes, model_.endian, 8);
     (void)cursor_.read_size(model_.tensor_count, narrow());
     (void)cursor_.read_size(model_.kv_count, narrow());
+    if (model_.dialect.header_alignment_field) {
+      std::uint32_t padding = 0;
+      (void)cursor_.read(model_.header_alignment);
+      (void)cursor_.read(padding);
+      if (model_.header_alignment == 0 || !std::has_single_bit(model_.header_alignment) ||
+          padding != 0) {
+        sink_.report(Code::UnsupportedVersion, 8 + 2 * size_width(), 8, "header.alignment", "",
+                     "no alignment field in the header: {} then {}", model_.header_alignment,
+                     padding);
+        return false;
+      }
+    }
     model_.header_complete = true;
 
     const std::uint64_t remaining = cursor_.remaining();
@@ -153,6 +179,16 @@ class Reader {
       return false;
     }
     return true;
+  }
+
+  // A length the file cannot hold may still be over ggml's limit, which ggml checks first: both
+  // are reported, so the llama.cpp profile says why ggml refuses. Lengths the file does hold are
+  // checked with the values (check_keys.cpp).
+  void over_string_limit(std::uint64_t length_offset, std::uint64_t length, const Field& path) {
+    if (length <= kReferenceStringLimit) return;
+    sink_.report(Code::StringTooLong, length_offset, size_width(), path,
+                 "ggml rejects strings over 1 GiB before reading them",
+                 "string length {} exceeds the reference limit of 1 GiB", length);
   }
 
   // --- metadata -----------------------------------------------------------------------------
@@ -188,6 +224,7 @@ class Reader {
       return truncated_metadata(start, index_path, "the key length");
     }
     if (key_length > cursor_.remaining()) {
+      over_string_limit(start, key_length, index_path + " key");
       sink_.report(Code::TruncatedString, start, to_end(start), index_path + " key",
                    "string lengths count bytes and are followed by exactly that many bytes",
                    "key length {} runs past the end of the file ({} left)", key_length,
@@ -201,6 +238,7 @@ class Reader {
     }
     (void)cursor_.read_bytes(key_length, entry.key);
     const Field path = kv_path(static_cast<std::size_t>(index), entry.key);
+    if (!skip_terminator(path + " key")) return false;
     entry.type_offset = cursor_.pos();
     std::uint32_t raw_type = 0;
     if (!cursor_.read(raw_type)) return truncated_metadata(start, path, "the value type");
@@ -253,6 +291,7 @@ class Reader {
       return truncated_metadata(pair_start, path, "a string length");
     }
     if (length > cursor_.remaining()) {
+      over_string_limit(length_offset, length, path);
       sink_.report(Code::TruncatedString, length_offset, to_end(length_offset), path,
                    "string lengths count bytes and are followed by exactly that many bytes",
                    "string length {} runs past the end of the file ({} left)", length,
@@ -264,7 +303,8 @@ class Reader {
                    "string length {} is above the limit of {}", length, limits_.max_string_length);
       return false;
     }
-    return cursor_.read_bytes(length, out);
+    (void)cursor_.read_bytes(length, out);
+    return skip_terminator(path);
   }
 
   bool read_value(MetadataEntry& entry, ValueType type, const Field& path, std::uint32_t depth) {
@@ -314,6 +354,11 @@ class Reader {
                                           ? 4 + size_width()
                                           : scalar_size(array.element_type);
     if (array.count > cursor_.remaining() / min_element) {
+      if (array.count > kReferenceArrayLimit) {
+        sink_.report(Code::ArrayTooLong, array.count_offset, size_width(), path + " count",
+                     "ggml rejects arrays of more than 2^30 elements before reading them",
+                     "array of {} elements exceeds the reference limit of 2^30", array.count);
+      }
       sink_.report(Code::ImpossibleArrayCount, array.count_offset, size_width(), path + " count",
                    "array counts are element counts, not byte counts",
                    "array of {} {} elements cannot fit in the {} left", array.count,
@@ -341,13 +386,15 @@ class Reader {
       // A local cursor keeps the position in a register.
       const bool narrow_sizes = narrow();
       const std::uint64_t max_length = limits_.max_string_length;
+      const std::uint64_t terminator = nul_strings() ? 1 : 0;
       Cursor walk = cursor_;
       StringLengths lengths = array.lengths;
       for (std::uint64_t i = 0; i < array.count; ++i) {
         walk.prefetch(4096);
         const std::uint64_t at = walk.pos();
         std::uint64_t length = 0;
-        if (!walk.read_size(length, narrow_sizes) || length > max_length || !walk.skip(length)) {
+        if (!walk.read_size(length, narrow_sizes) || length > max_length || !walk.skip(length) ||
+            (terminator != 0 && !walk.skip_zero_byte())) {
           cursor_ = walk;
           cursor_.rewind(at);
           std::string_view ignored;
@@ -438,6 +485,7 @@ class Reader {
       return truncated_tensor(start, index_path, "the name length");
     }
     if (name_length > cursor_.remaining()) {
+      over_string_limit(start, name_length, index_path + " name");
       sink_.report(Code::TruncatedString, start, to_end(start), index_path + " name",
                    "string lengths count bytes and are followed by exactly that many bytes",
                    "tensor name length {} runs past the end of the file ({} left)", name_length,
@@ -452,6 +500,7 @@ class Reader {
     }
     (void)cursor_.read_bytes(name_length, info.name);
     const Field path = tensor_path(static_cast<std::size_t>(index), info.name);
+    if (!skip_terminator(path + " name")) return false;
     info.n_dims_offset = cursor_.pos();
     if (!cursor_.read(info.n_dims)) return truncated_tensor(start, path, "n_dims");
     if (info.n_dims > kMaxDims) {
@@ -468,10 +517,17 @@ class Reader {
       (void)cursor_.read_size(dim, narrow());  // fits: checked above
       if (d < kMaxDims) info.dims[d] = dim;
     }
-    info.type_offset = cursor_.pos();
-    if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
-    info.data_offset_offset = cursor_.pos();
-    if (!cursor_.read(info.data_offset)) return truncated_tensor(start, path, "the offset");
+    if (model_.dialect.offset_before_type) {
+      info.data_offset_offset = cursor_.pos();
+      if (!cursor_.read(info.data_offset)) return truncated_tensor(start, path, "the offset");
+      info.type_offset = cursor_.pos();
+      if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
+    } else {
+      info.type_offset = cursor_.pos();
+      if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
+      info.data_offset_offset = cursor_.pos();
+      if (!cursor_.read(info.data_offset)) return truncated_tensor(start, path, "the offset");
+    }
     info.range.length = cursor_.pos() - start;
     model_.tensors.push_back(info);
     return true;

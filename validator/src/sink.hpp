@@ -59,6 +59,36 @@ inline Field tensor_path(std::size_t index, std::string_view name) {
   return Field::tensor(index, name);
 }
 
+// Findings that mean the bytes do not lay out as a GGUF file (what a misparse produces). A file
+// with one of these fails structurally, which starts writer diagnosis (diagnose_writer.cpp).
+inline bool breaks_structure(Code code) {
+  switch (code) {
+    case Code::LimitExceeded:
+    case Code::TruncatedHeader:
+    case Code::ImpossibleCount:
+    case Code::TruncatedMetadata:
+    case Code::TruncatedString:
+    case Code::UnknownValueType:
+    case Code::UnknownArrayType:
+    case Code::ImpossibleArrayCount:
+    case Code::TruncatedTensorInfo:
+    case Code::TooManyDims:
+    case Code::NegativeDim:
+    case Code::ElementCountOverflow:
+    case Code::UnknownTensorType:
+    case Code::RemovedTensorType:
+    case Code::RowNotBlockMultiple:
+    case Code::ByteSizeOverflow:
+    case Code::MisalignedOffset:
+    case Code::OverlappingTensors:
+    case Code::TensorOutOfBounds:
+    case Code::NonContiguousLayout:
+    case Code::NonzeroPadding:
+    case Code::TruncatedBeforeData: return true;
+    default: return false;
+  }
+}
+
 class Sink {
  public:
   explicit Sink(const Options& options) : options_(options) {}
@@ -72,6 +102,7 @@ class Sink {
   template <typename... Args>
   void report(Code code, std::uint64_t offset, std::uint64_t length, const Field& field,
               std::string_view hint, fmt::format_string<Args...> format, Args&&... args) {
+    structure_broken_ = structure_broken_ || breaks_structure(code);
     const Severity severity = options_.severity(code);
     if (severity == Severity::Silent) return;
     if (findings_.size() >= options_.limits.max_findings) {
@@ -85,6 +116,8 @@ class Sink {
   }
 
   [[nodiscard]] std::vector<Finding> take() { return std::move(findings_); }
+  // Whether a finding that breaks the structure was found, at any severity (silenced too).
+  [[nodiscard]] bool structure_broken() const { return structure_broken_; }
   // Findings beyond Limits::max_findings, per severity.
   [[nodiscard]] const std::array<std::uint64_t, 4>& dropped() const { return dropped_; }
 
@@ -92,6 +125,7 @@ class Sink {
   const Options& options_;
   std::vector<Finding> findings_;
   std::array<std::uint64_t, 4> dropped_{};
+  bool structure_broken_ = false;
 };
 
 }  // namespace ggufcheck::detail

@@ -45,19 +45,24 @@ void finish_report(Report& report, std::vector<Finding> findings,
   }
 }
 
+void run_checks(Model& model, Sink& sink, Checks checks) {
+  read_model(model, sink);
+  check_keys(model, sink);
+  if (checks == Checks::All) check_values(model, sink);
+  check_alignment(model, sink);
+  check_tensor_infos(model, sink);
+  check_layout(model, sink);
+  if (checks == Checks::All && model.header_complete) check_standard_keys(model, sink);
+  if (checks == Checks::All) diagnose_writer(model.bytes, sink);
+}
+
 }  // namespace detail
 
 Report validate(Bytes bytes, const Options& options, std::string path) {
   detail::Sink sink(options);
   Model model;
   model.bytes = bytes;
-  detail::read_model(model, sink);
-  detail::check_keys(model, sink);
-  detail::check_values(model, sink);
-  detail::check_alignment(model, sink);
-  detail::check_tensor_infos(model, sink);
-  detail::check_layout(model, sink);
-  if (model.header_complete) detail::check_standard_keys(model, sink);
+  detail::run_checks(model, sink);
 
   Report report;
   report.path = std::move(path);

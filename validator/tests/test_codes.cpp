@@ -105,8 +105,10 @@ constexpr DesignRow kDesign[] = {
     {"GGUF5008", "key-wrong-type", "EEW"},
     {"GGUF5009", "tokenizer-length-mismatch", "EEW"},
     {"GGUF5010", "token-id-out-of-range", "E-W"},
-    // GGUF1901..GGUF1904 (writer diagnosis) arrive with the corpus issue; their rows and the
-    // CodeWriterDiagnosis suite below are enabled then.
+    {"GGUF1901", "writer-nul-terminated-strings", "NNN"},
+    {"GGUF1902", "writer-header-alignment-field", "NNN"},
+    {"GGUF1903", "writer-offset-before-type", "NNN"},
+    {"GGUF1904", "writer-v1-field-widths", "NNN"},
 };
 
 Severity severity_from_letter(char letter) {
@@ -491,7 +493,9 @@ std::vector<CodeCase> code_cases() {
          Written w = write(document({pair("my.text", Value::string("hello"))}));
          const std::uint64_t key = w.layout.pairs[1].key_offset;
          patch(w.bytes, key, std::uint64_t{0xFFFFFFFFFFFFFFFFULL});  // threats.md B1
-         return at(w.bytes, key, w.bytes.size() - key, "kv[1] key");
+         Scenario s = at(w.bytes, key, w.bytes.size() - key, "kv[1] key");
+         s.also = {Code::StringTooLong};  // over ggml's limit too, which ggml checks first
+         return s;
        }},
       {Code::TruncatedString, "TensorName",
        [] {
@@ -579,7 +583,9 @@ std::vector<CodeCase> code_cases() {
              document({pair("my.arr", Value::array(ValueType::String, {Value::string("a")}))}));
          const std::uint64_t count = w.layout.pairs[1].value_offset + 4;
          patch(w.bytes, count, std::uint64_t{0x1000000000000001ULL});
-         return at(w.bytes, count, kSizeWidth, kv_path(1, "my.arr", "count"));
+         Scenario s = at(w.bytes, count, kSizeWidth, kv_path(1, "my.arr", "count"));
+         s.also = {Code::ArrayTooLong};  // over ggml's limit too, which ggml checks first
+         return s;
        }},
       {Code::NonCanonicalBool, "Scalar",
        [] {
@@ -614,6 +620,25 @@ std::vector<CodeCase> code_cases() {
          Scenario s = huge_value(Value::string(""), 0, length, 'a', 0, kSizeWidth + length,
                                  kv_path(1, "my.big"));
          s.message_has = "string of 1073741825 bytes";
+         return s;
+       }},
+      {Code::StringTooLong, "DeclaredPastTheEndOfTheFile",
+       [] {  // ggml checks the limit before the bytes left, so a small file triggers it
+         Written w = write(document({pair("my.text", Value::string("hello"))}));
+         const std::uint64_t length = w.layout.pairs[1].value_offset;
+         patch(w.bytes, length, kReferenceStringLimit + 1);
+         Scenario s = at(w.bytes, length, kSizeWidth, kv_path(1, "my.text"));
+         s.also = {Code::TruncatedString};
+         s.message_has = "string length 1073741825 exceeds the reference limit of 1 GiB";
+         return s;
+       }},
+      {Code::ArrayTooLong, "DeclaredPastTheEndOfTheFile",
+       [] {
+         Written w = write(document({pair("my.arr", Value::array(ValueType::Uint8, {}))}));
+         const std::uint64_t count = w.layout.pairs[1].value_offset + 4;
+         patch(w.bytes, count, kReferenceArrayLimit + 1);
+         Scenario s = at(w.bytes, count, kSizeWidth, kv_path(1, "my.arr", "count"));
+         s.also = {Code::ImpossibleArrayCount};
          return s;
        }},
       {Code::ArrayTooLong, "Over2Pow30Elements",
@@ -995,9 +1020,7 @@ INSTANTIATE_TEST_SUITE_P(Codes, CodeTest, ::testing::ValuesIn(code_cases()),
 
 // design.md section 3: when a file fails structurally, the validator re-reads it under each known
 // wrong-writer hypothesis (the course chapter's mistakes, gguf-format.md section 7) and notes the
-// one under which the whole file parses cleanly. The codes are looked up by name, so these tests
-// compile while catalogue.def lacks them; they are disabled until writer diagnosis lands (the
-// corpus issue), which enables them.
+// one under which the whole file parses cleanly.
 struct WriterMistake {
   std::string_view code;
   std::string_view label;
@@ -1042,7 +1065,85 @@ TEST_P(CodeWriterDiagnosis, NotesTheWritersMistake) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(DISABLED_Codes, CodeWriterDiagnosis, ::testing::ValuesIn(kWriterMistakes),
+// The note is attached to the first error: at its offset and field, after it and the other
+// findings at that offset, before anything further on; its hint is the fix.
+TEST_P(CodeWriterDiagnosis, TheNoteFollowsTheFirstErrorAndSaysHowToFixTheWriter) {
+  const WriterMistake& mistake = GetParam();
+  WriteOptions options;
+  mistake.apply(options);
+  const Report report = check(write_bytes(model_document(), options));
+  const auto first_error =
+      std::find_if(report.findings.begin(), report.findings.end(),
+                   [](const Finding& f) { return f.severity == Severity::Error; });
+  ASSERT_NE(first_error, report.findings.end()) << describe(report);
+  auto note_at = first_error + 1;
+  while (note_at != report.findings.end() && note_at->severity != Severity::Note) {
+    EXPECT_EQ(note_at->offset, first_error->offset) << describe(report);
+    ++note_at;
+  }
+  ASSERT_NE(note_at, report.findings.end()) << describe(report);
+  const Finding& note = *note_at;
+  EXPECT_EQ(code_string(note.code), mistake.code) << describe(report);
+  EXPECT_EQ(note.offset, first_error->offset);
+  EXPECT_EQ(note.path, first_error->path);
+  EXPECT_FALSE(note.hint.empty());
+  EXPECT_EQ(report.notes, static_cast<std::size_t>(std::count_if(
+                              report.findings.begin(), report.findings.end(),
+                              [](const Finding& f) { return f.severity == Severity::Note; })));
+}
+
+// A writer that followed the course chapter makes every mistake at once: each gets its note, in
+// catalogue order, and nothing else is guessed.
+TEST(CodeWriterDiagnosis, AllFourMistakesAtOnceGetFourNotes) {
+  WriteOptions options;
+  for (const WriterMistake& m : kWriterMistakes) m.apply(options);
+  const Report report = check(write_bytes(model_document(), options));
+  std::vector<std::string> notes;
+  for (const Finding& f : report.findings) {
+    if (code_string(f.code).rfind("GGUF19", 0) == 0) notes.push_back(code_string(f.code));
+  }
+  EXPECT_EQ(notes, (std::vector<std::string>{"GGUF1901", "GGUF1902", "GGUF1903", "GGUF1904"}))
+      << describe(report);
+}
+
+// Two mistakes: exactly those two, not a bigger combination and not one alone.
+TEST(CodeWriterDiagnosis, TwoMistakesGetExactlyTheirTwoNotes) {
+  WriteOptions options;
+  options.nul_terminated_strings = true;
+  options.offset_before_type = true;
+  const Report report = check(write_bytes(model_document(), options));
+  EXPECT_TRUE(testing::has(report, Code::WriterNulTerminatedStrings)) << describe(report);
+  EXPECT_TRUE(testing::has(report, Code::WriterOffsetBeforeType)) << describe(report);
+  EXPECT_FALSE(testing::has(report, Code::WriterHeaderAlignmentField)) << describe(report);
+  EXPECT_FALSE(testing::has(report, Code::WriterV1FieldWidths)) << describe(report);
+}
+
+// No false diagnosis: a correctly written file cut at any byte, or with any one byte changed,
+// fails or passes on its own; no wrong-writer hypothesis claims to explain it.
+TEST(CodeWriterDiagnosis, NeverOnCutOrEditedCorrectFiles) {
+  const ByteVector bytes = write_bytes(model_document());
+  const auto diagnosed = [](const Report& r) {
+    return std::any_of(r.findings.begin(), r.findings.end(),
+                       [](const Finding& f) { return static_cast<unsigned>(f.code) / 100 == 19; });
+  };
+  for (std::size_t cut = 0; cut <= bytes.size(); ++cut) {
+    const ByteVector prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+    const Report report = check(prefix);
+    EXPECT_FALSE(diagnosed(report)) << "cut at " << cut << "\n" << describe(report);
+  }
+  for (std::size_t at = 0; at < bytes.size(); ++at) {
+    for (const std::uint8_t value : std::initializer_list<std::uint8_t>{0x00, 0x01, 0x80, 0xFF}) {
+      ByteVector edited = bytes;
+      if (edited[at] == value) continue;
+      edited[at] = value;
+      const Report report = check(edited);
+      EXPECT_FALSE(diagnosed(report)) << "byte " << at << " = " << int{value} << "\n"
+                                      << describe(report);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Codes, CodeWriterDiagnosis, ::testing::ValuesIn(kWriterMistakes),
                          [](const ::testing::TestParamInfo<WriterMistake>& param) {
                            return std::string(param.param.code) + "_" +
                                   std::string(param.param.label);

@@ -73,8 +73,22 @@ struct TensorInfo {
   }
 };
 
+// How the bytes are read: as the format says (the default), or under one of the wrong-writer
+// hypotheses of writer diagnosis (the course chapter's mistakes, gguf-format.md section 7).
+struct Dialect {
+  bool nul_terminated_strings = false;  // a NUL byte after every string
+  bool header_alignment_field = false;  // u32 alignment + 4 padding bytes after the counts
+  bool offset_before_type = false;      // tensor info: ..., dims, offset, type
+  bool narrow_widths = false;           // 32-bit counts and lengths whatever the version
+  [[nodiscard]] bool any() const {
+    return nul_terminated_strings || header_alignment_field || offset_before_type || narrow_widths;
+  }
+  bool operator==(const Dialect&) const = default;
+};
+
 struct Model {
   Bytes bytes;
+  Dialect dialect;
   std::uint32_t version = 0;
   Endian endian = Endian::Little;
   std::uint64_t tensor_count = 0;
@@ -82,14 +96,16 @@ struct Model {
   std::vector<MetadataEntry> metadata;
   std::vector<TensorInfo> tensors;
   bool header_complete = false;
-  bool metadata_complete = false;  // every declared pair was read
-  bool tensors_complete = false;   // every declared tensor info was read
-  std::uint64_t infos_end = 0;     // end of the tensor infos (valid when tensors_complete)
+  bool metadata_complete = false;      // every declared pair was read
+  bool tensors_complete = false;       // every declared tensor info was read
+  std::uint64_t infos_end = 0;         // end of the tensor infos (valid when tensors_complete)
+  std::uint32_t header_alignment = 0;  // the header's alignment field (Dialect) or 0
   std::uint32_t alignment = kDefaultAlignment;  // the one in force
   std::uint64_t data_start = 0;                 // valid when tensors_complete
 
   [[nodiscard]] std::uint64_t size() const { return bytes.size(); }
-  [[nodiscard]] bool narrow() const { return version == 1; }  // 32-bit counts and lengths
+  // 32-bit counts and lengths
+  [[nodiscard]] bool narrow() const { return version == 1 || dialect.narrow_widths; }
 };
 
 }  // namespace ggufcheck

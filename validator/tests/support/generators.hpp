@@ -1664,6 +1664,8 @@ inline void Applier::string_length() {
     reach_.tensors = 0;
   }
   expect(Code::TruncatedString, target.offset, size() - target.offset);
+  // ggml checks its 1 GiB limit first: both findings.
+  if (v > kReferenceStringLimit) expect(Code::StringTooLong, target.offset, kSizeWidth);
   target_at(target.offset);
   say(std::string(target.kind == 0   ? "key length of " + pair_label(target.index)
                   : target.kind == 1 ? "string length of " + pair_label(target.index)
@@ -1875,6 +1877,7 @@ inline void Applier::array_count() {
   reach_.pairs = k;
   reach_.tensors = 0;
   expect(Code::ImpossibleArrayCount, at, kSizeWidth);
+  if (v > kReferenceArrayLimit) expect(Code::ArrayTooLong, at, kSizeWidth);  // ggml checks it first
   target_at(at);
   say("count of " + pair_label(k) + " (" + std::string(to_string(element)) + "[]) := " + hex(v) +
       " (" + std::to_string(remaining) + " bytes left)");
