@@ -13,7 +13,6 @@
 // orders of magnitude. The few big-but-present files of row C5 get bounds derived from the
 // bytes that are really there, explained at each test.
 #include <gtest/gtest.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,158 +22,23 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <map>
-#include <new>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "counting_allocator.hpp"
 #include "test_support.hpp"
 
 // --- the counting allocator ----------------------------------------------------------------
 //
-// malloc-based; live and peak bytes are atomics, so the counting is thread-safe. The size of
-// a block is taken from malloc_usable_size both when it is allocated and when it is freed, so
-// the unsized deletes need no header and the two always agree (glibc and ASan both provide
-// it; ASan intercepts malloc, free and malloc_usable_size, so this works under sanitizers too:
-// Threats.AllocatorCountsEveryForm proves that these replacements are the ones in use).
-
-namespace {
-
-std::atomic<std::size_t> g_live_bytes{0};
-std::atomic<std::size_t> g_peak_bytes{0};
-std::atomic<std::uint64_t> g_allocations{0};
-
-void note_allocated(void* p) noexcept {
-  const std::size_t n = malloc_usable_size(p);
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  const std::size_t live = g_live_bytes.fetch_add(n, std::memory_order_relaxed) + n;
-  std::size_t peak = g_peak_bytes.load(std::memory_order_relaxed);
-  while (live > peak &&
-         !g_peak_bytes.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
-  }
-}
-
-void* try_allocate(std::size_t size, std::size_t alignment) noexcept {
-  if (size == 0) size = 1;
-  void* p = nullptr;
-  if (alignment <= alignof(std::max_align_t)) {
-    p = std::malloc(size);
-  } else if (posix_memalign(&p, alignment, size) != 0) {
-    p = nullptr;
-  }
-  if (p != nullptr) note_allocated(p);
-  return p;
-}
-
-void* allocate(std::size_t size, std::size_t alignment) {
-  for (;;) {
-    if (void* p = try_allocate(size, alignment)) return p;
-    const std::new_handler handler = std::get_new_handler();
-    if (handler == nullptr) throw std::bad_alloc();
-    handler();
-  }
-}
-
-void* allocate_nothrow(std::size_t size, std::size_t alignment) noexcept {
-  try {
-    return allocate(size, alignment);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
-void release(void* p) noexcept {
-  if (p == nullptr) return;
-  g_live_bytes.fetch_sub(malloc_usable_size(p), std::memory_order_relaxed);
-  std::free(p);
-}
-
-std::size_t alignment_of(std::align_val_t alignment) {
-  return static_cast<std::size_t>(alignment);
-}
-
-}  // namespace
-
-void* operator new(std::size_t size) {
-  return allocate(size, 0);
-}
-void* operator new[](std::size_t size) {
-  return allocate(size, 0);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  return allocate_nothrow(size, 0);
-}
-void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
-  return allocate_nothrow(size, 0);
-}
-void* operator new(std::size_t size, std::align_val_t al) {
-  return allocate(size, alignment_of(al));
-}
-void* operator new[](std::size_t size, std::align_val_t al) {
-  return allocate(size, alignment_of(al));
-}
-void* operator new(std::size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
-  return allocate_nothrow(size, alignment_of(al));
-}
-void* operator new[](std::size_t size, std::align_val_t al, const std::nothrow_t&) noexcept {
-  return allocate_nothrow(size, alignment_of(al));
-}
-
-void operator delete(void* p) noexcept {
-  release(p);
-}
-void operator delete[](void* p) noexcept {
-  release(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  release(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-  release(p);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  release(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  release(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-  release(p);
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-  release(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-  release(p);
-}
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-  release(p);
-}
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  release(p);
-}
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  release(p);
-}
+// support/counting_allocator.hpp (and .cpp, compiled into this program): the global
+// operator new/delete count live and peak bytes; PeakProbe measures a peak.
 
 namespace ggufcheck::testing {
 namespace {
 
 // --- measuring -------------------------------------------------------------------------------
-
-// The peak of live heap bytes above the level at construction.
-class PeakProbe {
- public:
-  PeakProbe() : baseline_(g_live_bytes.load()) { g_peak_bytes.store(baseline_); }
-  [[nodiscard]] std::size_t peak() const {
-    const std::size_t peak = g_peak_bytes.load();
-    return peak > baseline_ ? peak - baseline_ : 0;
-  }
-
- private:
-  std::size_t baseline_;
-};
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 // What validating a hostile file may allocate, whatever its header, counts and lengths claim.
