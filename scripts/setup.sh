@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ clang-14 clang-format pkg-config
           libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-          librapidcheck-dev libbenchmark-dev python3 python3-jsonschema)
+          librapidcheck-dev libbenchmark-dev libssl-dev python3 python3-jsonschema)
 # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()

@@ -1,0 +1,89 @@
+// Writes the seed corpus: DIR/<group>/<name>.gguf for every recipe and DIR/manifest.json.
+// Usage: ggufcheck_make_corpus DIR. The output is the same bytes on every run (no time, no
+// unordered iteration, fixed seeds); corpus/ in the repository is its committed output, and
+// the ctest corpus_is_reproducible checks that it still is.
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "ggufcheck/diagnostic.hpp"
+#include "recipes.hpp"
+#include "sha256.hpp"
+
+namespace fs = std::filesystem;
+using ggufcheck::Profile;
+using ggufcheck::corpus::Recipe;
+
+namespace {
+
+// The manifest's format version: bump it when a field changes meaning.
+constexpr int kSchemaVersion = 1;
+
+bool save(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+nlohmann::ordered_json expect(const Recipe& recipe) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const Profile profile : ggufcheck::kAllProfiles) {
+    const ggufcheck::corpus::Expectation e = ggufcheck::corpus::expectation(recipe, profile);
+    nlohmann::ordered_json entry;
+    entry["verdict"] = e.pass ? "pass" : "fail";
+    entry["codes"] = e.codes;
+    out[std::string(ggufcheck::to_string(profile))] = entry;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+    return 3;
+  }
+  try {
+    const fs::path dir = argv[1];
+    nlohmann::ordered_json files = nlohmann::ordered_json::array();
+    for (const Recipe& recipe : ggufcheck::corpus::recipes()) {
+      const std::vector<std::uint8_t> bytes = recipe.build();
+      const std::string path = recipe.id + ".gguf";
+      if (!save(dir / path, bytes)) {
+        std::fprintf(stderr, "cannot write %s\n", (dir / path).c_str());
+        return 1;
+      }
+      nlohmann::ordered_json entry;
+      entry["id"] = recipe.id;
+      entry["path"] = path;
+      entry["group"] = recipe.group();
+      if (!recipe.threat().empty()) entry["threat"] = recipe.threat();
+      entry["description"] = recipe.description;
+      entry["size"] = bytes.size();
+      entry["sha256"] = ggufcheck::corpus::sha256_hex(bytes);
+      entry["expect"] = expect(recipe);
+      if (!recipe.pending.empty()) entry["pending"] = recipe.pending;
+      files.push_back(std::move(entry));
+    }
+    nlohmann::ordered_json manifest;
+    manifest["schema_version"] = kSchemaVersion;
+    manifest["files"] = std::move(files);
+    std::ofstream out(dir / "manifest.json", std::ios::binary | std::ios::trunc);
+    out << manifest.dump(2) << '\n';
+    if (!out) {
+      std::fprintf(stderr, "cannot write %s\n", (dir / "manifest.json").c_str());
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ggufcheck_make_corpus: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

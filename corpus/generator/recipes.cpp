@@ -1,0 +1,1471 @@
+// The corpus recipes. Each one builds a file with the library's writer (patching bytes at the
+// offsets its Layout reports where the writer has no option for the fault) and declares the
+// codes the fault causes according to the format docs (../shared/docs beside the checkout) and the
+// catalogue (validator/include/ggufcheck/catalogue.def). The declarations are never copied from
+// what the validator prints: the corpus tests compare the two.
+#include "recipes.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "documents.hpp"
+#include "ggufcheck/format.hpp"
+#include "ggufcheck/writer.hpp"
+
+namespace ggufcheck::corpus {
+
+std::string Recipe::threat() const {
+  if (group() != "threats") return {};
+  const std::string n = name();
+  return n.substr(0, n.find('-'));
+}
+
+std::optional<Severity> severity_of(const std::string& code, Profile profile) {
+  if (const std::optional<Code> found = find_code(code)) {
+    return catalogue_entry(*found).severity(profile);
+  }
+  return std::nullopt;
+}
+
+Expectation expectation(const Recipe& recipe, Profile profile) {
+  const auto over = recipe.per_profile.find(profile);
+  const std::vector<std::string>& declared =
+      over != recipe.per_profile.end() ? over->second : recipe.codes;
+  std::set<std::string> kept;
+  Expectation out;
+  for (const std::string& code : declared) {
+    const std::optional<Severity> severity = severity_of(code, profile);
+    if (!severity) throw std::runtime_error(recipe.id + ": " + code + " is not in the catalogue");
+    if (*severity == Severity::Silent) continue;
+    kept.insert(code);
+    if (*severity == Severity::Error) out.pass = false;
+  }
+  out.codes.assign(kept.begin(), kept.end());
+  return out;
+}
+
+namespace {
+
+using testing::minimal_document;
+using testing::model_document;
+using testing::patch;
+
+constexpr std::uint64_t kMax64 = UINT64_MAX;
+constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
+constexpr std::uint64_t kWidth = 8;                 // u64 counts and lengths
+constexpr std::uint64_t kArrayHeader = 4 + kWidth;  // element type, count
+
+constexpr std::uint32_t kF32 = 0;
+constexpr std::uint32_t kF16 = 1;
+constexpr std::uint32_t kQ4_0 = 2;
+constexpr std::uint32_t kQ8_0 = 8;
+constexpr std::uint32_t kQ4_K = 12;
+constexpr std::uint32_t kQ6_K = 14;
+constexpr std::uint32_t kI8 = 24;
+constexpr std::uint32_t kI32 = 26;
+constexpr std::uint32_t kI64 = 27;
+constexpr std::uint32_t kF64 = 28;
+constexpr std::uint32_t kMxfp4 = 39;
+
+KeyValue kv(std::string key, Value value, std::optional<std::uint32_t> raw_type = std::nullopt) {
+  KeyValue out;
+  out.key = std::move(key);
+  out.value = std::move(value);
+  out.raw_type = raw_type;
+  return out;
+}
+
+Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type = kF32,
+              std::optional<std::uint64_t> offset = std::nullopt) {
+  Tensor t;
+  t.name = std::move(name);
+  t.dims = std::move(dims);
+  t.type = type;
+  t.offset = offset;
+  return t;
+}
+
+Tensor with_data(Tensor t, std::size_t bytes) {
+  t.data = std::vector<std::uint8_t>(bytes, 0);
+  return t;
+}
+
+// minimal_document() (kv[0] general.architecture = "llama") plus these pairs and tensors.
+Document doc(std::vector<KeyValue> pairs, std::vector<Tensor> tensors = {}) {
+  Document d = minimal_document();
+  for (KeyValue& p : pairs) d.metadata.push_back(std::move(p));
+  d.tensors = std::move(tensors);
+  return d;
+}
+
+KeyValue quantization_version() {
+  return kv("general.quantization_version", Value::u32(2));
+}
+
+ByteVector prefix(ByteVector bytes, std::uint64_t size) {
+  bytes.resize(size);
+  return bytes;
+}
+
+void append_u32(ByteVector& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+void append_u64(ByteVector& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+// An array nested `levels` deep: levels 1 is a plain (empty) uint8 array.
+Value nested_array(std::size_t levels) {
+  Value value = Value::array(ValueType::Uint8, {});
+  for (std::size_t i = 1; i < levels; ++i) value = Value::array(ValueType::Array, {value});
+  return value;
+}
+
+// kv[1] "my.text" = "hello" with its length field set to `length` (nothing more written).
+ByteVector value_length(std::uint64_t length) {
+  Written w = write(doc({kv("my.text", Value::string("hello"))}));
+  patch(w.bytes, w.layout.pairs[1].value_offset, length);
+  return w.bytes;
+}
+ByteVector key_length(std::uint64_t length) {
+  Written w = write(doc({kv("my.text", Value::string("hello"))}));
+  patch(w.bytes, w.layout.pairs[1].key_offset, length);
+  return w.bytes;
+}
+ByteVector tensor_name_length(std::uint64_t length) {
+  Written w = write(doc({}, {tensor("first", {8}), tensor("second", {8})}));
+  patch(w.bytes, w.layout.tensors[0].name_offset, length);
+  return w.bytes;
+}
+// kv[1] "my.list" a string array whose second element's length is set to `length`.
+ByteVector element_length(std::uint64_t length) {
+  Written w = write(doc(
+      {kv("my.list", Value::array(ValueType::String, {Value::string("a"), Value::string("b")}))}));
+  patch(w.bytes, w.layout.pairs[1].value_offset + kArrayHeader + kWidth + 1, length);
+  return w.bytes;
+}
+// kv[1] "my.list" an array of two `element`s whose count is set to `count`.
+ByteVector array_count(ValueType element, Value item, std::uint64_t count) {
+  Written w = write(doc({kv("my.list", Value::array(element, {item, item}))}));
+  patch(w.bytes, w.layout.pairs[1].value_offset + 4, count);
+  return w.bytes;
+}
+
+// A header with these counts and nothing after it but minimal_document()'s one pair.
+ByteVector counts(std::optional<std::uint64_t> tensor_count,
+                  std::optional<std::uint64_t> kv_count) {
+  WriteOptions options;
+  options.tensor_count = tensor_count;
+  options.kv_count = kv_count;
+  return write_bytes(minimal_document(), options);
+}
+
+// ggml's array nesting written by hand: depth arrays of one array, then an empty uint8 array.
+ByteVector deeply_nested(std::uint64_t depth) {
+  const Written w = write(doc({kv("my.deep", Value::array(ValueType::Uint8, {}))}));
+  ByteVector bytes = prefix(w.bytes, w.layout.pairs[1].value_offset);
+  for (std::uint64_t i = 0; i < depth; ++i) {
+    append_u32(bytes, static_cast<std::uint32_t>(ValueType::Array));
+    append_u64(bytes, 1);
+  }
+  append_u32(bytes, static_cast<std::uint32_t>(ValueType::Uint8));
+  append_u64(bytes, 0);
+  return bytes;
+}
+
+// Two F32 [8] tensors (32 bytes each) at the offsets given, `data_bytes` of data behind them.
+ByteVector two_tensors_at(std::uint64_t first, std::uint64_t second, std::size_t data_bytes) {
+  Tensor a = tensor("a", {8}, kF32, first);
+  Tensor b = tensor("b", {8}, kF32, second);
+  a.data = std::vector<std::uint8_t>(data_bytes, 0);
+  b.data = std::vector<std::uint8_t>();
+  return write_bytes(doc({}, {a, b}));
+}
+
+// general.alignment = value over two tensors, laid out with `layout` (default 32: what readers
+// fall back to when the key is unusable).
+ByteVector alignment_value(Value value, std::uint32_t layout = 32) {
+  WriteOptions options;
+  options.alignment = layout;
+  return write_bytes(
+      doc({kv("general.alignment", std::move(value))}, {tensor("a", {3}), tensor("b", {8})}),
+      options);
+}
+
+ByteVector with_magic(const char (&magic)[5], ByteVector bytes) {
+  std::memcpy(bytes.data(), magic, 4);
+  return bytes;
+}
+
+// --- model-shaped documents --------------------------------------------------------------------
+
+// splitmix64: a fixed pseudo-random sequence, the same on every platform and run.
+class Random {
+ public:
+  explicit Random(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  std::uint32_t below(std::uint32_t n) { return static_cast<std::uint32_t>(next() % n); }
+
+ private:
+  std::uint64_t state_;
+};
+
+enum class Vocab { Spm, Bpe };
+
+struct TensorSpec {
+  std::string name;
+  std::vector<std::uint64_t> dims;
+  std::uint32_t type;
+};
+
+struct ModelSpec {
+  std::string name;
+  Vocab vocab = Vocab::Spm;
+  std::uint32_t n_vocab = 2000;
+  std::uint32_t n_embd = 64;
+  std::uint32_t n_ff = 128;
+  std::uint32_t file_type = 7;
+  std::uint64_t seed = 1;
+  std::vector<TensorSpec> tensors;
+};
+
+// Unique token texts made of syllables; SentencePiece style (U+2581 word prefix, byte tokens) or
+// GPT-2 byte-level BPE style (U+0120 word prefix) with merges for every two-syllable token.
+struct Vocabulary {
+  std::vector<Value> tokens, scores, types, merges;
+};
+
+Vocabulary make_vocabulary(Vocab style, std::uint32_t n_vocab, std::uint64_t seed) {
+  static const char* const kSyllables[] = {"a",
+                                           "e",
+                                           "i",
+                                           "o",
+                                           "u",
+                                           "an",
+                                           "en",
+                                           "in",
+                                           "on",
+                                           "er",
+                                           "re",
+                                           "th",
+                                           "st",
+                                           "nd",
+                                           "ing",
+                                           "ion",
+                                           "al",
+                                           "ou",
+                                           "es",
+                                           "ed",
+                                           "to",
+                                           "it",
+                                           "is",
+                                           "ar",
+                                           "ma",
+                                           "ko",
+                                           "ri",
+                                           "su",
+                                           "ne",
+                                           "la",
+                                           "di",
+                                           "po",
+                                           "\xc3\xa9",
+                                           "\xc3\xbc",
+                                           "\xd0\xb0",
+                                           "\xd0\xbd",
+                                           "\xe4\xb8\xad",
+                                           "\xe6\x96\x87",
+                                           "\xe3\x81\x82",
+                                           "\xce\xb1"};
+  constexpr std::uint32_t kN = static_cast<std::uint32_t>(std::size(kSyllables));
+  const std::string word = style == Vocab::Spm ? "\xe2\x96\x81" : "\xc4\xa0";
+  Vocabulary v;
+  Random random(seed);
+  const auto add = [&](std::string text, float score, std::int32_t type) {
+    v.tokens.push_back(Value::string(std::move(text)));
+    v.scores.push_back(Value::f32(score));
+    v.types.push_back(Value::i32(type));
+  };
+  std::set<std::string> seen;
+  if (style == Vocab::Spm) {
+    add("<unk>", 0, 2);
+    add("<s>", 0, 3);
+    add("</s>", 0, 3);
+    for (unsigned b = 0; b < 256; ++b) {
+      static const char kHex[] = "0123456789ABCDEF";
+      add(std::string("<0x") + kHex[b >> 4] + kHex[b & 15] + ">", 0, 6);
+    }
+  } else {
+    add("<|endoftext|>", 0, 3);
+  }
+  for (const auto& t : v.tokens) seen.insert(t.text);
+  // Single syllables, then pairs in a seeded order, with and without the word prefix.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (std::uint32_t a = 0; a < kN; ++a) {
+    for (std::uint32_t b = 0; b < kN; ++b) pairs.emplace_back(a, b);
+  }
+  for (std::size_t i = pairs.size(); i > 1; --i) {  // Fisher-Yates with the fixed sequence
+    std::swap(pairs[i - 1], pairs[random.below(static_cast<std::uint32_t>(i))]);
+  }
+  float score = -1;
+  for (std::uint32_t s = 0; s < kN && v.tokens.size() < n_vocab; ++s) {
+    for (const std::string& text : {std::string(kSyllables[s]), word + kSyllables[s]}) {
+      if (v.tokens.size() < n_vocab && seen.insert(text).second) add(text, score--, 1);
+    }
+  }
+  for (const auto& [a, b] : pairs) {
+    for (const bool prefixed : {false, true}) {
+      if (v.tokens.size() >= n_vocab) break;
+      const std::string left = (prefixed ? word : std::string()) + kSyllables[a];
+      const std::string text = left + kSyllables[b];
+      if (!seen.insert(text).second) continue;
+      add(text, score--, 1);
+      if (style == Vocab::Bpe) v.merges.push_back(Value::string(left + " " + kSyllables[b]));
+    }
+  }
+  for (std::uint64_t i = 0; v.tokens.size() < n_vocab; ++i) {  // then triples, in order
+    const std::string text =
+        word + kSyllables[i % kN] + kSyllables[(i / kN) % kN] + kSyllables[(i / kN / kN) % kN];
+    if (seen.insert(text).second) add(text, score--, 1);
+  }
+  return v;
+}
+
+Document model(const ModelSpec& spec) {
+  const Vocabulary v = make_vocabulary(spec.vocab, spec.n_vocab, spec.seed);
+  const std::uint32_t n_tokens = static_cast<std::uint32_t>(v.tokens.size());
+  Document d;
+  d.metadata = {
+      kv("general.architecture", Value::string("llama")),
+      kv("general.type", Value::string("model")),
+      kv("general.name", Value::string(spec.name)),
+      kv("general.basename", Value::string("corpus-llama")),
+      kv("general.size_label", Value::string("tiny")),
+      kv("general.license", Value::string("mit")),
+      kv("general.tags", Value::array(ValueType::String,
+                                      {Value::string("corpus"), Value::string("text-generation")})),
+      kv("general.languages", Value::array(ValueType::String, {Value::string("en")})),
+      kv("general.file_type", Value::u32(spec.file_type)),
+      kv("general.quantization_version", Value::u32(2)),
+      kv("llama.vocab_size", Value::u32(n_tokens)),
+      kv("llama.context_length", Value::u32(2048)),
+      kv("llama.embedding_length", Value::u32(spec.n_embd)),
+      kv("llama.block_count", Value::u32(1)),
+      kv("llama.feed_forward_length", Value::u32(spec.n_ff)),
+      kv("llama.rope.dimension_count", Value::u32(spec.n_embd / 4)),
+      kv("llama.rope.freq_base", Value::f32(10000.0f)),
+      kv("llama.attention.head_count", Value::u32(4)),
+      kv("llama.attention.head_count_kv", Value::u32(4)),
+      kv("llama.attention.layer_norm_rms_epsilon", Value::f32(1e-5f)),
+      kv("tokenizer.ggml.model", Value::string(spec.vocab == Vocab::Spm ? "llama" : "gpt2")),
+  };
+  if (spec.vocab == Vocab::Bpe) {
+    d.metadata.push_back(kv("tokenizer.ggml.pre", Value::string("gpt-2")));
+  }
+  d.metadata.push_back(kv("tokenizer.ggml.tokens", Value::array(ValueType::String, v.tokens)));
+  d.metadata.push_back(kv("tokenizer.ggml.scores", Value::array(ValueType::Float32, v.scores)));
+  d.metadata.push_back(kv("tokenizer.ggml.token_type", Value::array(ValueType::Int32, v.types)));
+  if (spec.vocab == Vocab::Bpe) {
+    d.metadata.push_back(kv("tokenizer.ggml.merges", Value::array(ValueType::String, v.merges)));
+    d.metadata.push_back(kv("tokenizer.ggml.bos_token_id", Value::u32(0)));
+    d.metadata.push_back(kv("tokenizer.ggml.eos_token_id", Value::u32(0)));
+  } else {
+    d.metadata.push_back(kv("tokenizer.ggml.bos_token_id", Value::u32(1)));
+    d.metadata.push_back(kv("tokenizer.ggml.eos_token_id", Value::u32(2)));
+    d.metadata.push_back(kv("tokenizer.ggml.unknown_token_id", Value::u32(0)));
+    d.metadata.push_back(kv("tokenizer.ggml.padding_token_id", Value::u32(0)));
+  }
+  d.metadata.push_back(kv("tokenizer.ggml.add_bos_token", Value::boolean(true)));
+  d.metadata.push_back(kv("tokenizer.ggml.add_eos_token", Value::boolean(false)));
+  d.metadata.push_back(
+      kv("tokenizer.chat_template",
+         Value::string("{% for message in messages %}<|{{ message['role'] }}|>\n"
+                       "{{ message['content'] }}</s>\n{% endfor %}"
+                       "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")));
+  const std::uint64_t vocab = n_tokens;
+  for (const TensorSpec& t : spec.tensors) {
+    std::vector<std::uint64_t> dims = t.dims;
+    for (std::uint64_t& dim : dims) {
+      if (dim == 0) dim = vocab;  // 0 stands for the vocabulary size
+    }
+    Tensor out = tensor(t.name, dims, t.type);
+    if (t.type == kF32) {  // norms: ones, written little-endian
+      const std::optional<std::uint64_t> n = tensor_nbytes(t.type, dims);
+      std::vector<std::uint8_t> data(n.value_or(0), 0);
+      for (std::size_t i = 0; i + 3 < data.size(); i += 4) {
+        data[i + 2] = 0x80;
+        data[i + 3] = 0x3f;
+      }
+      out.data = std::move(data);
+    }
+    d.tensors.push_back(std::move(out));
+  }
+  return d;
+}
+
+// One transformer block with the attention and feed-forward weights in `quant`.
+std::vector<TensorSpec> block_tensors(std::uint64_t e, std::uint64_t ff, std::uint32_t quant,
+                                      std::uint32_t ffn_down_type) {
+  return {
+      {"blk.0.attn_norm.weight", {e}, kF32},
+      {"blk.0.attn_q.weight", {e, e}, quant},
+      {"blk.0.attn_k.weight", {e, e}, quant},
+      {"blk.0.attn_v.weight", {e, e}, quant},
+      {"blk.0.attn_output.weight", {e, e}, quant},
+      {"blk.0.ffn_norm.weight", {e}, kF32},
+      {"blk.0.ffn_gate.weight", {e, ff}, quant},
+      {"blk.0.ffn_up.weight", {e, ff}, quant},
+      {"blk.0.ffn_down.weight", {ff, e}, ffn_down_type},
+  };
+}
+
+ModelSpec spm_q8_0() {
+  ModelSpec s;
+  s.name = "corpus llama spm q8_0";
+  s.vocab = Vocab::Spm;
+  s.n_vocab = 3000;
+  s.n_embd = 64;
+  s.file_type = 7;  // MOSTLY_Q8_0
+  s.seed = 20261201;
+  s.tensors = {{"token_embd.weight", {64, 0}, kQ8_0}};
+  for (TensorSpec& t : block_tensors(64, 128, kQ8_0, kQ8_0)) s.tensors.push_back(t);
+  s.tensors.push_back({"output_norm.weight", {64}, kF32});
+  return s;
+}
+
+// The model-shaped file the writers/ group writes wrong: 1000 tokens, small Q8_0 weights.
+ModelSpec writer_model() {
+  ModelSpec s = spm_q8_0();
+  s.name = "corpus llama for the writer mistakes";
+  s.n_vocab = 1000;
+  s.n_embd = 32;
+  s.n_ff = 64;
+  s.seed = 20261204;
+  s.tensors = {{"token_embd.weight", {32, 0}, kQ8_0}};
+  for (TensorSpec& t : block_tensors(32, 64, kQ8_0, kQ8_0)) s.tensors.push_back(t);
+  s.tensors.push_back({"output_norm.weight", {32}, kF32});
+  return s;
+}
+
+ModelSpec bpe_q4_k() {
+  ModelSpec s;
+  s.name = "corpus llama bpe q4_k";
+  s.vocab = Vocab::Bpe;
+  s.n_vocab = 1500;
+  s.n_embd = 256;
+  s.n_ff = 256;
+  s.file_type = 15;  // MOSTLY_Q4_K_M
+  s.seed = 20261202;
+  s.tensors = {{"token_embd.weight", {256, 0}, 10}};  // Q2_K keeps the embedding small
+  for (TensorSpec& t : block_tensors(256, 256, kQ4_K, kQ6_K)) s.tensors.push_back(t);
+  s.tensors.push_back({"output_norm.weight", {256}, kF32});
+  return s;
+}
+
+ModelSpec spm_mixed() {
+  ModelSpec s;
+  s.name = "corpus llama spm mixed";
+  s.vocab = Vocab::Spm;
+  s.n_vocab = 4000;
+  s.n_embd = 32;
+  s.n_ff = 64;
+  s.file_type = 2;  // MOSTLY_Q4_0
+  s.seed = 20261203;
+  s.tensors = {
+      {"token_embd.weight", {32, 0}, kQ4_0},     {"blk.0.attn_norm.weight", {32}, kF32},
+      {"blk.0.attn_q.weight", {32, 32}, kQ4_0},  {"blk.0.attn_k.weight", {32, 32}, 3},     // Q4_1
+      {"blk.0.attn_v.weight", {32, 32}, 6},                                                // Q5_0
+      {"blk.0.attn_output.weight", {32, 32}, 7},                                           // Q5_1
+      {"blk.0.ffn_norm.weight", {32}, kF32},     {"blk.0.ffn_gate.weight", {32, 64}, 20},  // IQ4_NL
+      {"blk.0.ffn_up.weight", {32, 64}, kF16},   {"blk.0.ffn_down.weight", {64, 32}, 30},  // BF16
+      {"output_norm.weight", {32}, kF32},        {"output.weight", {32, 0}, kQ8_0},
+  };
+  return s;
+}
+
+// --- the registry --------------------------------------------------------------------------------
+
+class Registry {
+ public:
+  Recipe& add(std::string id, std::string description, std::vector<std::string> codes,
+              std::function<ByteVector()> build) {
+    Recipe r;
+    r.id = std::move(id);
+    r.description = std::move(description);
+    r.codes = std::move(codes);
+    r.build = std::move(build);
+    list_.push_back(std::move(r));
+    return list_.back();
+  }
+  std::vector<Recipe> take() { return std::move(list_); }
+
+ private:
+  std::vector<Recipe> list_;
+};
+
+std::string hex_id(std::uint32_t v) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int shift = 28; shift >= 0; shift -= 4) out += kHex[(v >> shift) & 15];
+  return out;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+// --- codes/: one clean example per catalogue code ----------------------------------------------
+
+void add_codes(Registry& r) {
+  // "codes/GGUFnnnn-<catalogue name>", the code first in the declared list.
+  const auto code = [&r](const std::string& c, std::string description,
+                         std::vector<std::string> also, std::function<ByteVector()> build) {
+    const std::optional<Code> found = find_code(c);
+    if (!found) throw std::runtime_error(c + " is not in the catalogue");
+    std::vector<std::string> codes = {c};
+    codes.insert(codes.end(), also.begin(), also.end());
+    r.add("codes/" + c + "-" + std::string(catalogue_entry(*found).name), std::move(description),
+          std::move(codes), std::move(build));
+  };
+
+  code("GGUF0002", "an array nested 65 deep, one level past the default depth limit of 64",
+       {"GGUF2010"}, [] { return write_bytes(doc({kv("my.nested", nested_array(65))})); });
+
+  code("GGUF1001", "the first 23 bytes of a 24-byte header", {},
+       [] { return prefix(write_bytes(Document{}), 23); });
+  code("GGUF1002", "the magic of a legacy GGJT file (\"tjgg\" as stored) on a minimal file", {},
+       [] { return with_magic("tjgg", write_bytes(minimal_document())); });
+  code("GGUF1003", "version 4 on a minimal file", {}, [] {
+    WriteOptions options;
+    options.version_field = 4;
+    return write_bytes(minimal_document(), options);
+  });
+  code("GGUF1004", "a genuine version 1 file (32-bit counts and lengths)", {}, [] {
+    Document d = minimal_document();
+    d.version = 1;
+    return write_bytes(d);
+  });
+  code("GGUF1005", "a valid version 2 file", {}, [] {
+    Document d = minimal_document();
+    d.version = 2;
+    return write_bytes(d);
+  });
+  code("GGUF1006", "a valid minimal file written big-endian", {}, [] {
+    Document d = minimal_document();
+    d.endian = Endian::Big;
+    return write_bytes(d);
+  });
+  code("GGUF1007", "tensor_count of 2^63 (negative as int64) on a minimal file", {},
+       [] { return counts(kPow63, std::nullopt); });
+
+  code("GGUF2001", "the file ends two bytes into a uint32 value", {}, [] {
+    const ByteVector bytes = write_bytes(doc({kv("my.count", Value::u32(7))}));
+    return prefix(bytes, bytes.size() - 2);
+  });
+  code("GGUF2002", "a string value whose length (1000) runs past the end of the file", {},
+       [] { return value_length(1000); });
+  code("GGUF2003", "a metadata key of length 0", {},
+       [] { return write_bytes(doc({kv("", Value::u8(1))})); });
+  code("GGUF2004", "general.name written twice", {}, [] {
+    return write_bytes(
+        doc({kv("general.name", Value::string("a")), kv("general.name", Value::string("b"))}));
+  });
+  code("GGUF2005", "a key with a control byte (my\\x01key)", {},
+       [] { return write_bytes(doc({kv("my\x01key", Value::u8(1))})); });
+  code("GGUF2006", "a printable key that is not lower_snake_case (my.Key)", {},
+       [] { return write_bytes(doc({kv("my.Key", Value::u8(1))})); });
+  code("GGUF2007", "a key of 65536 bytes", {},
+       [] { return write_bytes(doc({kv(std::string(65536, 'a'), Value::u8(1))})); });
+  code("GGUF2008", "value type 13", {},
+       [] { return write_bytes(doc({kv("my.key", Value::u8(1), 13)})); });
+  code("GGUF2009", "an array of element type 13", {}, [] {
+    return write_bytes(doc({kv("my.arr", Value::array(static_cast<ValueType>(13), {}))}));
+  });
+  code("GGUF2010", "an array of one empty uint8 array", {},
+       [] { return write_bytes(doc({kv("my.nested", nested_array(2))})); });
+  code("GGUF2011", "a uint32 array of 2 elements whose count says 1000", {},
+       [] { return array_count(ValueType::Uint32, Value::u32(1), 1000); });
+  code("GGUF2012", "a bool byte of 2", {},
+       [] { return write_bytes(doc({kv("my.flag", Value::bool_byte(2))})); });
+  code("GGUF2013", "a string value with the byte 0xff", {},
+       [] { return write_bytes(doc({kv("my.text", Value::string("a\xff!"))})); });
+  code("GGUF2014",
+       "a string value declaring 2^30 + 1 bytes (over llama.cpp's 1 GiB limit) in a tiny file",
+       {"GGUF2002"}, [] { return value_length(kReferenceStringLimit + 1); });
+  code("GGUF2015",
+       "a uint8 array declaring 2^30 + 1 elements (over llama.cpp's limit) in a tiny file",
+       {"GGUF2011"}, [] { return array_count(ValueType::Uint8, Value::u8(1), (1ULL << 30) + 1); });
+  code("GGUF2016", "a string value with a NUL byte inside", {},
+       [] { return write_bytes(doc({kv("my.text", Value::string(std::string("ab\0c", 4)))})); });
+
+  code("GGUF3001", "the file ends inside the first tensor info's offset", {}, [] {
+    const Written w = write(doc({}, {tensor("w", {4})}));
+    return prefix(w.bytes, w.layout.tensors[0].offset_offset + 4);
+  });
+  code("GGUF3002", "a tensor name of 65 bytes", {},
+       [] { return write_bytes(doc({}, {tensor(std::string(65, 'a'), {4})})); });
+  code("GGUF3003", "a tensor name of length 0", {},
+       [] { return write_bytes(doc({}, {tensor("", {4})})); });
+  code("GGUF3004", "two tensors named w", {}, [] {
+    return write_bytes(doc({}, {tensor("w", {4}), tensor("w", {4})}));
+  });
+  code("GGUF3005", "a tensor name with a control byte (w\\x01)", {},
+       [] { return write_bytes(doc({}, {tensor("w\x01", {4})})); });
+  code("GGUF3006", "a tensor of 5 dims", {}, [] {
+    return write_bytes(doc({}, {tensor("w", {1, 1, 1, 1, 1})}));
+  });
+  code("GGUF3007", "a tensor whose ne[1] is 2^63", {}, [] {
+    return write_bytes(doc({}, {tensor("w", {4, kPow63})}));
+  });
+  code("GGUF3008", "a tensor whose ne[1] is 0", {}, [] {
+    return write_bytes(doc({}, {tensor("w", {4, 0})}));
+  });
+  code("GGUF3009", "dims [2^32, 2^32]: the element count wraps to exactly 0 modulo 2^64", {}, [] {
+    return write_bytes(doc({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
+  });
+  code("GGUF3010", "tensor type 43", {},
+       [] { return write_bytes(doc({}, {tensor("w", {4}, 43)})); });
+  code("GGUF3011", "tensor type 4 (the removed Q4_2)", {},
+       [] { return write_bytes(doc({}, {tensor("w", {32}, 4)})); });
+  code("GGUF3012", "a Q8_0 tensor whose rows are 16 elements (the block is 32)", {}, [] {
+    return write_bytes(doc({quantization_version()}, {tensor("w", {16, 2}, kQ8_0)}));
+  });
+  code("GGUF3013", "an F32 tensor of 2^62 elements: its byte size overflows 64 bits", {},
+       [] { return write_bytes(doc({}, {tensor("w", {1ULL << 62})})); });
+  code("GGUF3014", "a valid MXFP4 (type 39) tensor", {},
+       [] { return write_bytes(doc({quantization_version()}, {tensor("w", {32}, kMxfp4)})); });
+  code("GGUF3015", "a valid tensor of n_dims 0 (a scalar)", {},
+       [] { return write_bytes(doc({}, {tensor("w", {})})); });
+
+  code("GGUF4001",
+       "a tensor at offset 8 with alignment 32 (it cannot be the running sum of padded sizes)",
+       {"GGUF4004"}, [] { return write_bytes(doc({}, {tensor("w", {4}, kF32, 8)})); });
+  code("GGUF4002", "tensor b starts inside tensor a ([0, 64) and [32, 96))", {"GGUF4004"}, [] {
+    return write_bytes(doc({}, {with_data(tensor("a", {16}, kF32, 0), 96),
+                                with_data(tensor("b", {16}, kF32, 32), 0)}));
+  });
+  code("GGUF4003", "a 64-byte tensor with 32 bytes of data in the file", {},
+       [] { return write_bytes(doc({}, {with_data(tensor("w", {16}), 32)})); });
+  code("GGUF4004", "a gap of 32 bytes between two tensors", {}, [] {
+    return write_bytes(doc(
+        {}, {with_data(tensor("a", {8}, kF32, 0), 96), with_data(tensor("b", {8}, kF32, 64), 0)}));
+  });
+  code("GGUF4005", "a 0x01 byte in the padding before the data section", {}, [] {
+    Written w = write(doc({}, {tensor("w", {4})}));
+    w.bytes.at(w.layout.infos_end + 1) = 0x01;
+    return w.bytes;
+  });
+  code("GGUF4006", "the file ends one byte into the padding before the data section", {}, [] {
+    const Written w = write(doc({}, {tensor("w", {4})}));
+    return prefix(w.bytes, w.layout.infos_end + 1);
+  });
+  code("GGUF4007", "the last tensor is not padded to the alignment", {}, [] {
+    WriteOptions options;
+    options.pad_after_last_tensor = false;
+    return write_bytes(doc({}, {tensor("w", {4})}), options);
+  });
+  code("GGUF4008", "three bytes after the padded data section", {}, [] {
+    WriteOptions options;
+    options.trailing = {1, 2, 3};
+    return write_bytes(doc({}, {tensor("w", {4})}), options);
+  });
+
+  code("GGUF5001", "general.alignment stored as uint64", {},
+       [] { return write_bytes(doc({kv("general.alignment", Value::u64(32))})); });
+  code("GGUF5002", "general.alignment = 0", {},
+       [] { return write_bytes(doc({kv("general.alignment", Value::u32(0))})); });
+  code("GGUF5003", "general.alignment = 24", {},
+       [] { return write_bytes(doc({kv("general.alignment", Value::u32(24))})); });
+  code("GGUF5004", "general.alignment = 4", {},
+       [] { return write_bytes(doc({kv("general.alignment", Value::u32(4))})); });
+  code("GGUF5005", "general.alignment = 131072", {},
+       [] { return write_bytes(doc({kv("general.alignment", Value::u32(131072))})); });
+  code("GGUF5006", "the 24-byte header alone: no metadata, no general.architecture", {},
+       [] { return write_bytes(Document{}); });
+  code("GGUF5007", "a Q8_0 tensor without general.quantization_version", {},
+       [] { return write_bytes(doc({}, {tensor("w", {32}, kQ8_0)})); });
+  code("GGUF5008", "general.name stored as uint32", {},
+       [] { return write_bytes(doc({kv("general.name", Value::u32(1))})); });
+  code("GGUF5009", "two tokenizer scores for three tokens", {}, [] {
+    return write_bytes(
+        doc({kv("tokenizer.ggml.tokens",
+                Value::array(ValueType::String,
+                             {Value::string("a"), Value::string("b"), Value::string("c")})),
+             kv("tokenizer.ggml.scores",
+                Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0)}))}));
+  });
+  code("GGUF5010", "tokenizer.ggml.bos_token_id = 2 with two tokens", {}, [] {
+    return write_bytes(
+        doc({kv("tokenizer.ggml.tokens",
+                Value::array(ValueType::String, {Value::string("a"), Value::string("b")})),
+             kv("tokenizer.ggml.bos_token_id", Value::u32(2))}));
+  });
+
+  // Writer diagnosis: a small file with one tensor written with one of the course chapter's
+  // mistakes. The structural errors are what the reader hits when it reads the misplaced bytes
+  // the right way (checked by hand, see the comments); the note names the mistake.
+  const Document small = doc({kv("general.name", Value::string("w"))}, {tensor("w", {4})});
+  // kv[0]'s key (length 20) is followed by a NUL: its value type reads 00 08 00 00, 2048.
+  code("GGUF1901", "a small file whose writer put a NUL after every string", {"GGUF2008"}, [small] {
+    WriteOptions options;
+    options.nul_terminated_strings = true;
+    return write_bytes(small, options);
+  });
+  // Bytes 24..32 (alignment 32, 4 padding bytes) read as kv[0]'s key length 32: the key is the
+  // real length field (NUL bytes) and "general.architecture" and the type (2005); the value
+  // type is the low half of the value's length (5, int32); kv[1]'s key length is "llama" and
+  // three bytes after it, far over 1 GiB and past the end (2002, 2014).
+  code("GGUF1902", "a small file with a 40-byte header (u32 alignment, 4 padding bytes)",
+       {"GGUF2002", "GGUF2005", "GGUF2014"}, [small] {
+         WriteOptions options;
+         options.header_alignment_field = true;
+         return write_bytes(small, options);
+       });
+  // Tensor a (offset 0, type 0) reads the same either way; tensor b's type reads the low half
+  // of its offset 32: the removed type 32 (Q4_0_4_8).
+  code("GGUF1903", "a file of two tensors whose writer put the offset before the type",
+       {"GGUF3011"}, [] {
+         WriteOptions options;
+         options.offset_before_type = true;
+         return write_bytes(doc({}, {tensor("a", {8}), tensor("b", {8})}), options);
+       });
+  // tensor_count (u32 1) and kv_count (u32 2) read as one u64: 0x0000000200000001 tensors.
+  code("GGUF1904", "a small v3 file whose counts and lengths are 32-bit", {"GGUF1007"}, [small] {
+    WriteOptions options;
+    options.narrow_widths = true;
+    return write_bytes(small, options);
+  });
+}
+
+// --- threats/: one or more files per row of threats.md -----------------------------------------
+
+void add_threats(Registry& r) {
+  const auto t = [&r](std::string name, std::string description, std::vector<std::string> codes,
+                      std::function<ByteVector()> build) -> Recipe& {
+    return r.add("threats/" + std::move(name), std::move(description), std::move(codes),
+                 std::move(build));
+  };
+
+  // A: header and counts
+  t("A1-empty-file", "a file of 0 bytes", {"GGUF1001"}, [] { return ByteVector{}; });
+  t("A1-four-byte-file", "only the magic \"GGUF\" (Ollama CVE-2024-39720)", {"GGUF1001"}, [] {
+    return ByteVector{'G', 'G', 'U', 'F'};
+  });
+  t("A1-23-byte-file", "a model's first 23 bytes, one short of the header", {"GGUF1001"},
+    [] { return prefix(write_bytes(model_document()), 23); });
+  t("A2-legacy-ggml-magic", "a model with the legacy GGML magic as stored (\"lmgg\")", {"GGUF1002"},
+    [] { return with_magic("lmgg", write_bytes(model_document())); });
+  t("A2-legacy-ggjt-magic", "a model with the legacy GGJT magic spelled out (\"GGJT\")",
+    {"GGUF1002"}, [] { return with_magic("GGJT", write_bytes(model_document())); });
+  t("A2-wrong-magic-escape-bytes", "a model whose magic is an escape sequence (\\xff\\x1b[2)",
+    {"GGUF1002"}, [] { return with_magic("\xff\x1b[2", write_bytes(model_document())); });
+  for (const std::uint32_t version : {0u, 4u, 0xFFFFFFFFu}) {
+    t("A3-version-" + (version == 0xFFFFFFFFu ? std::string("ffffffff") : std::to_string(version)),
+      "a model whose version field is " + std::to_string(version), {"GGUF1003"}, [version] {
+        WriteOptions options;
+        options.version_field = version;
+        return write_bytes(model_document(), options);
+      });
+  }
+  t("A3-version-1", "a genuine version 1 model (32-bit counts and lengths)", {"GGUF1004"}, [] {
+    Document d = model_document();
+    d.version = 1;
+    return write_bytes(d);
+  });
+  // The counts then read byte-swapped: tensor_count 3 -> 0x0300000000000000, more than the file.
+  t("A3-byte-swapped-version-3",
+    "a little-endian model whose version alone reads byte-swapped (0x03000000)",
+    {"GGUF1006", "GGUF1007"}, [] {
+      WriteOptions options;
+      options.version_field = 0x03000000u;
+      return write_bytes(model_document(), options);
+    });
+  t("A4-tensor-count-wraps", "a model with tensor_count 0x1D1D1D1D1D1D1D1D (Talos)", {"GGUF1007"},
+    [] {
+      ByteVector bytes = write_bytes(model_document());
+      patch<std::uint64_t>(bytes, 8, 0x1D1D1D1D1D1D1D1DULL);
+      return bytes;
+    });
+  t("A5-kv-count-wraps", "a model with kv_count 0x055555555555555a (x48 wraps 64 bits)",
+    {"GGUF1007"}, [] {
+      ByteVector bytes = write_bytes(model_document());
+      patch<std::uint64_t>(bytes, 16, 0x055555555555555AULL);
+      return bytes;
+    });
+  t("A6-kv-count-above-pairs", "kv_count 6 for 4 pairs, the file ending inside the last value",
+    {"GGUF2001"}, [] {
+      const Written w =
+          write(doc({kv("general.name", Value::string("x")), kv("llama.block_count", Value::u32(2)),
+                     kv("llama.context_length", Value::u64(4096))}));
+      ByteVector bytes = prefix(w.bytes, w.layout.pairs.back().value_offset + 4);
+      patch<std::uint64_t>(bytes, 16, 6);
+      return bytes;
+    });
+  t("A7-tensor-count-2-63", "tensor_count of 2^63", {"GGUF1007"},
+    [] { return counts(kPow63, std::nullopt); });
+  t("A7-kv-count-all-ones", "kv_count of 2^64 - 1", {"GGUF1007"},
+    [] { return counts(std::nullopt, kMax64); });
+
+  // B: strings and keys. Lengths above 2^30 are over llama.cpp's string limit too (GGUF2014).
+  t("B1-key-length-all-ones", "a key length of 2^64 - 1 (length + 1 wraps to 0)",
+    {"GGUF2002", "GGUF2014"}, [] { return key_length(kMax64); });
+  t("B1-value-length-all-ones", "a string value length of 2^64 - 1", {"GGUF2002", "GGUF2014"},
+    [] { return value_length(kMax64); });
+  t("B1-tensor-name-length-all-ones", "the first of two tensor names with a length of 2^64 - 1",
+    {"GGUF2002", "GGUF2014"}, [] { return tensor_name_length(kMax64); });
+  t("B1-array-element-length-all-ones", "a string array element of length 2^64 - 1",
+    {"GGUF2002", "GGUF2014"}, [] { return element_length(kMax64); });
+  t("B2-value-length-2-63", "a string value length of 2^63 (negative as int64)",
+    {"GGUF2002", "GGUF2014"}, [] { return value_length(kPow63); });
+  t("B2-value-length-just-past-end", "a string value one byte longer than the file holds",
+    {"GGUF2002"}, [] {
+      const Written w = write(doc({kv("my.text", Value::string("hello"))}));
+      return value_length(w.bytes.size() - w.layout.pairs[1].value_offset - kWidth + 1);
+    });
+  t("B3-empty-key", "a metadata key of length 0 (llama.cpp 2025 aborted)", {"GGUF2003"},
+    [] { return write_bytes(doc({kv("", Value::u32(1))})); });
+  t("B4-duplicate-key", "general.name twice with different values", {"GGUF2004"}, [] {
+    return write_bytes(doc(
+        {kv("general.name", Value::string("first")), kv("general.name", Value::string("last"))}));
+  });
+  t("B4-duplicate-alignment-key", "general.alignment twice, 32 then 64", {"GGUF2004"}, [] {
+    return write_bytes(
+        doc({kv("general.alignment", Value::u32(32)), kv("general.alignment", Value::u32(64))}));
+  });
+  {
+    // general.alignment\0x = 64 over tensors a (32 bytes) and b (96 bytes), laid out for 32.
+    // ggml reads the key as general.alignment: the llama.cpp profile takes 64, so b's offset
+    // 32 is misaligned and not the running sum (64); the data section then starts where the
+    // infos end rounded up to 64, which may push b past the end of the file.
+    const auto build = [] {
+      return write(doc({kv(std::string("general.alignment\0x", 19), Value::u32(64))},
+                       {tensor("a", {8}), tensor("b", {24})}));
+    };
+    const Written w = build();
+    std::vector<std::string> llama = {"GGUF2005", "GGUF4001", "GGUF4004"};
+    const std::uint64_t start64 = (w.layout.infos_end + 63) / 64 * 64;
+    if (start64 + 32 + 96 > w.bytes.size()) llama.push_back("GGUF4003");
+    t("B5-nul-shadowed-alignment-key",
+      "a key general.alignment\\0x = 64 that only C-string readers take as the alignment",
+      {"GGUF2005"}, [build] {
+        return build().bytes;
+      }).per_profile[Profile::LlamaCpp] = llama;
+  }
+  t("B5-keys-equal-up-to-nul", "keys my.key\\0b and my.key\\0c, one key for C-string readers",
+    {"GGUF2005", "GGUF2005"}, [] {
+      return write_bytes(doc({kv(std::string("my.key\0b", 8), Value::u8(1)),
+                              kv(std::string("my.key\0c", 8), Value::u8(2))}));
+    }).per_profile[Profile::LlamaCpp] = {"GGUF2005", "GGUF2005", "GGUF2004"};
+  t("B5-control-byte-key", "a key with an ANSI escape sequence (general.\\x1b[31mname)",
+    {"GGUF2005"}, [] { return write_bytes(doc({kv("general.\x1b[31mname", Value::u32(1))})); });
+  t("B5-non-ascii-key", "a key with UTF-8 letters (g\\xc3\\xa9n\\xc3\\xa9ral.name)", {"GGUF2005"},
+    [] { return write_bytes(doc({kv("g\xc3\xa9n\xc3\xa9ral.name", Value::u32(1))})); });
+  t("B5-key-over-65535-bytes", "a key of 65536 bytes", {"GGUF2007"},
+    [] { return write_bytes(doc({kv(std::string(65536, 'k'), Value::u8(1))})); });
+  t("B6-invalid-utf8-key", "a key with the bytes 0xff 0xfe", {"GGUF2005"},
+    [] { return write_bytes(doc({kv("general.\xff\xfe", Value::u8(1))})); });
+  t("B6-invalid-utf8-value", "general.name with an overlong encoding (0xc0 0xaf)", {"GGUF2013"},
+    [] { return write_bytes(doc({kv("general.name", Value::string("\xc0\xaf"))})); });
+  t("B6-invalid-utf8-array-element", "a general.tags element with a UTF-16 surrogate", {"GGUF2013"},
+    [] {
+      return write_bytes(doc({kv(
+          "general.tags", Value::array(ValueType::String, {Value::string("fine"),
+                                                           Value::string("ok\xed\xa0\x80")}))}));
+    });
+  t("B6-invalid-utf8-tensor-name", "a tensor name cut inside a UTF-8 sequence", {"GGUF3005"},
+    [] { return write_bytes(doc({}, {tensor("blk.cut\xe2\x82", {8})})); });
+
+  // C: value types and arrays
+  for (const std::uint32_t type : {13u, 0x7FFFFFFFu, 0xFFFFFFFFu}) {
+    t("C1-value-type-" + (type == 13 ? std::string("13") : hex_id(type)),
+      "value type " + std::to_string(type) + " followed by a valid pair", {"GGUF2008"}, [type] {
+        return write_bytes(doc(
+            {kv("general.bad", Value::u32(1), type), kv("general.name", Value::string("after"))}));
+      });
+  }
+  for (const std::uint32_t type : {13u, 0xFFFFFFFFu}) {
+    t("C2-array-type-" + (type == 13 ? std::string("13") : hex_id(type)),
+      "an array of element type " + std::to_string(type), {"GGUF2009"}, [type] {
+        Written w = write(doc(
+            {kv("general.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}));
+        patch<std::uint32_t>(w.bytes, w.layout.pairs[1].value_offset, type);
+        return w.bytes;
+      });
+  }
+  t("C3-nested-array", "an array of two uint8 arrays", {"GGUF2010"}, [] {
+    return write_bytes(
+        doc({kv("general.nested",
+                Value::array(ValueType::Array, {Value::array(ValueType::Uint8, {Value::u8(1)}),
+                                                Value::array(ValueType::Uint8, {})}))}));
+  });
+  t("C3-nested-array-64-deep", "arrays nested 64 deep, the default depth limit", {"GGUF2010"},
+    [] { return deeply_nested(63); });
+  t("C3-nested-array-1000-deep", "arrays nested 1001 deep (gguf-py RecursionError)",
+    {"GGUF0002", "GGUF2010"}, [] { return deeply_nested(1000); });
+  t("C4-uint32-count-wraps", "a uint32 array count 0x4000000000000001 (x4 wraps to 4)",
+    {"GGUF2011", "GGUF2015"},
+    [] { return array_count(ValueType::Uint32, Value::u32(1), 0x4000000000000001ULL); });
+  t("C4-string-count-wraps", "a string array count 0x1000000000000001 (x16 wraps)",
+    {"GGUF2011", "GGUF2015"},
+    [] { return array_count(ValueType::String, Value::string("a"), 0x1000000000000001ULL); });
+  t("C4-count-just-above-bytes-left", "a uint8 array of 3 elements whose count says 1000",
+    {"GGUF2011"}, [] { return array_count(ValueType::Uint8, Value::u8(1), 1000); });
+  t("C5-gibibyte-string-declared", "a string value declaring 2^30 + 1 bytes that are not there",
+    {"GGUF2002", "GGUF2014"}, [] { return value_length(kReferenceStringLimit + 1); });
+  t("C5-2000-pairs", "2001 small metadata pairs, all present and valid", {}, [] {
+    Document d = minimal_document();
+    for (int i = 0; i < 2000; ++i) {
+      d.metadata.push_back(
+          kv("my.key_" + std::to_string(i), Value::u8(static_cast<std::uint8_t>(i))));
+    }
+    return write_bytes(d);
+  });
+  t("C5-100000-element-array", "a uint8 array of 100000 elements, all present", {}, [] {
+    Written w = write(doc({kv("my.blob", Value::array(ValueType::Uint8, {}))}));
+    patch<std::uint64_t>(w.bytes, w.layout.pairs[1].value_offset + 4, 100000);
+    w.bytes.resize(w.bytes.size() + 100000, 0x5A);
+    return w.bytes;
+  });
+  t("C6-bool-byte-2", "tokenizer.ggml.add_bos_token stored as the byte 2", {"GGUF2012"},
+    [] { return write_bytes(doc({kv("tokenizer.ggml.add_bos_token", Value::bool_byte(2))})); });
+  t("C6-bool-byte-ff-in-array", "a bool array holding 1, 0, 2, 255", {"GGUF2012"}, [] {
+    return write_bytes(
+        doc({kv("general.flags",
+                Value::array(ValueType::Bool, {Value::bool_byte(1), Value::bool_byte(0),
+                                               Value::bool_byte(2), Value::bool_byte(255)}))}));
+  });
+
+  // D: tensor infos
+  t("D1-bad-name-length-then-more-tensors",
+    "the second of three tensor names with a length past the end of the file", {"GGUF2002"}, [] {
+      Written w =
+          write(doc({}, {tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})}));
+      const std::uint64_t site = w.layout.tensors[1].name_offset;
+      patch<std::uint64_t>(w.bytes, site, w.bytes.size() - site - kWidth + 1);
+      return w.bytes;
+    });
+  t("D2-tensor-name-64-bytes", "a tensor name of 64 bytes (fine for the spec, not for ggml)",
+    {"GGUF3002"}, [] {
+      return write_bytes(doc({}, {tensor(std::string(64, 'n'), {4})}));
+    }).per_profile[Profile::Spec] = {};
+  t("D2-tensor-name-65-bytes", "a tensor name of 65 bytes", {"GGUF3002"},
+    [] { return write_bytes(doc({}, {tensor(std::string(65, 'n'), {4})})); });
+  t("D3-duplicate-tensor-name", "two tensors named w", {"GGUF3004"}, [] {
+    return write_bytes(doc({}, {tensor("w", {4}), tensor("w", {4})}));
+  });
+  t("D3-empty-tensor-name", "a tensor name of length 0", {"GGUF3003"},
+    [] { return write_bytes(doc({}, {tensor("", {4})})); });
+  t("D3-names-equal-up-to-nul", "tensors a\\0b and a\\0c, one name for C-string readers",
+    {"GGUF3004", "GGUF3005", "GGUF3005"}, [] {
+      return write_bytes(
+          doc({}, {tensor(std::string("a\0b", 3), {4}), tensor(std::string("a\0c", 3), {4})}));
+    });
+  t("D4-n-dims-5", "a tensor of 5 dims", {"GGUF3006"}, [] {
+    return write_bytes(doc({}, {tensor("w", {1, 1, 1, 1, 1})}));
+  });
+  // The 2^32 - 1 dims the record declares also run past the end of the file (3001).
+  t("D4-n-dims-ffffffff", "a tensor whose n_dims is 0xFFFFFFFF", {"GGUF3006", "GGUF3001"}, [] {
+    Written w = write(doc({}, {tensor("w", {4})}));
+    patch<std::uint32_t>(w.bytes, w.layout.tensors[0].n_dims_offset, 0xFFFFFFFFu);
+    return w.bytes;
+  });
+  t("D5-dim-all-ones", "a tensor whose ne[1] is 2^64 - 1 (-1 as int64)", {"GGUF3007"}, [] {
+    return write_bytes(doc({}, {tensor("w", {4, kMax64})}));
+  });
+  t("D6-zero-dim", "a tensor whose ne[2] is 0 (older loaders divide by zero)", {"GGUF3008"}, [] {
+    return write_bytes(doc({}, {tensor("w", {4, 2, 0})}));
+  });
+  t("D7-dims-product-wraps-to-zero", "dims [2^62, 4]: the element count wraps to 0", {"GGUF3009"},
+    [] {
+      return write_bytes(doc({}, {tensor("w", {1ULL << 62, 4})}));
+    });
+  t("D7-dims-product-wraps-small",
+    "dims [4194305, 4194305, 211106198978564]: the element count wraps to a tiny number",
+    {"GGUF3009"}, [] {
+      return write_bytes(doc({}, {tensor("w", {4194305, 4194305, 211106198978564ULL})}));
+    });
+  for (const std::uint32_t type : {43u, 0x40000000u, 0xFFFFFFFFu}) {
+    t("D8-tensor-type-" + (type == 43 ? std::string("43") : hex_id(type)),
+      "tensor type " + std::to_string(type), {"GGUF3010"},
+      [type] { return write_bytes(doc({}, {tensor("w", {256}, type)})); });
+  }
+  for (const std::uint32_t type : {5u, 31u, 36u}) {
+    t("D8-removed-tensor-type-" + std::to_string(type),
+      "the removed tensor type " + std::to_string(type), {"GGUF3011"},
+      [type] { return write_bytes(doc({}, {tensor("w", {256}, type)})); });
+  }
+  t("D9-q4_0-row-of-33", "a Q4_0 tensor whose rows are 33 elements (the block is 32)", {"GGUF3012"},
+    [] {
+      return write_bytes(doc({quantization_version()}, {tensor("w", {33, 2}, kQ4_0)}));
+    });
+  t("D10-byte-size-wraps-to-4-mib",
+    "an I64 tensor of 2^61 + 2^19 elements: 2^64 + 4 MiB bytes (CVE-2026-33298)", {"GGUF3013"}, [] {
+      return write_bytes(doc({}, {tensor("t", {0x2000000000080000ULL}, kI64), tensor("u", {8})}));
+    });
+
+  // E: layout and data
+  // Three I8 tensors of 0x6000000000000000 bytes at their running offsets: c's end wraps
+  // (3013); a and b each run far past the end of the file (4003).
+  t("E1-padded-sizes-sum-overflows",
+    "three I8 tensors of 0x6000000000000000 bytes (CVE-2025-53630)",
+    {"GGUF3013", "GGUF4003", "GGUF4003"}, [] {
+      return write_bytes(doc(
+          {}, {tensor("a", {0x6000000000000000ULL}, kI8), tensor("b", {0x6000000000000000ULL}, kI8),
+               tensor("c", {0x6000000000000000ULL}, kI8)}));
+    });
+  t("E2-padding-wraps-to-zero",
+    "an I64 tensor of 0xFFFFFFFFFFFFFFE8 bytes, which padded to 32 wraps to 0", {"GGUF3013"}, [] {
+      return write_bytes(doc({}, {tensor("t", {0x1FFFFFFFFFFFFFFDULL}, kI64), tensor("u", {8})}));
+    });
+  t("E3-two-huge-tensors-32-bytes",
+    "two I8 tensors of 0x7FFFFFFFFFFFFFC0 elements backed by 32 bytes (CVE-2026-27940)",
+    {"GGUF4003", "GGUF4003"}, [] {
+      Tensor a = tensor("a", {0x7FFFFFFFFFFFFFC0ULL}, kI8);
+      a.data = std::vector<std::uint8_t>(32, 0);
+      Tensor b = tensor("b", {0x7FFFFFFFFFFFFFC0ULL}, kI8);
+      b.data = std::vector<std::uint8_t>();
+      return write_bytes(doc({}, {a, b}));
+    });
+  t("E4-data-past-end", "a model cut in the middle of its last tensor's data", {"GGUF4003"}, [] {
+    const Written w = write(model_document());
+    const WrittenTensor& last = w.layout.tensors.back();
+    return prefix(w.bytes, last.data_position + last.nbytes / 2);
+  });
+  t("E5-misaligned-offset", "tensor b at offset 48 with alignment 32, after a 32-byte tensor",
+    {"GGUF4001", "GGUF4004"}, [] { return two_tensors_at(0, 48, 96); });
+  t("E5-gap", "tensor b at offset 64 after a 32-byte tensor at 0", {"GGUF4004"},
+    [] { return two_tensors_at(0, 64, 96); });
+  t("E5-overlapping", "tensors a and b both at offset 0", {"GGUF4002", "GGUF4004"},
+    [] { return two_tensors_at(0, 0, 32); });
+  t("E5-out-of-order", "tensor a at offset 32, b at 0", {"GGUF4004", "GGUF4004"},
+    [] { return two_tensors_at(32, 0, 64); });
+  // 2^64 - 1 is misaligned, not the running sum (32), and offset + 32 wraps: past the end.
+  t("E5-offset-all-ones", "tensor b at offset 2^64 - 1",
+    {"GGUF4001", "GGUF4003", "GGUF4004", "GGUF3013"}, [] { return two_tensors_at(0, kMax64, 64); });
+  t("E6-nonzero-padding", "every padding byte is 0xAA", {"GGUF4005"}, [] {
+    WriteOptions options;
+    options.padding_byte = 0xAA;
+    return write_bytes(doc({}, {tensor("a", {3}), tensor("b", {5})}), options);
+  });
+  t("E6-byte-hidden-in-padding", "one byte 0x41 hidden in the padding after the first tensor",
+    {"GGUF4005"}, [] {
+      Written w = write(doc({}, {tensor("a", {3}), tensor("b", {5})}));
+      w.bytes.at(w.layout.tensors[0].data_position + 12 + 5) = 0x41;
+      return w.bytes;
+    });
+  t("E6-missing-final-padding", "the last of two tensors is not padded", {"GGUF4007"}, [] {
+    WriteOptions options;
+    options.pad_after_last_tensor = false;
+    return write_bytes(doc({}, {tensor("a", {8}), tensor("b", {3})}), options);
+  });
+  t("E6-trailing-bytes", "1000 bytes 0x42 after a model's data", {"GGUF4008"}, [] {
+    WriteOptions options;
+    options.trailing = ByteVector(1000, 0x42);
+    return write_bytes(model_document(), options);
+  });
+
+  // F: general.alignment (laid out with 32, what a reader falls back to after the error)
+  const std::vector<std::pair<std::string, Value>> wrong_types = {
+      {"int32", Value::i32(32)},
+      {"uint16", Value::u16(32)},
+      {"uint64", Value::u64(32)},
+      {"string", Value::string("32")},
+      {"array", Value::array(ValueType::Uint32, {Value::u32(32)})},
+  };
+  for (const auto& [what, value] : wrong_types) {
+    t("F1-alignment-" + what, "general.alignment stored as " + what + " (32)", {"GGUF5001"},
+      [value] { return alignment_value(value); });
+  }
+  t("F2-alignment-0", "general.alignment = 0 (Ollama CVE-2025-0317: divide by zero)", {"GGUF5002"},
+    [] { return alignment_value(Value::u32(0)); });
+  // A non-zero uint32 is the alignment, power of two or not: laid out with it.
+  t("F2-alignment-13", "general.alignment = 13, tensors laid out with it", {"GGUF5003", "GGUF5004"},
+    [] { return alignment_value(Value::u32(13), 13); });
+  t("F2-alignment-48", "general.alignment = 48, tensors laid out with it", {"GGUF5003"},
+    [] { return alignment_value(Value::u32(48), 48); });
+  // The data section the alignment demands starts past the end of the file (the writer pads
+  // to 32): 4006.
+  t("F3-alignment-2-31", "general.alignment = 2^31 with two tensors", {"GGUF5005", "GGUF4006"},
+    [] { return alignment_value(Value::u32(0x80000000u)); });
+  t("F3-alignment-2-30", "general.alignment = 2^30 with two tensors", {"GGUF5005", "GGUF4006"},
+    [] { return alignment_value(Value::u32(0x40000000u)); });
+
+  // G: metadata loaders trust
+  const auto tokens = [](std::vector<std::string> texts) {
+    std::vector<Value> out;
+    for (std::string& s : texts) out.push_back(Value::string(std::move(s)));
+    return kv("tokenizer.ggml.tokens", Value::array(ValueType::String, std::move(out)));
+  };
+  t("G1-scores-int8", "tokenizer.ggml.scores stored as int8[]", {"GGUF5008"}, [tokens] {
+    return write_bytes(doc(
+        {tokens({"a", "b"}), kv("tokenizer.ggml.scores",
+                                Value::array(ValueType::Int8, {Value::i8(0), Value::i8(-1)}))}));
+  });
+  t("G1-token-type-int8", "tokenizer.ggml.token_type stored as int8[]", {"GGUF5008"}, [tokens] {
+    return write_bytes(
+        doc({tokens({"a", "b"}), kv("tokenizer.ggml.token_type",
+                                    Value::array(ValueType::Int8, {Value::i8(1), Value::i8(1)}))}));
+  });
+  t("G2-token-type-shorter", "one token_type entry for three tokens", {"GGUF5009"}, [tokens] {
+    return write_bytes(
+        doc({tokens({"a", "b", "c"}),
+             kv("tokenizer.ggml.token_type", Value::array(ValueType::Int32, {Value::i32(1)}))}));
+  });
+  t("G3-eos-token-id-ffffffff", "tokenizer.ggml.eos_token_id = 0xFFFFFFFF with two tokens",
+    {"GGUF5010"}, [tokens] {
+      return write_bytes(
+          doc({tokens({"a", "b"}), kv("tokenizer.ggml.eos_token_id", Value::u32(0xFFFFFFFFu))}));
+    });
+  t("G4-duplicate-token-texts", "tokenizer.ggml.tokens holds \"a\" twice", {}, [tokens] {
+    return write_bytes(doc({tokens({"<s>", "a", "b", "a"})}));
+  }).pending = "a check of tokenizer.ggml.tokens for duplicate token texts";
+  t("G5-byte-token-minus-one", "a byte token written <0x-1>", {}, [tokens] {
+    return write_bytes(
+        doc({kv("tokenizer.ggml.model", Value::string("llama")), tokens({"<unk>", "<0x-1>", "a"}),
+             kv("tokenizer.ggml.token_type",
+                Value::array(ValueType::Int32, {Value::i32(2), Value::i32(6), Value::i32(1)}))}));
+  }).pending = "a check that byte tokens (token_type 6) are <0xHH> with two hex digits";
+  t("G6-precompiled-charsmap-short", "tokenizer.ggml.precompiled_charsmap of 2 bytes", {}, [] {
+    return write_bytes(doc({kv("tokenizer.ggml.model", Value::string("t5")),
+                            kv("tokenizer.ggml.precompiled_charsmap",
+                               Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}));
+  }).pending = "a check that tokenizer.ggml.precompiled_charsmap holds at least its 4-byte header";
+  t("G7-head-count-zero", "llama.attention.head_count = 0 (a divisor)", {}, [] {
+    return write_bytes(doc({kv("llama.embedding_length", Value::u32(64)),
+                            kv("llama.attention.head_count", Value::u32(0))}));
+  }).pending = "a check that {arch}.attention.head_count is non-zero";
+  t("G7-block-count-above-tensors", "llama.block_count = 1000 with one block of tensors", {}, [] {
+    return write_bytes(
+        doc({kv("llama.block_count", Value::u32(1000))}, {tensor("blk.0.attn_norm.weight", {8})}));
+  }).pending = "a check that {arch}.block_count matches the blk.N tensors";
+  t("G7-tiny-image-mean", "clip.vision.image_mean with one float instead of three", {}, [] {
+    return write_bytes(
+        doc({kv("clip.vision.image_mean", Value::array(ValueType::Float32, {Value::f32(0.5f)}))}));
+  }).pending = "a check that clip.vision.image_mean / image_std hold 3 floats";
+
+  // H: content that parses but is hostile
+  t("H1-template-sandbox-escape", "a chat template reaching __globals__ and __import__", {},
+    [] {
+      return write_bytes(doc({kv("tokenizer.chat_template",
+                                 Value::string("{{ self.__init__.__globals__.__builtins__"
+                                               ".__import__('os').popen('id').read() }}"))}));
+    }).pending =
+      "a content check of chat templates for sandbox escapes (__class__, __globals__, "
+      "|attr, __import__)";
+  t("H2-template-huge-range", "a chat template looping over range(1000000000) in a recursive macro",
+    {}, [] {
+      return write_bytes(
+          doc({kv("tokenizer.chat_template",
+                  Value::string("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}"
+                                "{% for i in range(1000000000) %}{{ f(i) }}{% endfor %}"))}));
+    }).pending = "a content check of chat templates for unbounded loops and recursion";
+  t("H3-bidi-override", "general.name and the chat template hiding text with U+202E and U+200B", {},
+    [] {
+      return write_bytes(
+          doc({kv("general.name", Value::string("model\xe2\x80\xae"
+                                                "txt.exe")),
+               kv("tokenizer.chat_template",
+                  Value::string("{{ messages }}\xe2\x80\x8b\xe2\x80\xaeignore previous"))}));
+    }).pending =
+      "a content check for bidirectional overrides and invisible characters in "
+      "templates and general.* strings";
+}
+
+// --- hostile/: sizes that must be rejected at once ---------------------------------------------
+
+void add_hostile(Registry& r) {
+  const auto h = [&r](std::string name, std::string description, std::vector<std::string> codes,
+                      std::function<ByteVector()> build) -> Recipe& {
+    return r.add("hostile/" + std::move(name), std::move(description), std::move(codes),
+                 std::move(build));
+  };
+  h("kv-count-2-63", "kv_count 2^63", {"GGUF1007"}, [] { return counts(std::nullopt, kPow63); });
+  h("kv-count-all-ones", "kv_count 2^64 - 1", {"GGUF1007"},
+    [] { return counts(std::nullopt, kMax64); });
+  h("tensor-count-2-63", "tensor_count 2^63", {"GGUF1007"},
+    [] { return counts(kPow63, std::nullopt); });
+  h("tensor-count-all-ones", "tensor_count 2^64 - 1", {"GGUF1007"},
+    [] { return counts(kMax64, std::nullopt); });
+  h("both-counts-all-ones", "tensor_count and kv_count 2^64 - 1", {"GGUF1007", "GGUF1007"},
+    [] { return counts(kMax64, kMax64); });
+  h("kv-count-million", "kv_count 10^6 with one pair present", {"GGUF1007"},
+    [] { return counts(std::nullopt, 1000000); });
+  h("array-2-62-elements", "a uint8 array claiming 2^62 elements", {"GGUF2011", "GGUF2015"},
+    [] { return array_count(ValueType::Uint8, Value::u8(1), 1ULL << 62); });
+  h("string-array-2-62-elements", "a string array claiming 2^62 elements", {"GGUF2011", "GGUF2015"},
+    [] { return array_count(ValueType::String, Value::string("a"), 1ULL << 62); });
+  h("float64-array-2-63-elements", "a float64 array claiming 2^63 elements",
+    {"GGUF2011", "GGUF2015"},
+    [] { return array_count(ValueType::Float64, Value::f64(1), kPow63); });
+  h("nested-array-1000-deep", "arrays nested 1001 deep", {"GGUF0002", "GGUF2010"},
+    [] { return deeply_nested(1000); });
+  h("n-dims-ffffffff", "a tensor info with n_dims 0xFFFFFFFF", {"GGUF3006", "GGUF3001"}, [] {
+    Written w = write(doc({}, {tensor("w", {4})}));
+    patch<std::uint32_t>(w.bytes, w.layout.tensors[0].n_dims_offset, 0xFFFFFFFFu);
+    return w.bytes;
+  });
+  // CVE-2025-53630: offset + padded size wraps; the offset is not the running sum (0) and the
+  // data is far past the end.
+  h("offset-near-2-64", "a tensor at offset 2^64 - 32", {"GGUF3013", "GGUF4003", "GGUF4004"},
+    [] { return write_bytes(doc({}, {tensor("w", {8}, kF32, 0ULL - 32)})); });
+  h("key-length-all-ones", "a key of length 2^64 - 1", {"GGUF2002", "GGUF2014"},
+    [] { return key_length(kMax64); });
+  h("value-length-all-ones", "a string value of length 2^64 - 1", {"GGUF2002", "GGUF2014"},
+    [] { return value_length(kMax64); });
+  h("tensor-name-length-all-ones", "a tensor name of length 2^64 - 1", {"GGUF2002", "GGUF2014"},
+    [] { return tensor_name_length(kMax64); });
+  h("dims-product-wraps-to-zero", "dims [2^32, 2^32]", {"GGUF3009"}, [] {
+    return write_bytes(doc({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
+  });
+  h("dims-4-x-2-16", "dims [2^16, 2^16, 2^16, 2^16]: 2^64 elements", {"GGUF3009"}, [] {
+    return write_bytes(doc({}, {tensor("w", {1ULL << 16, 1ULL << 16, 1ULL << 16, 1ULL << 16})}));
+  });
+  h("byte-size-2-64", "an I32 tensor of [2^31, 2^31]: 2^62 elements, 2^64 bytes", {"GGUF3013"}, [] {
+    return write_bytes(doc({}, {tensor("w", {1ULL << 31, 1ULL << 31}, kI32)}));
+  });
+  h("f64-padded-size-wraps", "an F64 tensor of 2^61 - 1 elements: padding to 32 wraps",
+    {"GGUF3013"}, [] { return write_bytes(doc({}, {tensor("w", {(1ULL << 61) - 1}, kF64)})); });
+  h("alignment-2-31", "general.alignment 2^31 with tensors", {"GGUF5005", "GGUF4006"},
+    [] { return alignment_value(Value::u32(0x80000000u)); });
+}
+
+// --- writers/: the course chapter's mistakes (gguf-format.md section 7) ------------------------
+
+void add_writers(Registry& r) {
+  const auto w = [&r](std::string name, std::string description, std::vector<std::string> codes,
+                      std::function<ByteVector()> build) -> Recipe& {
+    return r.add("writers/" + std::move(name), std::move(description), std::move(codes),
+                 std::move(build));
+  };
+  struct Mistake {
+    std::string slug, code, what;
+    void (*apply)(WriteOptions&);
+  };
+  const std::vector<Mistake> mistakes = {
+      {"nul-terminated-strings", "GGUF1901", "a NUL after every string",
+       [](WriteOptions& o) { o.nul_terminated_strings = true; }},
+      {"header-alignment-field", "GGUF1902", "a u32 alignment and 4 padding bytes after the counts",
+       [](WriteOptions& o) { o.header_alignment_field = true; }},
+      {"offset-before-type", "GGUF1903", "each tensor info's offset before its type",
+       [](WriteOptions& o) { o.offset_before_type = true; }},
+      {"v1-field-widths", "GGUF1904", "32-bit counts and lengths under version 3",
+       [](WriteOptions& o) { o.narrow_widths = true; }},
+  };
+  // The structural errors each misread produces (checked by hand against the bytes; see
+  // corpus/README.md): what the correct reader hits first.
+  const std::map<std::string, std::vector<std::string>> model_errors = {
+      // kv[0]'s value type reads the NUL after the key and 3 bytes of the type: 2048.
+      {"nul-terminated-strings", {"GGUF2008"}},
+      // As codes/GGUF1902: kv[0]'s key swallows the real length, kv[1]'s key length is "llama".
+      {"header-alignment-field", {"GGUF2002", "GGUF2005", "GGUF2014"}},
+      // The first tensor (offset 0) reads as F32 at offset type << 32, past the end and not the
+      // running sum; the others' types read their offsets' low halves: unknown type ids.
+      {"offset-before-type", {"GGUF3010", "GGUF4003", "GGUF4004"}},
+      // tensor_count reads both u32 counts as one u64, kv_count the key length and "gene".
+      {"v1-field-widths", {"GGUF1007"}},
+  };
+  for (const Mistake& m : mistakes) {
+    std::vector<std::string> codes = model_errors.at(m.slug);
+    codes.push_back(m.code);
+    w(m.slug + "-model", "the test model written with " + m.what, codes, [m] {
+      WriteOptions options;
+      m.apply(options);
+      return write_bytes(model_document(), options);
+    });
+    w(m.slug + "-realistic-model", "a 1000-token llama-shaped model written with " + m.what, codes,
+      [m] {
+        WriteOptions options;
+        m.apply(options);
+        return write_bytes(model(writer_model()), options);
+      });
+  }
+  w("all-four-mistakes-model", "the test model written with all four of the chapter's mistakes",
+    // tensor_count reads both u32 counts (impossible; the metadata is still read), kv_count the
+    // alignment and padding (32), kv[0]'s key length the u32 length 20 and "gene": 2002, 2014.
+    {"GGUF1007", "GGUF2002", "GGUF2014", "GGUF1901", "GGUF1902", "GGUF1903", "GGUF1904"}, [] {
+      WriteOptions options;
+      options.nul_terminated_strings = true;
+      options.header_alignment_field = true;
+      options.offset_before_type = true;
+      options.narrow_widths = true;
+      return write_bytes(model_document(), options);
+    });
+}
+
+// --- valid/ ------------------------------------------------------------------------------------
+
+void add_valid(Registry& r) {
+  const auto v = [&r](std::string name, std::string description, std::vector<std::string> codes,
+                      std::function<ByteVector()> build) -> Recipe& {
+    return r.add("valid/" + std::move(name), std::move(description), std::move(codes),
+                 std::move(build));
+  };
+  v("minimal", "the smallest file strict passes: the header and general.architecture", {},
+    [] { return write_bytes(minimal_document()); });
+  v("no-metadata", "the 24-byte header alone (no general.architecture)", {"GGUF5006"},
+    [] { return write_bytes(Document{}); });
+  v("no-tensors-padded", "no tensors, padded to 32 like ggml's C writer", {}, [] {
+    WriteOptions options;
+    options.pad_when_no_tensors = true;
+    return write_bytes(minimal_document(), options);
+  });
+  v("test-model", "the unit tests' small model: a tokenizer and F16, Q8_0, F32 tensors", {},
+    [] { return write_bytes(model_document()); });
+  v("version-2", "the test model as version 2", {"GGUF1005"}, [] {
+    Document d = model_document();
+    d.version = 2;
+    return write_bytes(d);
+  });
+  v("version-3", "the test model as version 3", {}, [] { return write_bytes(model_document()); });
+  v("big-endian-minimal", "the minimal file written big-endian", {"GGUF1006"}, [] {
+    Document d = minimal_document();
+    d.endian = Endian::Big;
+    return write_bytes(d);
+  });
+  v("big-endian-model", "the test model written big-endian", {"GGUF1006"}, [] {
+    Document d = model_document();
+    d.endian = Endian::Big;
+    return write_bytes(d);
+  });
+
+  // Every value type, as a scalar and as an array.
+  struct Scalar {
+    std::string name;
+    Value value, other;
+  };
+  const std::vector<Scalar> scalars = {
+      {"uint8", Value::u8(200), Value::u8(0)},
+      {"int8", Value::i8(-100), Value::i8(127)},
+      {"uint16", Value::u16(60000), Value::u16(1)},
+      {"int16", Value::i16(-30000), Value::i16(2)},
+      {"uint32", Value::u32(4000000000u), Value::u32(3)},
+      {"int32", Value::i32(-2000000000), Value::i32(4)},
+      {"float32", Value::f32(3.25f), Value::f32(-0.0f)},
+      {"bool", Value::boolean(true), Value::boolean(false)},
+      {"string", Value::string("a string value"), Value::string("another")},
+      {"uint64", Value::u64(18000000000000000000ULL), Value::u64(5)},
+      {"int64", Value::i64(-9000000000000000000LL), Value::i64(6)},
+      {"float64", Value::f64(2.718281828459045), Value::f64(1e300)},
+  };
+  for (const Scalar& s : scalars) {
+    v("value-" + s.name, "one " + s.name + " value", {},
+      [s] { return write_bytes(doc({kv("my.value", s.value)})); });
+    v("array-" + s.name, "an array of three " + s.name + " values", {}, [s] {
+      return write_bytes(
+          doc({kv("my.values", Value::array(s.value.type, {s.value, s.other, s.value}))}));
+    });
+  }
+  v("empty-string", "a string value of length 0", {},
+    [] { return write_bytes(doc({kv("my.text", Value::string(""))})); });
+  v("empty-array", "a uint32 array of 0 elements", {},
+    [] { return write_bytes(doc({kv("my.values", Value::array(ValueType::Uint32, {}))})); });
+  v("empty-string-array", "a string array of 0 elements, then one of two empty strings", {}, [] {
+    return write_bytes(
+        doc({kv("my.none", Value::array(ValueType::String, {})),
+             kv("my.empties",
+                Value::array(ValueType::String, {Value::string(""), Value::string("")}))}));
+  });
+  v("non-ascii-utf8", "strings in Latin, Cyrillic, CJK and emoji, as values and array elements", {},
+    [] {
+      return write_bytes(doc(
+          {kv("general.name",
+              Value::string("mod\xc3\xa8le \xd0\xbc\xd0\xbe\xd0\xb4\xd0\xb5\xd0\xbb\xd1\x8c")),
+           kv("general.description", Value::string("\xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\xa6\x99")),
+           kv("general.tags",
+              Value::array(ValueType::String, {Value::string("\xc3\xa9t\xc3\xa9"),
+                                               Value::string("\xf0\x9f\x98\x80\xf0\x9f\x8e\x89"),
+                                               Value::string("\xe0\xa4\xb9\xe0\xa4\xbf")}))},
+          {tensor("blk.0.\xc3\xa9", {4})}));
+    });
+
+  // Every tensor type id that is not removed, each with one row of one block.
+  for (std::uint32_t id = 0; id < kTensorTypeCount; ++id) {
+    const TensorTypeInfo* info = tensor_type(id);
+    if (info == nullptr || info->removed()) continue;
+    std::vector<std::string> codes;
+    if (info->recent()) codes.push_back("GGUF3014");
+    const std::string name = (id < 10 ? "0" : "") + std::to_string(id) + "-" + lower(info->name);
+    v("tensor-type-" + name,
+      "one tensor of type " + std::string(info->name) + " (id " + std::to_string(id) +
+          "), two rows of one block",
+      codes, [id, info] {
+        std::vector<KeyValue> pairs;
+        if (info->quantized()) pairs.push_back(quantization_version());
+        return write_bytes(doc(pairs, {tensor("w", {info->block_size, 2}, id)}));
+      });
+  }
+
+  // Alignments 1 .. 4096 over two tensors of 12 and 20 bytes (padding between and after).
+  for (std::uint32_t a = 1; a <= 4096; a *= 2) {
+    std::vector<std::string> codes;
+    if (a < 8) codes.push_back("GGUF5004");
+    v("alignment-" + std::to_string(a),
+      "general.alignment = " + std::to_string(a) + " over two tensors of 12 and 20 bytes", codes,
+      [a] {
+        return write_bytes(
+            doc({kv("general.alignment", Value::u32(a))}, {tensor("a", {3}), tensor("b", {5})}));
+      });
+  }
+
+  v("zero-size-tensor", "a tensor of dims [0] (empty; a zero dim)", {"GGUF3008"}, [] {
+    return write_bytes(doc({}, {tensor("empty", {0}), tensor("w", {4})}));
+  });
+  v("scalar-tensor", "a tensor of n_dims 0", {"GGUF3015"},
+    [] { return write_bytes(doc({}, {tensor("scale", {})})); });
+  v("tensor-name-63-bytes", "a tensor name of 63 bytes, the longest ggml accepts", {},
+    [] { return write_bytes(doc({}, {tensor(std::string(63, 'n'), {4})})); });
+  v("four-dims", "a tensor of 4 dims", {}, [] {
+    return write_bytes(doc({}, {tensor("w", {2, 3, 4, 5})}));
+  });
+  v("vocab-only", "a tokenizer-only file of 3000 tokens without tensors, like real vocab files", {},
+    [] {
+      Document d = model(spm_q8_0());
+      d.tensors.clear();
+      return write_bytes(d);
+    });
+  v("model-llama-spm-q8_0",
+    "a llama-shaped model: SentencePiece vocabulary of 3000 tokens, Q8_0 weights", {},
+    [] { return write_bytes(model(spm_q8_0())); });
+  v("model-llama-bpe-q4_k",
+    "a llama-shaped model: GPT-2 BPE vocabulary of 1500 tokens with merges, Q2_K/Q4_K/Q6_K "
+    "weights",
+    {}, [] { return write_bytes(model(bpe_q4_k())); });
+  v("model-llama-spm-mixed",
+    "a llama-shaped model: 4000 tokens, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, F16, BF16, Q8_0 weights",
+    {}, [] { return write_bytes(model(spm_mixed())); });
+}
+
+}  // namespace
+
+std::vector<Recipe> recipes() {
+  Registry registry;
+  add_valid(registry);
+  add_codes(registry);
+  add_threats(registry);
+  add_hostile(registry);
+  add_writers(registry);
+  std::vector<Recipe> list = registry.take();
+  std::sort(list.begin(), list.end(), [](const Recipe& a, const Recipe& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < list.size(); ++i) {
+    if (list[i].id == list[i - 1].id) throw std::runtime_error("duplicate corpus id " + list[i].id);
+  }
+  return list;
+}
+
+}  // namespace ggufcheck::corpus

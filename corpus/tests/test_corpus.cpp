@@ -1,0 +1,302 @@
+// The committed corpus against its manifest (corpus/manifest.json): every file's size and
+// sha256, the codes and verdict of every file under every profile, the coverage of the catalogue
+// and of the rows of threats.md, the valid/ files, the memory hostile files may cost, and the
+// writer-diagnosis notes on files that must not get them.
+//
+// This program includes the counting global allocator (support/counting_allocator.hpp; the .cpp
+// is compiled into it) to measure what validate() allocates.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "counting_allocator.hpp"
+#include "ggufcheck/diagnostic.hpp"
+#include "ggufcheck/validate.hpp"
+#include "sha256.hpp"
+#include "test_support.hpp"
+
+namespace ggufcheck::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& corpus_dir() {
+  static const fs::path dir = std::getenv("GGUFCHECK_CORPUS") != nullptr
+                                  ? fs::path(std::getenv("GGUFCHECK_CORPUS"))
+                                  : fs::path(GGUFCHECK_CORPUS_DIR);
+  return dir;
+}
+
+const nlohmann::json& manifest() {
+  static const nlohmann::json m = [] {
+    std::ifstream in(corpus_dir() / "manifest.json");
+    if (!in) return nlohmann::json::object();
+    return nlohmann::json::parse(in);
+  }();
+  return m;
+}
+
+const nlohmann::json& files() {
+  static const nlohmann::json empty = nlohmann::json::array();
+  const nlohmann::json& m = manifest();
+  return m.contains("files") ? m["files"] : empty;
+}
+
+std::string group_of(const nlohmann::json& entry) {
+  return entry.at("group").get<std::string>();
+}
+
+std::set<std::string> code_set(const Report& report) {
+  std::set<std::string> out;
+  for (const Finding& f : report.findings) out.insert(code_string(f.code));
+  return out;
+}
+
+std::string join(const std::set<std::string>& codes) {
+  std::string out = "[";
+  for (const std::string& c : codes) out += (out.size() > 1 ? ", " : "") + c;
+  return out + "]";
+}
+
+std::string describe(const Report& report) {
+  std::ostringstream out;
+  for (const Finding& f : report.findings) {
+    out << "\n    " << code_string(f.code) << " " << to_string(f.severity) << " @0x" << std::hex
+        << f.offset << std::dec << " " << f.path << ": " << f.message;
+  }
+  return out.str();
+}
+
+// validate_file() results, computed once per file and profile.
+const Report& report_of(const std::string& path, Profile profile) {
+  static std::map<std::pair<std::string, Profile>, Report> cache;
+  auto it = cache.find({path, profile});
+  if (it == cache.end()) {
+    Options options;
+    options.profile = profile;
+    it = cache
+             .emplace(std::pair{path, profile},
+                      validate_file((corpus_dir() / path).string(), options))
+             .first;
+  }
+  return it->second;
+}
+
+TEST(Corpus, ManifestIsWellFormed) {
+  const nlohmann::json& m = manifest();
+  ASSERT_TRUE(m.contains("schema_version")) << "cannot read " << corpus_dir() / "manifest.json";
+  EXPECT_EQ(m["schema_version"], 1);
+  ASSERT_FALSE(files().empty());
+  std::string previous;
+  for (const nlohmann::json& entry : files()) {
+    const std::string id = entry.at("id");
+    EXPECT_LT(previous, id) << "files are not sorted by id";
+    previous = id;
+    EXPECT_EQ(entry.at("path").get<std::string>(), id + ".gguf");
+    EXPECT_EQ(group_of(entry), id.substr(0, id.find('/')));
+    EXPECT_FALSE(entry.at("description").get<std::string>().empty()) << id;
+    for (const Profile profile : kAllProfiles) {
+      const nlohmann::json& e = entry.at("expect").at(std::string(to_string(profile)));
+      const std::string verdict = e.at("verdict");
+      EXPECT_TRUE(verdict == "pass" || verdict == "fail") << id;
+      const std::vector<std::string> codes = e.at("codes");
+      EXPECT_TRUE(std::is_sorted(codes.begin(), codes.end())) << id;
+      EXPECT_EQ(std::adjacent_find(codes.begin(), codes.end()), codes.end()) << id;
+    }
+  }
+}
+
+TEST(Corpus, FilesMatchSizeAndSha256) {
+  std::set<std::string> listed;
+  for (const nlohmann::json& entry : files()) {
+    const std::string path = entry.at("path");
+    listed.insert(path);
+    const ByteVector bytes = read_file(corpus_dir() / path);
+    EXPECT_EQ(bytes.size(), entry.at("size").get<std::size_t>()) << path;
+    EXPECT_EQ(corpus::sha256_hex(bytes), entry.at("sha256").get<std::string>()) << path;
+  }
+  // No .gguf file in the corpus that the manifest does not list.
+  for (const auto& item : fs::recursive_directory_iterator(corpus_dir())) {
+    if (item.path().extension() != ".gguf") continue;
+    const std::string relative = fs::relative(item.path(), corpus_dir()).generic_string();
+    EXPECT_TRUE(listed.count(relative) == 1) << relative << " is not in manifest.json";
+  }
+}
+
+// The heart of it: what the validator reports is what the manifest declares.
+TEST(Corpus, EveryFileGivesItsDeclaredCodesAndVerdict) {
+  std::size_t mismatches = 0;
+  for (const nlohmann::json& entry : files()) {
+    const std::string id = entry.at("id");
+    for (const Profile profile : kAllProfiles) {
+      const std::string name(to_string(profile));
+      const nlohmann::json& e = entry.at("expect").at(name);
+      const std::vector<std::string> listed = e.at("codes");
+      const std::set<std::string> expected(listed.begin(), listed.end());
+      const Report& report = report_of(entry.at("path"), profile);
+      const std::set<std::string> got = code_set(report);
+      const std::string verdict = report.passed() ? "pass" : "fail";
+      if (got != expected || verdict != e.at("verdict").get<std::string>()) {
+        ++mismatches;
+        ADD_FAILURE() << id << " [" << name << "]: expected " << e.at("verdict").get<std::string>()
+                      << " " << join(expected) << ", got " << verdict << " " << join(got)
+                      << describe(report);
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+TEST(Corpus, EveryCatalogueCodeIsTriggered) {
+  std::set<std::string> seen;
+  for (const nlohmann::json& entry : files()) {
+    for (const Profile profile : kAllProfiles) {
+      for (const std::string& code : code_set(report_of(entry.at("path"), profile))) {
+        seen.insert(code);
+      }
+    }
+  }
+  for (const CatalogueEntry& c : catalogue()) {
+    if (c.code == Code::UnreadableFile) continue;  // not a file
+    EXPECT_EQ(seen.count(code_string(c.code)), 1u)
+        << code_string(c.code) << " " << c.name << " is reported on no corpus file";
+  }
+}
+
+TEST(Corpus, EveryCatalogueCodeHasItsCodesFile) {
+  std::set<std::string> ids;
+  for (const nlohmann::json& entry : files()) ids.insert(entry.at("id"));
+  for (const CatalogueEntry& c : catalogue()) {
+    if (c.code == Code::UnreadableFile) continue;
+    const std::string id = "codes/" + code_string(c.code) + "-" + std::string(c.name);
+    EXPECT_EQ(ids.count(id), 1u) << id << " is missing";
+  }
+}
+
+TEST(Corpus, EveryThreatRowHasAFile) {
+  std::ifstream in(shared_dir() / "docs" / "threats.md");
+  ASSERT_TRUE(in) << "cannot read threats.md under " << shared_dir();
+  const std::regex row(R"(^\| ([A-Z][0-9]+) \|)");
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, row)) rows.push_back(m[1]);
+  }
+  EXPECT_GE(rows.size(), 48u) << "threats.md rows A1..H3";
+  for (const std::string& id : rows) {
+    const bool found = std::any_of(files().begin(), files().end(), [&](const nlohmann::json& e) {
+      const std::string path = e.at("path");
+      return path.rfind("threats/" + id + "-", 0) == 0 && e.value("threat", "") == id;
+    });
+    EXPECT_TRUE(found) << "no threats/" << id << "-*.gguf for row " << id;
+  }
+}
+
+// valid/ holds files the spec profile passes. The exceptions are the files the corpus keeps
+// there by convention although the spec profile's catalogue severities make them errors: the
+// alignments below 8 (GGUF5004: the spec says "a multiple of 8") and the header without
+// general.architecture (GGUF5006: the spec requires it). llama.cpp loads those.
+TEST(Corpus, ValidFilesPassTheSpecProfile) {
+  const std::set<std::string> spec_errors_by_design = {"valid/alignment-1", "valid/alignment-2",
+                                                       "valid/alignment-4", "valid/no-metadata"};
+  std::size_t count = 0;
+  for (const nlohmann::json& entry : files()) {
+    if (group_of(entry) != "valid") continue;
+    ++count;
+    const std::string id = entry.at("id");
+    const Profile profile =
+        spec_errors_by_design.count(id) != 0 ? Profile::LlamaCpp : Profile::Spec;
+    const Report& report = report_of(entry.at("path"), profile);
+    EXPECT_TRUE(report.passed()) << id << " fails " << to_string(profile) << describe(report);
+  }
+  EXPECT_GE(count, 50u);
+}
+
+// What validate() allocates for a hostile or threats file stays under 1 MiB, whatever the file
+// claims (the file itself is read before the measurement).
+TEST(Corpus, HostileFilesAllocateLittle) {
+  constexpr std::size_t kBound = std::size_t{1} << 20;
+  for (const nlohmann::json& entry : files()) {
+    const std::string group = group_of(entry);
+    if (group != "hostile" && group != "threats") continue;
+    const ByteVector bytes = read_file(corpus_dir() / entry.at("path").get<std::string>());
+    for (const Profile profile : kAllProfiles) {
+      Options options;
+      options.profile = profile;
+      std::size_t peak = 0;
+      {
+        const PeakProbe probe;
+        const Report report = validate(Bytes(bytes.data(), bytes.size()), options);
+        peak = probe.peak();
+      }
+      EXPECT_LE(peak, kBound) << entry.at("id").get<std::string>() << " [" << to_string(profile)
+                              << "]: validate() allocated " << peak << " bytes";
+    }
+  }
+}
+
+bool is_writer_note(Code code) {
+  const std::string c = code_string(code);
+  return c.rfind("GGUF190", 0) == 0;
+}
+
+TEST(Corpus, NoWriterNoteOnValidOrRealFiles) {
+  std::vector<fs::path> paths;
+  for (const nlohmann::json& entry : files()) {
+    if (group_of(entry) == "valid")
+      paths.push_back(corpus_dir() / entry.at("path").get<std::string>());
+  }
+  const fs::path real = shared_dir() / "data" / "real-gguf";
+  ASSERT_TRUE(fs::is_directory(real)) << real;
+  std::size_t real_files = 0;
+  for (const auto& item : fs::directory_iterator(real)) {
+    if (item.path().extension() == ".gguf") {
+      paths.push_back(item.path());
+      ++real_files;
+    }
+  }
+  EXPECT_GT(real_files, 0u);
+  std::sort(paths.begin(), paths.end());
+  for (const fs::path& path : paths) {
+    for (const Profile profile : kAllProfiles) {
+      Options options;
+      options.profile = profile;
+      const Report report = validate_file(path.string(), options);
+      for (const Finding& f : report.findings) {
+        EXPECT_FALSE(is_writer_note(f.code)) << path << " [" << to_string(profile)
+                                             << "]: " << code_string(f.code) << " " << f.message;
+      }
+    }
+  }
+}
+
+// Every writers/ file carries the note of its mistake (one per mistake in the all-four file).
+TEST(Corpus, WriterFilesCarryTheirNote) {
+  const std::map<std::string, std::string> notes = {{"nul-terminated-strings", "GGUF1901"},
+                                                    {"header-alignment-field", "GGUF1902"},
+                                                    {"offset-before-type", "GGUF1903"},
+                                                    {"v1-field-widths", "GGUF1904"}};
+  for (const nlohmann::json& entry : files()) {
+    if (group_of(entry) != "writers") continue;
+    const std::string id = entry.at("id");
+    const std::set<std::string> got = code_set(report_of(entry.at("path"), Profile::Strict));
+    for (const auto& [slug, code] : notes) {
+      if (id.find(slug) != std::string::npos || id.find("all-four") != std::string::npos) {
+        EXPECT_EQ(got.count(code), 1u) << id << ": no " << code << ", got " << join(got);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ggufcheck::testing
