@@ -269,8 +269,12 @@ int run(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json"}));
 
   std::string explain_what;
-  auto* cmd_explain = app.add_subcommand("explain", "Explain a diagnostic (code or name)");
-  cmd_explain->add_option("code", explain_what, "GGUF4001 or misaligned-offset")->required();
+  auto* cmd_explain = app.add_subcommand(
+      "explain",
+      "Print a diagnostic's page (docs/diagnostics/): what it means, why it matters, an example, "
+      "how to fix the writer");
+  cmd_explain->add_option("code", explain_what, "A code or a name: GGUF4001 or misaligned-offset")
+      ->required();
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);
   try {

@@ -5,6 +5,9 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "pages.hpp"
 
 namespace ggufcheck {
 namespace {
@@ -257,12 +260,13 @@ std::string render_catalogue_json() {
          "\n";
 }
 
+// The code's page, docs/diagnostics/GGUFnnnn.md, as embedded at build time. The build fails
+// when a catalogue code has no page, so the lookup cannot miss.
 std::string render_explanation(Code code) {
-  const CatalogueEntry& e = catalogue_entry(code);
-  return fmt::format(
-      "{} {}\n\n  {}\n\n  severity: {}\n\n  Use the code or the name with "
-      "--disable, --enable and --severity.\n",
-      code_string(code), e.name, e.meaning, severities_line(e));
+  for (const detail::DiagnosticPage& page : detail::diagnostic_pages()) {
+    if (page.number == static_cast<unsigned>(code)) return std::string(page.text);
+  }
+  throw std::logic_error(fmt::format("{} has no embedded page", code_string(code)));
 }
 
 }  // namespace ggufcheck

@@ -1,0 +1,301 @@
+#!/usr/bin/python3
+"""The per-diagnostic pages docs/diagnostics/GGUFnnnn.md against the catalogue and the CLI.
+
+Checks, in both directions:
+
+- every catalogue code (`ggufcheck list --format json`) has a page and every page names a
+  catalogue code (no orphans); the title is `# GGUFnnnn name` with the catalogue's name, the
+  file is named after the code, the summary and severity lines are the catalogue's;
+- every page has the sections What it means / Why it matters / Example / How to fix ... in
+  that order, and no TODO left;
+- every page's example: its file exists (corpus/codes/GGUFnnnn-<name>.gguf; GGUF0001's
+  example is a path that must not exist), the `$ ggufcheck ...` line of its console block, run
+  from the repository root, prints exactly the lines under it, nothing on stderr, with the
+  exit status its output implies (2 unreadable, 1 an error, else 0), and the output reports the
+  page's code with the catalogue's severity for the profile used;
+- `ggufcheck explain CODE` and `ggufcheck explain NAME` print exactly the page;
+- docs/diagnostics/README.md holds the index table of every code, in catalogue order, exactly
+  as generated from the catalogue.
+
+Update mode (`--update` or GGUFCHECK_UPDATE_DOCS=1, used by scripts/update-diagnostic-pages)
+rewrites the mechanical parts instead of comparing them: each page's title, summary and
+severity lines, the output under each example command, and the index table. The prose is
+never touched. `explain` is not checked in update mode: the binary embeds the old pages until
+it is rebuilt.
+
+Usage: /usr/bin/python3 test_diagnostic_pages.py --ggufcheck PATH --source REPO [--update]
+Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure.
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+PAGES_DIR = os.path.join("docs", "diagnostics")
+SECTIONS = ["## What it means", "## Why it matters", "## Example"]
+# The last section: for a writer's mistake how to fix the writer; for a hostile shape, the file
+# or the reader.
+LAST_SECTION_RE = re.compile(r"^## (How to fix the writer|How to fix the file|What a reader should do)$",
+                             re.M)
+TITLE_RE = re.compile(r"^# (GGUF[0-9]{4}) ([a-z0-9-]+)\n")
+CONSOLE_RE = re.compile(r"^```console\n(.*?)^```$", re.M | re.S)
+INDEX_BEGIN = "<!-- index: generated from the catalogue by scripts/update-diagnostic-pages -->"
+INDEX_END = "<!-- end of index -->"
+PROFILES = ["strict", "spec", "llama.cpp"]
+
+
+class Failure(Exception):
+    pass
+
+
+def require(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(ggufcheck, args, cwd):
+    p = subprocess.run([ggufcheck] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, NO_COLOR="1"), timeout=60)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+def load_catalogue(ggufcheck, source):
+    status, out, err = run(ggufcheck, ["list", "--format", "json"], source)
+    if status != 0:
+        raise SystemExit(f"test_diagnostic_pages.py: ggufcheck list failed ({status}): {err}")
+    return json.loads(out)["diagnostics"]
+
+
+def example_path(entry):
+    if entry["code"] == "GGUF0001":
+        return "corpus/does-not-exist.gguf"
+    return f"corpus/codes/{entry['code']}-{entry['name']}.gguf"
+
+
+def header(entry):
+    """The mechanical top of a page: title, summary, one severity line per profile."""
+    lines = [f"# {entry['code']} {entry['name']}", "", entry["meaning"], ""]
+    lines += [f"- {p}: {entry['severity'][p]}" for p in PROFILES]
+    return "\n".join(lines) + "\n"
+
+
+def split_header(text):
+    """(header, rest): the header is everything before the first '## ' heading."""
+    at = text.find("\n## ")
+    require(at >= 0, "no '## ' section")
+    return text[: at + 1], text[at + 1:]
+
+
+def section(text, heading):
+    start = text.find("\n" + heading + "\n")
+    require(start >= 0, f"no section '{heading}'")
+    start += len(heading) + 2
+    end = text.find("\n## ", start)
+    return text[start:] if end < 0 else text[start: end + 1]
+
+
+def expected_status(code, out):
+    if code == "GGUF0001":
+        return 2
+    return 1 if re.search(r"^\S+: error\[", out, re.M) else 0
+
+
+def command_profile(args):
+    for i, a in enumerate(args):
+        if a == "--profile" and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--profile="):
+            return a.split("=", 1)[1]
+    return "strict"
+
+
+def index_table(catalogue):
+    rows = ["| code | name | strict | spec | llama.cpp | meaning |", "|---|---|---|---|---|---|"]
+    for e in catalogue:
+        s = e["severity"]
+        meaning = e["meaning"].replace("|", "\\|")
+        rows.append(f"| [{e['code']}]({e['code']}.md) | `{e['name']}` | {s['strict']} | "
+                    f"{s['spec']} | {s['llama.cpp']} | {meaning} |")
+    return "\n".join(rows) + "\n"
+
+
+class Checker:
+    def __init__(self, ggufcheck, source, update):
+        self.ggufcheck = ggufcheck
+        self.source = source
+        self.update = update
+        self.passed = 0
+        self.failed = 0
+        self.unfilled = []  # (page, why): example blocks update mode could not fill
+
+    def case(self, name, fn):
+        try:
+            fn()
+            self.passed += 1
+        except Failure as e:
+            self.failed += 1
+            print(f"FAIL {name}: {e}")
+
+    def page_file(self, code):
+        return os.path.join(self.source, PAGES_DIR, code + ".md")
+
+    # --- one page -----------------------------------------------------------------------------
+
+    def check_page(self, entry):
+        code = entry["code"]
+        path = self.page_file(code)
+        require(os.path.isfile(path), f"{PAGES_DIR}/{code}.md is missing: every catalogue code "
+                                      f"has a page (write it, then scripts/update-diagnostic-pages)")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        m = TITLE_RE.match(text)
+        require(m, f"{code}.md: the first line must be '# {code} {entry['name']}'")
+        require(m.group(1) == code, f"{code}.md: the title names {m.group(1)}")
+        require(m.group(2) == entry["name"],
+                f"{code}.md: the title names '{m.group(2)}', the catalogue '{entry['name']}'")
+        top, rest = split_header(text)
+        if self.update:
+            top = header(entry) + "\n"
+        require(top == header(entry) + "\n",
+                f"{code}.md: title, summary and severity lines differ from the catalogue:\n"
+                f"expected:\n{header(entry)}\ngot:\n{top}")
+        # Sections in order, then the last one.
+        position = 0
+        for heading in SECTIONS:
+            at = rest.find(heading + "\n", position)
+            require(at >= 0, f"{code}.md: no section '{heading}' (in this order: {SECTIONS})")
+            position = at
+        last = LAST_SECTION_RE.search(rest, position)
+        require(last, f"{code}.md: no last section '## How to fix the writer' (or '## How to fix "
+                      f"the file', '## What a reader should do') after '## Example'")
+        require("TODO" not in text, f"{code}.md: still says TODO")
+        rest = self.check_example(entry, rest)
+        new_text = top + rest
+        if self.update and new_text != text:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new_text)
+            print(f"updated {PAGES_DIR}/{code}.md")
+
+    def check_example(self, entry, rest):
+        code = entry["code"]
+        example = section(rest, "## Example")
+        want_path = example_path(entry)
+        require(f"`{want_path}`" in example,
+                f"{code}.md: the Example section names its file as `{want_path}`")
+        blocks = list(CONSOLE_RE.finditer(example))
+        require(len(blocks) == 1, f"{code}.md: the Example section has one ```console block")
+        body = blocks[0].group(1)
+        first, _, shown = body.partition("\n")
+        require(first.startswith("$ ggufcheck "),
+                f"{code}.md: the console block starts with '$ ggufcheck ...', not '{first}'")
+        args = shlex.split(first[len("$ ggufcheck "):])
+        require(want_path in args, f"{code}.md: the example command does not run {want_path}")
+        file_on_disk = os.path.join(self.source, want_path)
+        if code == "GGUF0001":
+            require(not os.path.exists(file_on_disk), f"{code}.md: {want_path} must not exist")
+        elif not os.path.isfile(file_on_disk):
+            if self.update:
+                self.unfilled.append((code, f"{want_path} does not exist yet"))
+                return rest
+            raise Failure(f"{code}.md: the example file {want_path} does not exist (the corpus "
+                          f"generator writes corpus/codes/; fill the block with "
+                          f"scripts/update-diagnostic-pages once it does)")
+        status, out, err = run(self.ggufcheck, args, self.source)
+        if self.update:
+            block_start = rest.find(example) + blocks[0].start(1)
+            block_end = rest.find(example) + blocks[0].end(1)
+            rest = rest[:block_start] + first + "\n" + out + rest[block_end:]
+            shown = out
+        require(err == "", f"{code}.md: '{first}' printed on stderr: {err!r}")
+        require(out == shown, f"{code}.md: '{first}' prints\n{out}\nbut the page shows\n{shown}\n"
+                              f"(scripts/update-diagnostic-pages rewrites the block)")
+        want_status = expected_status(code, out)
+        require(status == want_status,
+                f"{code}.md: '{first}' exits {status}, expected {want_status} for this output")
+        tag = f"[{code} {entry['name']}]"
+        require(tag in out, f"{code}.md: the example output does not report {tag}")
+        if not any(a.startswith(("--severity", "--enable", "--disable", "--werror")) for a in args):
+            profile = command_profile(args)
+            severity = entry["severity"].get(profile)
+            require(severity in ("error", "warning", "note"),
+                    f"{code}.md: {code} is {severity} in profile {profile}: pick a profile that "
+                    f"reports it")
+            require(f"{severity}{tag}" in out,
+                    f"{code}.md: the output reports {code} but not as {severity} ({profile})")
+        return rest
+
+    def check_explain(self, entry):
+        code = entry["code"]
+        with open(self.page_file(code), encoding="utf-8") as f:
+            text = f.read()
+        for what in (code, entry["name"]):
+            status, out, err = run(self.ggufcheck, ["explain", what], self.source)
+            require(status == 0 and err == "", f"explain {what}: exit {status}, stderr {err!r}")
+            require(out == text, f"explain {what} does not print {PAGES_DIR}/{code}.md exactly "
+                                 f"(rebuild ggufcheck after editing a page)")
+
+    # --- the whole set ------------------------------------------------------------------------
+
+    def check_no_orphans(self, catalogue):
+        codes = {e["code"] for e in catalogue}
+        pages = sorted(f for f in os.listdir(os.path.join(self.source, PAGES_DIR))
+                       if f.endswith(".md") and f != "README.md")
+        for f in pages:
+            m = re.fullmatch(r"(GGUF[0-9]{4})\.md", f)
+            require(m, f"{PAGES_DIR}/{f}: pages are named GGUFnnnn.md (README.md is the index)")
+            require(m.group(1) in codes,
+                    f"{PAGES_DIR}/{f}: an orphan page, {m.group(1)} is not in the catalogue")
+
+    def check_index(self, catalogue):
+        path = os.path.join(self.source, PAGES_DIR, "README.md")
+        require(os.path.isfile(path), f"{PAGES_DIR}/README.md (the index) is missing")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        begin = text.find(INDEX_BEGIN)
+        end = text.find(INDEX_END)
+        require(begin >= 0 and end > begin,
+                f"{PAGES_DIR}/README.md: no index between '{INDEX_BEGIN}' and '{INDEX_END}'")
+        table = index_table(catalogue)
+        current = text[begin + len(INDEX_BEGIN) + 1: end]
+        if self.update and current != table:
+            text = text[: begin + len(INDEX_BEGIN) + 1] + table + text[end:]
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            print(f"updated {PAGES_DIR}/README.md")
+            current = table
+        require(current == table, f"{PAGES_DIR}/README.md: the index table differs from the "
+                                  f"catalogue (scripts/update-diagnostic-pages rewrites it)")
+        for e in catalogue:
+            require(f"[{e['code']}]({e['code']}.md)" in current,
+                    f"{PAGES_DIR}/README.md: the index does not link {e['code']}")
+
+    def run_all(self):
+        catalogue = load_catalogue(self.ggufcheck, self.source)
+        self.case("no orphan pages", lambda: self.check_no_orphans(catalogue))
+        self.case("index", lambda: self.check_index(catalogue))
+        for entry in catalogue:
+            self.case(f"{entry['code']} page", lambda e=entry: self.check_page(e))
+            if not self.update:
+                self.case(f"{entry['code']} explain", lambda e=entry: self.check_explain(e))
+        for code, why in self.unfilled:
+            print(f"not filled: {PAGES_DIR}/{code}.md: {why}")
+        print(f"{self.passed} passed, {self.failed} failed")
+        return 1 if self.failed or self.unfilled else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ggufcheck", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--update", action="store_true",
+                        default=os.environ.get("GGUFCHECK_UPDATE_DOCS") == "1")
+    a = parser.parse_args()
+    return Checker(os.path.abspath(a.ggufcheck), os.path.abspath(a.source), a.update).run_all()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
