@@ -54,9 +54,14 @@ Expectation expectation(const Recipe& recipe, Profile profile) {
 
 namespace {
 
+using testing::document;
 using testing::minimal_document;
 using testing::model_document;
+using testing::pair;
 using testing::patch;
+using testing::quantization_version;
+using testing::tensor;
+using testing::with_data;
 
 constexpr std::uint64_t kMax64 = UINT64_MAX;
 constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
@@ -74,41 +79,6 @@ constexpr std::uint32_t kI32 = 26;
 constexpr std::uint32_t kI64 = 27;
 constexpr std::uint32_t kF64 = 28;
 constexpr std::uint32_t kMxfp4 = 39;
-
-KeyValue kv(std::string key, Value value, std::optional<std::uint32_t> raw_type = std::nullopt) {
-  KeyValue out;
-  out.key = std::move(key);
-  out.value = std::move(value);
-  out.raw_type = raw_type;
-  return out;
-}
-
-Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type = kF32,
-              std::optional<std::uint64_t> offset = std::nullopt) {
-  Tensor t;
-  t.name = std::move(name);
-  t.dims = std::move(dims);
-  t.type = type;
-  t.offset = offset;
-  return t;
-}
-
-Tensor with_data(Tensor t, std::size_t bytes) {
-  t.data = std::vector<std::uint8_t>(bytes, 0);
-  return t;
-}
-
-// minimal_document() (kv[0] general.architecture = "llama") plus these pairs and tensors.
-Document doc(std::vector<KeyValue> pairs, std::vector<Tensor> tensors = {}) {
-  Document d = minimal_document();
-  for (KeyValue& p : pairs) d.metadata.push_back(std::move(p));
-  d.tensors = std::move(tensors);
-  return d;
-}
-
-KeyValue quantization_version() {
-  return kv("general.quantization_version", Value::u32(2));
-}
 
 ByteVector prefix(ByteVector bytes, std::uint64_t size) {
   bytes.resize(size);
@@ -131,30 +101,30 @@ Value nested_array(std::size_t levels) {
 
 // kv[1] "my.text" = "hello" with its length field set to `length` (nothing more written).
 ByteVector value_length(std::uint64_t length) {
-  Written w = write(doc({kv("my.text", Value::string("hello"))}));
+  Written w = write(document({pair("my.text", Value::string("hello"))}));
   patch(w.bytes, w.layout.pairs[1].value_offset, length);
   return w.bytes;
 }
 ByteVector key_length(std::uint64_t length) {
-  Written w = write(doc({kv("my.text", Value::string("hello"))}));
+  Written w = write(document({pair("my.text", Value::string("hello"))}));
   patch(w.bytes, w.layout.pairs[1].key_offset, length);
   return w.bytes;
 }
 ByteVector tensor_name_length(std::uint64_t length) {
-  Written w = write(doc({}, {tensor("first", {8}), tensor("second", {8})}));
+  Written w = write(document({}, {tensor("first", {8}), tensor("second", {8})}));
   patch(w.bytes, w.layout.tensors[0].name_offset, length);
   return w.bytes;
 }
 // kv[1] "my.list" a string array whose second element's length is set to `length`.
 ByteVector element_length(std::uint64_t length) {
-  Written w = write(doc(
-      {kv("my.list", Value::array(ValueType::String, {Value::string("a"), Value::string("b")}))}));
+  Written w = write(document({pair(
+      "my.list", Value::array(ValueType::String, {Value::string("a"), Value::string("b")}))}));
   patch(w.bytes, w.layout.pairs[1].value_offset + kArrayHeader + kWidth + 1, length);
   return w.bytes;
 }
 // kv[1] "my.list" an array of two `element`s whose count is set to `count`.
 ByteVector array_count(ValueType element, Value item, std::uint64_t count) {
-  Written w = write(doc({kv("my.list", Value::array(element, {item, item}))}));
+  Written w = write(document({pair("my.list", Value::array(element, {item, item}))}));
   patch(w.bytes, w.layout.pairs[1].value_offset + 4, count);
   return w.bytes;
 }
@@ -170,7 +140,7 @@ ByteVector counts(std::optional<std::uint64_t> tensor_count,
 
 // ggml's array nesting written by hand: depth arrays of one array, then an empty uint8 array.
 ByteVector deeply_nested(std::uint64_t depth) {
-  const Written w = write(doc({kv("my.deep", Value::array(ValueType::Uint8, {}))}));
+  const Written w = write(document({pair("my.deep", Value::array(ValueType::Uint8, {}))}));
   ByteVector bytes = prefix(w.bytes, w.layout.pairs[1].value_offset);
   for (std::uint64_t i = 0; i < depth; ++i) {
     append_u32(bytes, static_cast<std::uint32_t>(ValueType::Array));
@@ -187,7 +157,7 @@ ByteVector two_tensors_at(std::uint64_t first, std::uint64_t second, std::size_t
   Tensor b = tensor("b", {8}, kF32, second);
   a.data = std::vector<std::uint8_t>(data_bytes, 0);
   b.data = std::vector<std::uint8_t>();
-  return write_bytes(doc({}, {a, b}));
+  return write_bytes(document({}, {a, b}));
 }
 
 // general.alignment = value over two tensors, laid out with `layout` (default 32: what readers
@@ -196,7 +166,7 @@ ByteVector alignment_value(Value value, std::uint32_t layout = 32) {
   WriteOptions options;
   options.alignment = layout;
   return write_bytes(
-      doc({kv("general.alignment", std::move(value))}, {tensor("a", {3}), tensor("b", {8})}),
+      document({pair("general.alignment", std::move(value))}, {tensor("a", {3}), tensor("b", {8})}),
       options);
 }
 
@@ -348,52 +318,52 @@ Document model(const ModelSpec& spec) {
   const std::uint32_t n_tokens = static_cast<std::uint32_t>(v.tokens.size());
   Document d;
   d.metadata = {
-      kv("general.architecture", Value::string("llama")),
-      kv("general.type", Value::string("model")),
-      kv("general.name", Value::string(spec.name)),
-      kv("general.basename", Value::string("corpus-llama")),
-      kv("general.size_label", Value::string("tiny")),
-      kv("general.license", Value::string("mit")),
-      kv("general.tags", Value::array(ValueType::String,
-                                      {Value::string("corpus"), Value::string("text-generation")})),
-      kv("general.languages", Value::array(ValueType::String, {Value::string("en")})),
-      kv("general.file_type", Value::u32(spec.file_type)),
-      kv("general.quantization_version", Value::u32(2)),
-      kv("llama.vocab_size", Value::u32(n_tokens)),
-      kv("llama.context_length", Value::u32(2048)),
-      kv("llama.embedding_length", Value::u32(spec.n_embd)),
-      kv("llama.block_count", Value::u32(1)),
-      kv("llama.feed_forward_length", Value::u32(spec.n_ff)),
-      kv("llama.rope.dimension_count", Value::u32(spec.n_embd / 4)),
-      kv("llama.rope.freq_base", Value::f32(10000.0f)),
-      kv("llama.attention.head_count", Value::u32(4)),
-      kv("llama.attention.head_count_kv", Value::u32(4)),
-      kv("llama.attention.layer_norm_rms_epsilon", Value::f32(1e-5f)),
-      kv("tokenizer.ggml.model", Value::string(spec.vocab == Vocab::Spm ? "llama" : "gpt2")),
+      pair("general.architecture", Value::string("llama")),
+      pair("general.type", Value::string("model")),
+      pair("general.name", Value::string(spec.name)),
+      pair("general.basename", Value::string("corpus-llama")),
+      pair("general.size_label", Value::string("tiny")),
+      pair("general.license", Value::string("mit")),
+      pair("general.tags", Value::array(ValueType::String, {Value::string("corpus"),
+                                                            Value::string("text-generation")})),
+      pair("general.languages", Value::array(ValueType::String, {Value::string("en")})),
+      pair("general.file_type", Value::u32(spec.file_type)),
+      pair("general.quantization_version", Value::u32(2)),
+      pair("llama.vocab_size", Value::u32(n_tokens)),
+      pair("llama.context_length", Value::u32(2048)),
+      pair("llama.embedding_length", Value::u32(spec.n_embd)),
+      pair("llama.block_count", Value::u32(1)),
+      pair("llama.feed_forward_length", Value::u32(spec.n_ff)),
+      pair("llama.rope.dimension_count", Value::u32(spec.n_embd / 4)),
+      pair("llama.rope.freq_base", Value::f32(10000.0f)),
+      pair("llama.attention.head_count", Value::u32(4)),
+      pair("llama.attention.head_count_kv", Value::u32(4)),
+      pair("llama.attention.layer_norm_rms_epsilon", Value::f32(1e-5f)),
+      pair("tokenizer.ggml.model", Value::string(spec.vocab == Vocab::Spm ? "llama" : "gpt2")),
   };
   if (spec.vocab == Vocab::Bpe) {
-    d.metadata.push_back(kv("tokenizer.ggml.pre", Value::string("gpt-2")));
+    d.metadata.push_back(pair("tokenizer.ggml.pre", Value::string("gpt-2")));
   }
-  d.metadata.push_back(kv("tokenizer.ggml.tokens", Value::array(ValueType::String, v.tokens)));
-  d.metadata.push_back(kv("tokenizer.ggml.scores", Value::array(ValueType::Float32, v.scores)));
-  d.metadata.push_back(kv("tokenizer.ggml.token_type", Value::array(ValueType::Int32, v.types)));
+  d.metadata.push_back(pair("tokenizer.ggml.tokens", Value::array(ValueType::String, v.tokens)));
+  d.metadata.push_back(pair("tokenizer.ggml.scores", Value::array(ValueType::Float32, v.scores)));
+  d.metadata.push_back(pair("tokenizer.ggml.token_type", Value::array(ValueType::Int32, v.types)));
   if (spec.vocab == Vocab::Bpe) {
-    d.metadata.push_back(kv("tokenizer.ggml.merges", Value::array(ValueType::String, v.merges)));
-    d.metadata.push_back(kv("tokenizer.ggml.bos_token_id", Value::u32(0)));
-    d.metadata.push_back(kv("tokenizer.ggml.eos_token_id", Value::u32(0)));
+    d.metadata.push_back(pair("tokenizer.ggml.merges", Value::array(ValueType::String, v.merges)));
+    d.metadata.push_back(pair("tokenizer.ggml.bos_token_id", Value::u32(0)));
+    d.metadata.push_back(pair("tokenizer.ggml.eos_token_id", Value::u32(0)));
   } else {
-    d.metadata.push_back(kv("tokenizer.ggml.bos_token_id", Value::u32(1)));
-    d.metadata.push_back(kv("tokenizer.ggml.eos_token_id", Value::u32(2)));
-    d.metadata.push_back(kv("tokenizer.ggml.unknown_token_id", Value::u32(0)));
-    d.metadata.push_back(kv("tokenizer.ggml.padding_token_id", Value::u32(0)));
+    d.metadata.push_back(pair("tokenizer.ggml.bos_token_id", Value::u32(1)));
+    d.metadata.push_back(pair("tokenizer.ggml.eos_token_id", Value::u32(2)));
+    d.metadata.push_back(pair("tokenizer.ggml.unknown_token_id", Value::u32(0)));
+    d.metadata.push_back(pair("tokenizer.ggml.padding_token_id", Value::u32(0)));
   }
-  d.metadata.push_back(kv("tokenizer.ggml.add_bos_token", Value::boolean(true)));
-  d.metadata.push_back(kv("tokenizer.ggml.add_eos_token", Value::boolean(false)));
+  d.metadata.push_back(pair("tokenizer.ggml.add_bos_token", Value::boolean(true)));
+  d.metadata.push_back(pair("tokenizer.ggml.add_eos_token", Value::boolean(false)));
   d.metadata.push_back(
-      kv("tokenizer.chat_template",
-         Value::string("{% for message in messages %}<|{{ message['role'] }}|>\n"
-                       "{{ message['content'] }}</s>\n{% endfor %}"
-                       "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")));
+      pair("tokenizer.chat_template",
+           Value::string("{% for message in messages %}<|{{ message['role'] }}|>\n"
+                         "{{ message['content'] }}</s>\n{% endfor %}"
+                         "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")));
   const std::uint64_t vocab = n_tokens;
   for (const TensorSpec& t : spec.tensors) {
     std::vector<std::uint64_t> dims = t.dims;
@@ -545,7 +515,7 @@ void add_codes(Registry& r) {
   };
 
   code("GGUF0002", "an array nested 65 deep, one level past the default depth limit of 64",
-       {"GGUF2010"}, [] { return write_bytes(doc({kv("my.nested", nested_array(65))})); });
+       {"GGUF2010"}, [] { return write_bytes(document({pair("my.nested", nested_array(65))})); });
 
   code("GGUF1001", "the first 23 bytes of a 24-byte header", {},
        [] { return prefix(write_bytes(Document{}), 23); });
@@ -575,152 +545,153 @@ void add_codes(Registry& r) {
        [] { return counts(kPow63, std::nullopt); });
 
   code("GGUF2001", "the file ends two bytes into a uint32 value", {}, [] {
-    const ByteVector bytes = write_bytes(doc({kv("my.count", Value::u32(7))}));
+    const ByteVector bytes = write_bytes(document({pair("my.count", Value::u32(7))}));
     return prefix(bytes, bytes.size() - 2);
   });
   code("GGUF2002", "a string value whose length (1000) runs past the end of the file", {},
        [] { return value_length(1000); });
   code("GGUF2003", "a metadata key of length 0", {},
-       [] { return write_bytes(doc({kv("", Value::u8(1))})); });
+       [] { return write_bytes(document({pair("", Value::u8(1))})); });
   code("GGUF2004", "general.name written twice", {}, [] {
-    return write_bytes(
-        doc({kv("general.name", Value::string("a")), kv("general.name", Value::string("b"))}));
+    return write_bytes(document(
+        {pair("general.name", Value::string("a")), pair("general.name", Value::string("b"))}));
   });
   code("GGUF2005", "a key with a control byte (my\\x01key)", {},
-       [] { return write_bytes(doc({kv("my\x01key", Value::u8(1))})); });
+       [] { return write_bytes(document({pair("my\x01key", Value::u8(1))})); });
   code("GGUF2006", "a printable key that is not lower_snake_case (my.Key)", {},
-       [] { return write_bytes(doc({kv("my.Key", Value::u8(1))})); });
+       [] { return write_bytes(document({pair("my.Key", Value::u8(1))})); });
   code("GGUF2007", "a key of 65536 bytes", {},
-       [] { return write_bytes(doc({kv(std::string(65536, 'a'), Value::u8(1))})); });
+       [] { return write_bytes(document({pair(std::string(65536, 'a'), Value::u8(1))})); });
   code("GGUF2008", "value type 13", {},
-       [] { return write_bytes(doc({kv("my.key", Value::u8(1), 13)})); });
+       [] { return write_bytes(document({pair("my.key", Value::u8(1), 13)})); });
   code("GGUF2009", "an array of element type 13", {}, [] {
-    return write_bytes(doc({kv("my.arr", Value::array(static_cast<ValueType>(13), {}))}));
+    return write_bytes(document({pair("my.arr", Value::array(static_cast<ValueType>(13), {}))}));
   });
   code("GGUF2010", "an array of one empty uint8 array", {},
-       [] { return write_bytes(doc({kv("my.nested", nested_array(2))})); });
+       [] { return write_bytes(document({pair("my.nested", nested_array(2))})); });
   code("GGUF2011", "a uint32 array of 2 elements whose count says 1000", {},
        [] { return array_count(ValueType::Uint32, Value::u32(1), 1000); });
   code("GGUF2012", "a bool byte of 2", {},
-       [] { return write_bytes(doc({kv("my.flag", Value::bool_byte(2))})); });
+       [] { return write_bytes(document({pair("my.flag", Value::bool_byte(2))})); });
   code("GGUF2013", "a string value with the byte 0xff", {},
-       [] { return write_bytes(doc({kv("my.text", Value::string("a\xff!"))})); });
+       [] { return write_bytes(document({pair("my.text", Value::string("a\xff!"))})); });
   code("GGUF2014",
        "a string value declaring 2^30 + 1 bytes (over llama.cpp's 1 GiB limit) in a tiny file",
        {"GGUF2002"}, [] { return value_length(kReferenceStringLimit + 1); });
   code("GGUF2015",
        "a uint8 array declaring 2^30 + 1 elements (over llama.cpp's limit) in a tiny file",
        {"GGUF2011"}, [] { return array_count(ValueType::Uint8, Value::u8(1), (1ULL << 30) + 1); });
-  code("GGUF2016", "a string value with a NUL byte inside", {},
-       [] { return write_bytes(doc({kv("my.text", Value::string(std::string("ab\0c", 4)))})); });
+  code("GGUF2016", "a string value with a NUL byte inside", {}, [] {
+    return write_bytes(document({pair("my.text", Value::string(std::string("ab\0c", 4)))}));
+  });
 
   code("GGUF3001", "the file ends inside the first tensor info's offset", {}, [] {
-    const Written w = write(doc({}, {tensor("w", {4})}));
+    const Written w = write(document({}, {tensor("w", {4})}));
     return prefix(w.bytes, w.layout.tensors[0].offset_offset + 4);
   });
   code("GGUF3002", "a tensor name of 65 bytes", {},
-       [] { return write_bytes(doc({}, {tensor(std::string(65, 'a'), {4})})); });
+       [] { return write_bytes(document({}, {tensor(std::string(65, 'a'), {4})})); });
   code("GGUF3003", "a tensor name of length 0", {},
-       [] { return write_bytes(doc({}, {tensor("", {4})})); });
+       [] { return write_bytes(document({}, {tensor("", {4})})); });
   code("GGUF3004", "two tensors named w", {}, [] {
-    return write_bytes(doc({}, {tensor("w", {4}), tensor("w", {4})}));
+    return write_bytes(document({}, {tensor("w", {4}), tensor("w", {4})}));
   });
   code("GGUF3005", "a tensor name with a control byte (w\\x01)", {},
-       [] { return write_bytes(doc({}, {tensor("w\x01", {4})})); });
+       [] { return write_bytes(document({}, {tensor("w\x01", {4})})); });
   code("GGUF3006", "a tensor of 5 dims", {}, [] {
-    return write_bytes(doc({}, {tensor("w", {1, 1, 1, 1, 1})}));
+    return write_bytes(document({}, {tensor("w", {1, 1, 1, 1, 1})}));
   });
   code("GGUF3007", "a tensor whose ne[1] is 2^63", {}, [] {
-    return write_bytes(doc({}, {tensor("w", {4, kPow63})}));
+    return write_bytes(document({}, {tensor("w", {4, kPow63})}));
   });
   code("GGUF3008", "a tensor whose ne[1] is 0", {}, [] {
-    return write_bytes(doc({}, {tensor("w", {4, 0})}));
+    return write_bytes(document({}, {tensor("w", {4, 0})}));
   });
   code("GGUF3009", "dims [2^32, 2^32]: the element count wraps to exactly 0 modulo 2^64", {}, [] {
-    return write_bytes(doc({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
+    return write_bytes(document({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
   });
   code("GGUF3010", "tensor type 43", {},
-       [] { return write_bytes(doc({}, {tensor("w", {4}, 43)})); });
+       [] { return write_bytes(document({}, {tensor("w", {4}, 43)})); });
   code("GGUF3011", "tensor type 4 (the removed Q4_2)", {},
-       [] { return write_bytes(doc({}, {tensor("w", {32}, 4)})); });
+       [] { return write_bytes(document({}, {tensor("w", {32}, 4)})); });
   code("GGUF3012", "a Q8_0 tensor whose rows are 16 elements (the block is 32)", {}, [] {
-    return write_bytes(doc({quantization_version()}, {tensor("w", {16, 2}, kQ8_0)}));
+    return write_bytes(document({quantization_version()}, {tensor("w", {16, 2}, kQ8_0)}));
   });
   code("GGUF3013", "an F32 tensor of 2^62 elements: its byte size overflows 64 bits", {},
-       [] { return write_bytes(doc({}, {tensor("w", {1ULL << 62})})); });
+       [] { return write_bytes(document({}, {tensor("w", {1ULL << 62})})); });
   code("GGUF3014", "a valid MXFP4 (type 39) tensor", {},
-       [] { return write_bytes(doc({quantization_version()}, {tensor("w", {32}, kMxfp4)})); });
+       [] { return write_bytes(document({quantization_version()}, {tensor("w", {32}, kMxfp4)})); });
   code("GGUF3015", "a valid tensor of n_dims 0 (a scalar)", {},
-       [] { return write_bytes(doc({}, {tensor("w", {})})); });
+       [] { return write_bytes(document({}, {tensor("w", {})})); });
 
   code("GGUF4001",
        "a tensor at offset 8 with alignment 32 (it cannot be the running sum of padded sizes)",
-       {"GGUF4004"}, [] { return write_bytes(doc({}, {tensor("w", {4}, kF32, 8)})); });
+       {"GGUF4004"}, [] { return write_bytes(document({}, {tensor("w", {4}, kF32, 8)})); });
   code("GGUF4002", "tensor b starts inside tensor a ([0, 64) and [32, 96))", {"GGUF4004"}, [] {
-    return write_bytes(doc({}, {with_data(tensor("a", {16}, kF32, 0), 96),
-                                with_data(tensor("b", {16}, kF32, 32), 0)}));
+    return write_bytes(document({}, {with_data(tensor("a", {16}, kF32, 0), 96),
+                                     with_data(tensor("b", {16}, kF32, 32), 0)}));
   });
   code("GGUF4003", "a 64-byte tensor with 32 bytes of data in the file", {},
-       [] { return write_bytes(doc({}, {with_data(tensor("w", {16}), 32)})); });
+       [] { return write_bytes(document({}, {with_data(tensor("w", {16}), 32)})); });
   code("GGUF4004", "a gap of 32 bytes between two tensors", {}, [] {
-    return write_bytes(doc(
+    return write_bytes(document(
         {}, {with_data(tensor("a", {8}, kF32, 0), 96), with_data(tensor("b", {8}, kF32, 64), 0)}));
   });
   code("GGUF4005", "a 0x01 byte in the padding before the data section", {}, [] {
-    Written w = write(doc({}, {tensor("w", {4})}));
+    Written w = write(document({}, {tensor("w", {4})}));
     w.bytes.at(w.layout.infos_end + 1) = 0x01;
     return w.bytes;
   });
   code("GGUF4006", "the file ends one byte into the padding before the data section", {}, [] {
-    const Written w = write(doc({}, {tensor("w", {4})}));
+    const Written w = write(document({}, {tensor("w", {4})}));
     return prefix(w.bytes, w.layout.infos_end + 1);
   });
   code("GGUF4007", "the last tensor is not padded to the alignment", {}, [] {
     WriteOptions options;
     options.pad_after_last_tensor = false;
-    return write_bytes(doc({}, {tensor("w", {4})}), options);
+    return write_bytes(document({}, {tensor("w", {4})}), options);
   });
   code("GGUF4008", "three bytes after the padded data section", {}, [] {
     WriteOptions options;
     options.trailing = {1, 2, 3};
-    return write_bytes(doc({}, {tensor("w", {4})}), options);
+    return write_bytes(document({}, {tensor("w", {4})}), options);
   });
 
   code("GGUF5001", "general.alignment stored as uint64", {},
-       [] { return write_bytes(doc({kv("general.alignment", Value::u64(32))})); });
+       [] { return write_bytes(document({pair("general.alignment", Value::u64(32))})); });
   code("GGUF5002", "general.alignment = 0", {},
-       [] { return write_bytes(doc({kv("general.alignment", Value::u32(0))})); });
+       [] { return write_bytes(document({pair("general.alignment", Value::u32(0))})); });
   code("GGUF5003", "general.alignment = 24", {},
-       [] { return write_bytes(doc({kv("general.alignment", Value::u32(24))})); });
+       [] { return write_bytes(document({pair("general.alignment", Value::u32(24))})); });
   code("GGUF5004", "general.alignment = 4", {},
-       [] { return write_bytes(doc({kv("general.alignment", Value::u32(4))})); });
+       [] { return write_bytes(document({pair("general.alignment", Value::u32(4))})); });
   code("GGUF5005", "general.alignment = 131072", {},
-       [] { return write_bytes(doc({kv("general.alignment", Value::u32(131072))})); });
+       [] { return write_bytes(document({pair("general.alignment", Value::u32(131072))})); });
   code("GGUF5006", "the 24-byte header alone: no metadata, no general.architecture", {},
        [] { return write_bytes(Document{}); });
   code("GGUF5007", "a Q8_0 tensor without general.quantization_version", {},
-       [] { return write_bytes(doc({}, {tensor("w", {32}, kQ8_0)})); });
+       [] { return write_bytes(document({}, {tensor("w", {32}, kQ8_0)})); });
   code("GGUF5008", "general.name stored as uint32", {},
-       [] { return write_bytes(doc({kv("general.name", Value::u32(1))})); });
+       [] { return write_bytes(document({pair("general.name", Value::u32(1))})); });
   code("GGUF5009", "two tokenizer scores for three tokens", {}, [] {
     return write_bytes(
-        doc({kv("tokenizer.ggml.tokens",
-                Value::array(ValueType::String,
-                             {Value::string("a"), Value::string("b"), Value::string("c")})),
-             kv("tokenizer.ggml.scores",
-                Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0)}))}));
+        document({pair("tokenizer.ggml.tokens",
+                       Value::array(ValueType::String,
+                                    {Value::string("a"), Value::string("b"), Value::string("c")})),
+                  pair("tokenizer.ggml.scores",
+                       Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0)}))}));
   });
   code("GGUF5010", "tokenizer.ggml.bos_token_id = 2 with two tokens", {}, [] {
     return write_bytes(
-        doc({kv("tokenizer.ggml.tokens",
-                Value::array(ValueType::String, {Value::string("a"), Value::string("b")})),
-             kv("tokenizer.ggml.bos_token_id", Value::u32(2))}));
+        document({pair("tokenizer.ggml.tokens",
+                       Value::array(ValueType::String, {Value::string("a"), Value::string("b")})),
+                  pair("tokenizer.ggml.bos_token_id", Value::u32(2))}));
   });
 
   // Writer diagnosis: a small file with one tensor written with one of the course chapter's
   // mistakes. The structural errors are what the reader hits when it reads the misplaced bytes
   // the right way (checked by hand, see the comments); the note names the mistake.
-  const Document small = doc({kv("general.name", Value::string("w"))}, {tensor("w", {4})});
+  const Document small = document({pair("general.name", Value::string("w"))}, {tensor("w", {4})});
   // kv[0]'s key (length 20) is followed by a NUL: its value type reads 00 08 00 00, 2048.
   code("GGUF1901", "a small file whose writer put a NUL after every string", {"GGUF2008"}, [small] {
     WriteOptions options;
@@ -743,7 +714,7 @@ void add_codes(Registry& r) {
        {"GGUF3011"}, [] {
          WriteOptions options;
          options.offset_before_type = true;
-         return write_bytes(doc({}, {tensor("a", {8}), tensor("b", {8})}), options);
+         return write_bytes(document({}, {tensor("a", {8}), tensor("b", {8})}), options);
        });
   // tensor_count (u32 1) and kv_count (u32 2) read as one u64: 0x0000000200000001 tensors.
   code("GGUF1904", "a small v3 file whose counts and lengths are 32-bit", {"GGUF1007"}, [small] {
@@ -810,9 +781,9 @@ void add_threats(Registry& r) {
     });
   t("A6-kv-count-above-pairs", "kv_count 6 for 4 pairs, the file ending inside the last value",
     {"GGUF2001"}, [] {
-      const Written w =
-          write(doc({kv("general.name", Value::string("x")), kv("llama.block_count", Value::u32(2)),
-                     kv("llama.context_length", Value::u64(4096))}));
+      const Written w = write(document({pair("general.name", Value::string("x")),
+                                        pair("llama.block_count", Value::u32(2)),
+                                        pair("llama.context_length", Value::u64(4096))}));
       ByteVector bytes = prefix(w.bytes, w.layout.pairs.back().value_offset + 4);
       patch<std::uint64_t>(bytes, 16, 6);
       return bytes;
@@ -835,18 +806,18 @@ void add_threats(Registry& r) {
     {"GGUF2002", "GGUF2014"}, [] { return value_length(kPow63); });
   t("B2-value-length-just-past-end", "a string value one byte longer than the file holds",
     {"GGUF2002"}, [] {
-      const Written w = write(doc({kv("my.text", Value::string("hello"))}));
+      const Written w = write(document({pair("my.text", Value::string("hello"))}));
       return value_length(w.bytes.size() - w.layout.pairs[1].value_offset - kWidth + 1);
     });
   t("B3-empty-key", "a metadata key of length 0 (llama.cpp 2025 aborted)", {"GGUF2003"},
-    [] { return write_bytes(doc({kv("", Value::u32(1))})); });
+    [] { return write_bytes(document({pair("", Value::u32(1))})); });
   t("B4-duplicate-key", "general.name twice with different values", {"GGUF2004"}, [] {
-    return write_bytes(doc(
-        {kv("general.name", Value::string("first")), kv("general.name", Value::string("last"))}));
+    return write_bytes(document({pair("general.name", Value::string("first")),
+                                 pair("general.name", Value::string("last"))}));
   });
   t("B4-duplicate-alignment-key", "general.alignment twice, 32 then 64", {"GGUF2004"}, [] {
-    return write_bytes(
-        doc({kv("general.alignment", Value::u32(32)), kv("general.alignment", Value::u32(64))}));
+    return write_bytes(document(
+        {pair("general.alignment", Value::u32(32)), pair("general.alignment", Value::u32(64))}));
   });
   {
     // general.alignment\0x = 64 over tensors a (32 bytes) and b (96 bytes), laid out for 32.
@@ -854,8 +825,8 @@ void add_threats(Registry& r) {
     // 32 is misaligned and not the running sum (64); the data section then starts where the
     // infos end rounded up to 64, which may push b past the end of the file.
     const auto build = [] {
-      return write(doc({kv(std::string("general.alignment\0x", 19), Value::u32(64))},
-                       {tensor("a", {8}), tensor("b", {24})}));
+      return write(document({pair(std::string("general.alignment\0x", 19), Value::u32(64))},
+                            {tensor("a", {8}), tensor("b", {24})}));
     };
     const Written w = build();
     std::vector<std::string> llama = {"GGUF2005", "GGUF4001", "GGUF4004"};
@@ -869,50 +840,51 @@ void add_threats(Registry& r) {
   }
   t("B5-keys-equal-up-to-nul", "keys my.key\\0b and my.key\\0c, one key for C-string readers",
     {"GGUF2005", "GGUF2005"}, [] {
-      return write_bytes(doc({kv(std::string("my.key\0b", 8), Value::u8(1)),
-                              kv(std::string("my.key\0c", 8), Value::u8(2))}));
+      return write_bytes(document({pair(std::string("my.key\0b", 8), Value::u8(1)),
+                                   pair(std::string("my.key\0c", 8), Value::u8(2))}));
     }).per_profile[Profile::LlamaCpp] = {"GGUF2005", "GGUF2005", "GGUF2004"};
   t("B5-control-byte-key", "a key with an ANSI escape sequence (general.\\x1b[31mname)",
-    {"GGUF2005"}, [] { return write_bytes(doc({kv("general.\x1b[31mname", Value::u32(1))})); });
+    {"GGUF2005"},
+    [] { return write_bytes(document({pair("general.\x1b[31mname", Value::u32(1))})); });
   t("B5-non-ascii-key", "a key with UTF-8 letters (g\\xc3\\xa9n\\xc3\\xa9ral.name)", {"GGUF2005"},
-    [] { return write_bytes(doc({kv("g\xc3\xa9n\xc3\xa9ral.name", Value::u32(1))})); });
+    [] { return write_bytes(document({pair("g\xc3\xa9n\xc3\xa9ral.name", Value::u32(1))})); });
   t("B5-key-over-65535-bytes", "a key of 65536 bytes", {"GGUF2007"},
-    [] { return write_bytes(doc({kv(std::string(65536, 'k'), Value::u8(1))})); });
+    [] { return write_bytes(document({pair(std::string(65536, 'k'), Value::u8(1))})); });
   t("B6-invalid-utf8-key", "a key with the bytes 0xff 0xfe", {"GGUF2005"},
-    [] { return write_bytes(doc({kv("general.\xff\xfe", Value::u8(1))})); });
+    [] { return write_bytes(document({pair("general.\xff\xfe", Value::u8(1))})); });
   t("B6-invalid-utf8-value", "general.name with an overlong encoding (0xc0 0xaf)", {"GGUF2013"},
-    [] { return write_bytes(doc({kv("general.name", Value::string("\xc0\xaf"))})); });
+    [] { return write_bytes(document({pair("general.name", Value::string("\xc0\xaf"))})); });
   t("B6-invalid-utf8-array-element", "a general.tags element with a UTF-16 surrogate", {"GGUF2013"},
     [] {
-      return write_bytes(doc({kv(
+      return write_bytes(document({pair(
           "general.tags", Value::array(ValueType::String, {Value::string("fine"),
                                                            Value::string("ok\xed\xa0\x80")}))}));
     });
   t("B6-invalid-utf8-tensor-name", "a tensor name cut inside a UTF-8 sequence", {"GGUF3005"},
-    [] { return write_bytes(doc({}, {tensor("blk.cut\xe2\x82", {8})})); });
+    [] { return write_bytes(document({}, {tensor("blk.cut\xe2\x82", {8})})); });
 
   // C: value types and arrays
   for (const std::uint32_t type : {13u, 0x7FFFFFFFu, 0xFFFFFFFFu}) {
     t("C1-value-type-" + (type == 13 ? std::string("13") : hex_id(type)),
       "value type " + std::to_string(type) + " followed by a valid pair", {"GGUF2008"}, [type] {
-        return write_bytes(doc(
-            {kv("general.bad", Value::u32(1), type), kv("general.name", Value::string("after"))}));
+        return write_bytes(document({pair("general.bad", Value::u32(1), type),
+                                     pair("general.name", Value::string("after"))}));
       });
   }
   for (const std::uint32_t type : {13u, 0xFFFFFFFFu}) {
     t("C2-array-type-" + (type == 13 ? std::string("13") : hex_id(type)),
       "an array of element type " + std::to_string(type), {"GGUF2009"}, [type] {
-        Written w = write(doc(
-            {kv("general.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}));
+        Written w = write(document(
+            {pair("general.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}));
         patch<std::uint32_t>(w.bytes, w.layout.pairs[1].value_offset, type);
         return w.bytes;
       });
   }
   t("C3-nested-array", "an array of two uint8 arrays", {"GGUF2010"}, [] {
-    return write_bytes(
-        doc({kv("general.nested",
-                Value::array(ValueType::Array, {Value::array(ValueType::Uint8, {Value::u8(1)}),
-                                                Value::array(ValueType::Uint8, {})}))}));
+    return write_bytes(document(
+        {pair("general.nested",
+              Value::array(ValueType::Array, {Value::array(ValueType::Uint8, {Value::u8(1)}),
+                                              Value::array(ValueType::Uint8, {})}))}));
   });
   t("C3-nested-array-64-deep", "arrays nested 64 deep, the default depth limit", {"GGUF2010"},
     [] { return deeply_nested(63); });
@@ -932,91 +904,93 @@ void add_threats(Registry& r) {
     Document d = minimal_document();
     for (int i = 0; i < 2000; ++i) {
       d.metadata.push_back(
-          kv("my.key_" + std::to_string(i), Value::u8(static_cast<std::uint8_t>(i))));
+          pair("my.key_" + std::to_string(i), Value::u8(static_cast<std::uint8_t>(i))));
     }
     return write_bytes(d);
   });
   t("C5-100000-element-array", "a uint8 array of 100000 elements, all present", {}, [] {
-    Written w = write(doc({kv("my.blob", Value::array(ValueType::Uint8, {}))}));
+    Written w = write(document({pair("my.blob", Value::array(ValueType::Uint8, {}))}));
     patch<std::uint64_t>(w.bytes, w.layout.pairs[1].value_offset + 4, 100000);
     w.bytes.resize(w.bytes.size() + 100000, 0x5A);
     return w.bytes;
   });
-  t("C6-bool-byte-2", "tokenizer.ggml.add_bos_token stored as the byte 2", {"GGUF2012"},
-    [] { return write_bytes(doc({kv("tokenizer.ggml.add_bos_token", Value::bool_byte(2))})); });
+  t("C6-bool-byte-2", "tokenizer.ggml.add_bos_token stored as the byte 2", {"GGUF2012"}, [] {
+    return write_bytes(document({pair("tokenizer.ggml.add_bos_token", Value::bool_byte(2))}));
+  });
   t("C6-bool-byte-ff-in-array", "a bool array holding 1, 0, 2, 255", {"GGUF2012"}, [] {
-    return write_bytes(
-        doc({kv("general.flags",
-                Value::array(ValueType::Bool, {Value::bool_byte(1), Value::bool_byte(0),
-                                               Value::bool_byte(2), Value::bool_byte(255)}))}));
+    return write_bytes(document(
+        {pair("general.flags",
+              Value::array(ValueType::Bool, {Value::bool_byte(1), Value::bool_byte(0),
+                                             Value::bool_byte(2), Value::bool_byte(255)}))}));
   });
 
   // D: tensor infos
   t("D1-bad-name-length-then-more-tensors",
     "the second of three tensor names with a length past the end of the file", {"GGUF2002"}, [] {
-      Written w =
-          write(doc({}, {tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})}));
+      Written w = write(
+          document({}, {tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})}));
       const std::uint64_t site = w.layout.tensors[1].name_offset;
       patch<std::uint64_t>(w.bytes, site, w.bytes.size() - site - kWidth + 1);
       return w.bytes;
     });
   t("D2-tensor-name-64-bytes", "a tensor name of 64 bytes (fine for the spec, not for ggml)",
     {"GGUF3002"}, [] {
-      return write_bytes(doc({}, {tensor(std::string(64, 'n'), {4})}));
+      return write_bytes(document({}, {tensor(std::string(64, 'n'), {4})}));
     }).per_profile[Profile::Spec] = {};
   t("D2-tensor-name-65-bytes", "a tensor name of 65 bytes", {"GGUF3002"},
-    [] { return write_bytes(doc({}, {tensor(std::string(65, 'n'), {4})})); });
+    [] { return write_bytes(document({}, {tensor(std::string(65, 'n'), {4})})); });
   t("D3-duplicate-tensor-name", "two tensors named w", {"GGUF3004"}, [] {
-    return write_bytes(doc({}, {tensor("w", {4}), tensor("w", {4})}));
+    return write_bytes(document({}, {tensor("w", {4}), tensor("w", {4})}));
   });
   t("D3-empty-tensor-name", "a tensor name of length 0", {"GGUF3003"},
-    [] { return write_bytes(doc({}, {tensor("", {4})})); });
+    [] { return write_bytes(document({}, {tensor("", {4})})); });
   t("D3-names-equal-up-to-nul", "tensors a\\0b and a\\0c, one name for C-string readers",
     {"GGUF3004", "GGUF3005", "GGUF3005"}, [] {
       return write_bytes(
-          doc({}, {tensor(std::string("a\0b", 3), {4}), tensor(std::string("a\0c", 3), {4})}));
+          document({}, {tensor(std::string("a\0b", 3), {4}), tensor(std::string("a\0c", 3), {4})}));
     });
   t("D4-n-dims-5", "a tensor of 5 dims", {"GGUF3006"}, [] {
-    return write_bytes(doc({}, {tensor("w", {1, 1, 1, 1, 1})}));
+    return write_bytes(document({}, {tensor("w", {1, 1, 1, 1, 1})}));
   });
   // The 2^32 - 1 dims the record declares also run past the end of the file (3001).
   t("D4-n-dims-ffffffff", "a tensor whose n_dims is 0xFFFFFFFF", {"GGUF3006", "GGUF3001"}, [] {
-    Written w = write(doc({}, {tensor("w", {4})}));
+    Written w = write(document({}, {tensor("w", {4})}));
     patch<std::uint32_t>(w.bytes, w.layout.tensors[0].n_dims_offset, 0xFFFFFFFFu);
     return w.bytes;
   });
   t("D5-dim-all-ones", "a tensor whose ne[1] is 2^64 - 1 (-1 as int64)", {"GGUF3007"}, [] {
-    return write_bytes(doc({}, {tensor("w", {4, kMax64})}));
+    return write_bytes(document({}, {tensor("w", {4, kMax64})}));
   });
   t("D6-zero-dim", "a tensor whose ne[2] is 0 (older loaders divide by zero)", {"GGUF3008"}, [] {
-    return write_bytes(doc({}, {tensor("w", {4, 2, 0})}));
+    return write_bytes(document({}, {tensor("w", {4, 2, 0})}));
   });
   t("D7-dims-product-wraps-to-zero", "dims [2^62, 4]: the element count wraps to 0", {"GGUF3009"},
     [] {
-      return write_bytes(doc({}, {tensor("w", {1ULL << 62, 4})}));
+      return write_bytes(document({}, {tensor("w", {1ULL << 62, 4})}));
     });
   t("D7-dims-product-wraps-small",
     "dims [4194305, 4194305, 211106198978564]: the element count wraps to a tiny number",
     {"GGUF3009"}, [] {
-      return write_bytes(doc({}, {tensor("w", {4194305, 4194305, 211106198978564ULL})}));
+      return write_bytes(document({}, {tensor("w", {4194305, 4194305, 211106198978564ULL})}));
     });
   for (const std::uint32_t type : {43u, 0x40000000u, 0xFFFFFFFFu}) {
     t("D8-tensor-type-" + (type == 43 ? std::string("43") : hex_id(type)),
       "tensor type " + std::to_string(type), {"GGUF3010"},
-      [type] { return write_bytes(doc({}, {tensor("w", {256}, type)})); });
+      [type] { return write_bytes(document({}, {tensor("w", {256}, type)})); });
   }
   for (const std::uint32_t type : {5u, 31u, 36u}) {
     t("D8-removed-tensor-type-" + std::to_string(type),
       "the removed tensor type " + std::to_string(type), {"GGUF3011"},
-      [type] { return write_bytes(doc({}, {tensor("w", {256}, type)})); });
+      [type] { return write_bytes(document({}, {tensor("w", {256}, type)})); });
   }
   t("D9-q4_0-row-of-33", "a Q4_0 tensor whose rows are 33 elements (the block is 32)", {"GGUF3012"},
     [] {
-      return write_bytes(doc({quantization_version()}, {tensor("w", {33, 2}, kQ4_0)}));
+      return write_bytes(document({quantization_version()}, {tensor("w", {33, 2}, kQ4_0)}));
     });
   t("D10-byte-size-wraps-to-4-mib",
     "an I64 tensor of 2^61 + 2^19 elements: 2^64 + 4 MiB bytes (CVE-2026-33298)", {"GGUF3013"}, [] {
-      return write_bytes(doc({}, {tensor("t", {0x2000000000080000ULL}, kI64), tensor("u", {8})}));
+      return write_bytes(
+          document({}, {tensor("t", {0x2000000000080000ULL}, kI64), tensor("u", {8})}));
     });
 
   // E: layout and data
@@ -1025,13 +999,14 @@ void add_threats(Registry& r) {
   t("E1-padded-sizes-sum-overflows",
     "three I8 tensors of 0x6000000000000000 bytes (CVE-2025-53630)",
     {"GGUF3013", "GGUF4003", "GGUF4003"}, [] {
-      return write_bytes(doc(
+      return write_bytes(document(
           {}, {tensor("a", {0x6000000000000000ULL}, kI8), tensor("b", {0x6000000000000000ULL}, kI8),
                tensor("c", {0x6000000000000000ULL}, kI8)}));
     });
   t("E2-padding-wraps-to-zero",
     "an I64 tensor of 0xFFFFFFFFFFFFFFE8 bytes, which padded to 32 wraps to 0", {"GGUF3013"}, [] {
-      return write_bytes(doc({}, {tensor("t", {0x1FFFFFFFFFFFFFFDULL}, kI64), tensor("u", {8})}));
+      return write_bytes(
+          document({}, {tensor("t", {0x1FFFFFFFFFFFFFFDULL}, kI64), tensor("u", {8})}));
     });
   t("E3-two-huge-tensors-32-bytes",
     "two I8 tensors of 0x7FFFFFFFFFFFFFC0 elements backed by 32 bytes (CVE-2026-27940)",
@@ -1040,7 +1015,7 @@ void add_threats(Registry& r) {
       a.data = std::vector<std::uint8_t>(32, 0);
       Tensor b = tensor("b", {0x7FFFFFFFFFFFFFC0ULL}, kI8);
       b.data = std::vector<std::uint8_t>();
-      return write_bytes(doc({}, {a, b}));
+      return write_bytes(document({}, {a, b}));
     });
   t("E4-data-past-end", "a model cut in the middle of its last tensor's data", {"GGUF4003"}, [] {
     const Written w = write(model_document());
@@ -1061,18 +1036,18 @@ void add_threats(Registry& r) {
   t("E6-nonzero-padding", "every padding byte is 0xAA", {"GGUF4005"}, [] {
     WriteOptions options;
     options.padding_byte = 0xAA;
-    return write_bytes(doc({}, {tensor("a", {3}), tensor("b", {5})}), options);
+    return write_bytes(document({}, {tensor("a", {3}), tensor("b", {5})}), options);
   });
   t("E6-byte-hidden-in-padding", "one byte 0x41 hidden in the padding after the first tensor",
     {"GGUF4005"}, [] {
-      Written w = write(doc({}, {tensor("a", {3}), tensor("b", {5})}));
+      Written w = write(document({}, {tensor("a", {3}), tensor("b", {5})}));
       w.bytes.at(w.layout.tensors[0].data_position + 12 + 5) = 0x41;
       return w.bytes;
     });
   t("E6-missing-final-padding", "the last of two tensors is not padded", {"GGUF4007"}, [] {
     WriteOptions options;
     options.pad_after_last_tensor = false;
-    return write_bytes(doc({}, {tensor("a", {8}), tensor("b", {3})}), options);
+    return write_bytes(document({}, {tensor("a", {8}), tensor("b", {3})}), options);
   });
   t("E6-trailing-bytes", "1000 bytes 0x42 after a model's data", {"GGUF4008"}, [] {
     WriteOptions options;
@@ -1110,78 +1085,79 @@ void add_threats(Registry& r) {
   const auto tokens = [](std::vector<std::string> texts) {
     std::vector<Value> out;
     for (std::string& s : texts) out.push_back(Value::string(std::move(s)));
-    return kv("tokenizer.ggml.tokens", Value::array(ValueType::String, std::move(out)));
+    return pair("tokenizer.ggml.tokens", Value::array(ValueType::String, std::move(out)));
   };
   t("G1-scores-int8", "tokenizer.ggml.scores stored as int8[]", {"GGUF5008"}, [tokens] {
-    return write_bytes(doc(
-        {tokens({"a", "b"}), kv("tokenizer.ggml.scores",
-                                Value::array(ValueType::Int8, {Value::i8(0), Value::i8(-1)}))}));
+    return write_bytes(document(
+        {tokens({"a", "b"}), pair("tokenizer.ggml.scores",
+                                  Value::array(ValueType::Int8, {Value::i8(0), Value::i8(-1)}))}));
   });
   t("G1-token-type-int8", "tokenizer.ggml.token_type stored as int8[]", {"GGUF5008"}, [tokens] {
-    return write_bytes(
-        doc({tokens({"a", "b"}), kv("tokenizer.ggml.token_type",
-                                    Value::array(ValueType::Int8, {Value::i8(1), Value::i8(1)}))}));
+    return write_bytes(document(
+        {tokens({"a", "b"}), pair("tokenizer.ggml.token_type",
+                                  Value::array(ValueType::Int8, {Value::i8(1), Value::i8(1)}))}));
   });
   t("G2-token-type-shorter", "one token_type entry for three tokens", {"GGUF5009"}, [tokens] {
     return write_bytes(
-        doc({tokens({"a", "b", "c"}),
-             kv("tokenizer.ggml.token_type", Value::array(ValueType::Int32, {Value::i32(1)}))}));
+        document({tokens({"a", "b", "c"}), pair("tokenizer.ggml.token_type",
+                                                Value::array(ValueType::Int32, {Value::i32(1)}))}));
   });
   t("G3-eos-token-id-ffffffff", "tokenizer.ggml.eos_token_id = 0xFFFFFFFF with two tokens",
     {"GGUF5010"}, [tokens] {
-      return write_bytes(
-          doc({tokens({"a", "b"}), kv("tokenizer.ggml.eos_token_id", Value::u32(0xFFFFFFFFu))}));
+      return write_bytes(document(
+          {tokens({"a", "b"}), pair("tokenizer.ggml.eos_token_id", Value::u32(0xFFFFFFFFu))}));
     });
   t("G4-duplicate-token-texts", "tokenizer.ggml.tokens holds \"a\" twice", {}, [tokens] {
-    return write_bytes(doc({tokens({"<s>", "a", "b", "a"})}));
+    return write_bytes(document({tokens({"<s>", "a", "b", "a"})}));
   }).pending = "a check of tokenizer.ggml.tokens for duplicate token texts";
   t("G5-byte-token-minus-one", "a byte token written <0x-1>", {}, [tokens] {
-    return write_bytes(
-        doc({kv("tokenizer.ggml.model", Value::string("llama")), tokens({"<unk>", "<0x-1>", "a"}),
-             kv("tokenizer.ggml.token_type",
-                Value::array(ValueType::Int32, {Value::i32(2), Value::i32(6), Value::i32(1)}))}));
+    return write_bytes(document(
+        {pair("tokenizer.ggml.model", Value::string("llama")), tokens({"<unk>", "<0x-1>", "a"}),
+         pair("tokenizer.ggml.token_type",
+              Value::array(ValueType::Int32, {Value::i32(2), Value::i32(6), Value::i32(1)}))}));
   }).pending = "a check that byte tokens (token_type 6) are <0xHH> with two hex digits";
   t("G6-precompiled-charsmap-short", "tokenizer.ggml.precompiled_charsmap of 2 bytes", {}, [] {
-    return write_bytes(doc({kv("tokenizer.ggml.model", Value::string("t5")),
-                            kv("tokenizer.ggml.precompiled_charsmap",
-                               Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}));
+    return write_bytes(
+        document({pair("tokenizer.ggml.model", Value::string("t5")),
+                  pair("tokenizer.ggml.precompiled_charsmap",
+                       Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}));
   }).pending = "a check that tokenizer.ggml.precompiled_charsmap holds at least its 4-byte header";
   t("G7-head-count-zero", "llama.attention.head_count = 0 (a divisor)", {}, [] {
-    return write_bytes(doc({kv("llama.embedding_length", Value::u32(64)),
-                            kv("llama.attention.head_count", Value::u32(0))}));
+    return write_bytes(document({pair("llama.embedding_length", Value::u32(64)),
+                                 pair("llama.attention.head_count", Value::u32(0))}));
   }).pending = "a check that {arch}.attention.head_count is non-zero";
   t("G7-block-count-above-tensors", "llama.block_count = 1000 with one block of tensors", {}, [] {
-    return write_bytes(
-        doc({kv("llama.block_count", Value::u32(1000))}, {tensor("blk.0.attn_norm.weight", {8})}));
+    return write_bytes(document({pair("llama.block_count", Value::u32(1000))},
+                                {tensor("blk.0.attn_norm.weight", {8})}));
   }).pending = "a check that {arch}.block_count matches the blk.N tensors";
   t("G7-tiny-image-mean", "clip.vision.image_mean with one float instead of three", {}, [] {
-    return write_bytes(
-        doc({kv("clip.vision.image_mean", Value::array(ValueType::Float32, {Value::f32(0.5f)}))}));
+    return write_bytes(document(
+        {pair("clip.vision.image_mean", Value::array(ValueType::Float32, {Value::f32(0.5f)}))}));
   }).pending = "a check that clip.vision.image_mean / image_std hold 3 floats";
 
   // H: content that parses but is hostile
   t("H1-template-sandbox-escape", "a chat template reaching __globals__ and __import__", {},
     [] {
-      return write_bytes(doc({kv("tokenizer.chat_template",
-                                 Value::string("{{ self.__init__.__globals__.__builtins__"
-                                               ".__import__('os').popen('id').read() }}"))}));
+      return write_bytes(document({pair(
+          "tokenizer.chat_template", Value::string("{{ self.__init__.__globals__.__builtins__"
+                                                   ".__import__('os').popen('id').read() }}"))}));
     }).pending =
       "a content check of chat templates for sandbox escapes (__class__, __globals__, "
       "|attr, __import__)";
   t("H2-template-huge-range", "a chat template looping over range(1000000000) in a recursive macro",
     {}, [] {
-      return write_bytes(
-          doc({kv("tokenizer.chat_template",
-                  Value::string("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}"
-                                "{% for i in range(1000000000) %}{{ f(i) }}{% endfor %}"))}));
+      return write_bytes(document(
+          {pair("tokenizer.chat_template",
+                Value::string("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}"
+                              "{% for i in range(1000000000) %}{{ f(i) }}{% endfor %}"))}));
     }).pending = "a content check of chat templates for unbounded loops and recursion";
   t("H3-bidi-override", "general.name and the chat template hiding text with U+202E and U+200B", {},
     [] {
       return write_bytes(
-          doc({kv("general.name", Value::string("model\xe2\x80\xae"
-                                                "txt.exe")),
-               kv("tokenizer.chat_template",
-                  Value::string("{{ messages }}\xe2\x80\x8b\xe2\x80\xaeignore previous"))}));
+          document({pair("general.name", Value::string("model\xe2\x80\xae"
+                                                       "txt.exe")),
+                    pair("tokenizer.chat_template",
+                         Value::string("{{ messages }}\xe2\x80\x8b\xe2\x80\xaeignore previous"))}));
     }).pending =
       "a content check for bidirectional overrides and invisible characters in "
       "templates and general.* strings";
@@ -1216,14 +1192,14 @@ void add_hostile(Registry& r) {
   h("nested-array-1000-deep", "arrays nested 1001 deep", {"GGUF0002", "GGUF2010"},
     [] { return deeply_nested(1000); });
   h("n-dims-ffffffff", "a tensor info with n_dims 0xFFFFFFFF", {"GGUF3006", "GGUF3001"}, [] {
-    Written w = write(doc({}, {tensor("w", {4})}));
+    Written w = write(document({}, {tensor("w", {4})}));
     patch<std::uint32_t>(w.bytes, w.layout.tensors[0].n_dims_offset, 0xFFFFFFFFu);
     return w.bytes;
   });
   // CVE-2025-53630: offset + padded size wraps; the offset is not the running sum (0) and the
   // data is far past the end.
   h("offset-near-2-64", "a tensor at offset 2^64 - 32", {"GGUF3013", "GGUF4003", "GGUF4004"},
-    [] { return write_bytes(doc({}, {tensor("w", {8}, kF32, 0ULL - 32)})); });
+    [] { return write_bytes(document({}, {tensor("w", {8}, kF32, 0ULL - 32)})); });
   h("key-length-all-ones", "a key of length 2^64 - 1", {"GGUF2002", "GGUF2014"},
     [] { return key_length(kMax64); });
   h("value-length-all-ones", "a string value of length 2^64 - 1", {"GGUF2002", "GGUF2014"},
@@ -1231,16 +1207,18 @@ void add_hostile(Registry& r) {
   h("tensor-name-length-all-ones", "a tensor name of length 2^64 - 1", {"GGUF2002", "GGUF2014"},
     [] { return tensor_name_length(kMax64); });
   h("dims-product-wraps-to-zero", "dims [2^32, 2^32]", {"GGUF3009"}, [] {
-    return write_bytes(doc({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
+    return write_bytes(document({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
   });
   h("dims-4-x-2-16", "dims [2^16, 2^16, 2^16, 2^16]: 2^64 elements", {"GGUF3009"}, [] {
-    return write_bytes(doc({}, {tensor("w", {1ULL << 16, 1ULL << 16, 1ULL << 16, 1ULL << 16})}));
+    return write_bytes(
+        document({}, {tensor("w", {1ULL << 16, 1ULL << 16, 1ULL << 16, 1ULL << 16})}));
   });
   h("byte-size-2-64", "an I32 tensor of [2^31, 2^31]: 2^62 elements, 2^64 bytes", {"GGUF3013"}, [] {
-    return write_bytes(doc({}, {tensor("w", {1ULL << 31, 1ULL << 31}, kI32)}));
+    return write_bytes(document({}, {tensor("w", {1ULL << 31, 1ULL << 31}, kI32)}));
   });
   h("f64-padded-size-wraps", "an F64 tensor of 2^61 - 1 elements: padding to 32 wraps",
-    {"GGUF3013"}, [] { return write_bytes(doc({}, {tensor("w", {(1ULL << 61) - 1}, kF64)})); });
+    {"GGUF3013"},
+    [] { return write_bytes(document({}, {tensor("w", {(1ULL << 61) - 1}, kF64)})); });
   h("alignment-2-31", "general.alignment 2^31 with tensors", {"GGUF5005", "GGUF4006"},
     [] { return alignment_value(Value::u32(0x80000000u)); });
 }
@@ -1365,32 +1343,32 @@ void add_valid(Registry& r) {
   };
   for (const Scalar& s : scalars) {
     v("value-" + s.name, "one " + s.name + " value", {},
-      [s] { return write_bytes(doc({kv("my.value", s.value)})); });
+      [s] { return write_bytes(document({pair("my.value", s.value)})); });
     v("array-" + s.name, "an array of three " + s.name + " values", {}, [s] {
       return write_bytes(
-          doc({kv("my.values", Value::array(s.value.type, {s.value, s.other, s.value}))}));
+          document({pair("my.values", Value::array(s.value.type, {s.value, s.other, s.value}))}));
     });
   }
   v("empty-string", "a string value of length 0", {},
-    [] { return write_bytes(doc({kv("my.text", Value::string(""))})); });
+    [] { return write_bytes(document({pair("my.text", Value::string(""))})); });
   v("empty-array", "a uint32 array of 0 elements", {},
-    [] { return write_bytes(doc({kv("my.values", Value::array(ValueType::Uint32, {}))})); });
+    [] { return write_bytes(document({pair("my.values", Value::array(ValueType::Uint32, {}))})); });
   v("empty-string-array", "a string array of 0 elements, then one of two empty strings", {}, [] {
     return write_bytes(
-        doc({kv("my.none", Value::array(ValueType::String, {})),
-             kv("my.empties",
-                Value::array(ValueType::String, {Value::string(""), Value::string("")}))}));
+        document({pair("my.none", Value::array(ValueType::String, {})),
+                  pair("my.empties",
+                       Value::array(ValueType::String, {Value::string(""), Value::string("")}))}));
   });
   v("non-ascii-utf8", "strings in Latin, Cyrillic, CJK and emoji, as values and array elements", {},
     [] {
-      return write_bytes(doc(
-          {kv("general.name",
-              Value::string("mod\xc3\xa8le \xd0\xbc\xd0\xbe\xd0\xb4\xd0\xb5\xd0\xbb\xd1\x8c")),
-           kv("general.description", Value::string("\xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\xa6\x99")),
-           kv("general.tags",
-              Value::array(ValueType::String, {Value::string("\xc3\xa9t\xc3\xa9"),
-                                               Value::string("\xf0\x9f\x98\x80\xf0\x9f\x8e\x89"),
-                                               Value::string("\xe0\xa4\xb9\xe0\xa4\xbf")}))},
+      return write_bytes(document(
+          {pair("general.name",
+                Value::string("mod\xc3\xa8le \xd0\xbc\xd0\xbe\xd0\xb4\xd0\xb5\xd0\xbb\xd1\x8c")),
+           pair("general.description", Value::string("\xe4\xb8\xad\xe6\x96\x87 \xf0\x9f\xa6\x99")),
+           pair("general.tags",
+                Value::array(ValueType::String, {Value::string("\xc3\xa9t\xc3\xa9"),
+                                                 Value::string("\xf0\x9f\x98\x80\xf0\x9f\x8e\x89"),
+                                                 Value::string("\xe0\xa4\xb9\xe0\xa4\xbf")}))},
           {tensor("blk.0.\xc3\xa9", {4})}));
     });
 
@@ -1407,7 +1385,7 @@ void add_valid(Registry& r) {
       codes, [id, info] {
         std::vector<KeyValue> pairs;
         if (info->quantized()) pairs.push_back(quantization_version());
-        return write_bytes(doc(pairs, {tensor("w", {info->block_size, 2}, id)}));
+        return write_bytes(document(pairs, {tensor("w", {info->block_size, 2}, id)}));
       });
   }
 
@@ -1418,20 +1396,20 @@ void add_valid(Registry& r) {
     v("alignment-" + std::to_string(a),
       "general.alignment = " + std::to_string(a) + " over two tensors of 12 and 20 bytes", codes,
       [a] {
-        return write_bytes(
-            doc({kv("general.alignment", Value::u32(a))}, {tensor("a", {3}), tensor("b", {5})}));
+        return write_bytes(document({pair("general.alignment", Value::u32(a))},
+                                    {tensor("a", {3}), tensor("b", {5})}));
       });
   }
 
   v("zero-size-tensor", "a tensor of dims [0] (empty; a zero dim)", {"GGUF3008"}, [] {
-    return write_bytes(doc({}, {tensor("empty", {0}), tensor("w", {4})}));
+    return write_bytes(document({}, {tensor("empty", {0}), tensor("w", {4})}));
   });
   v("scalar-tensor", "a tensor of n_dims 0", {"GGUF3015"},
-    [] { return write_bytes(doc({}, {tensor("scale", {})})); });
+    [] { return write_bytes(document({}, {tensor("scale", {})})); });
   v("tensor-name-63-bytes", "a tensor name of 63 bytes, the longest ggml accepts", {},
-    [] { return write_bytes(doc({}, {tensor(std::string(63, 'n'), {4})})); });
+    [] { return write_bytes(document({}, {tensor(std::string(63, 'n'), {4})})); });
   v("four-dims", "a tensor of 4 dims", {}, [] {
-    return write_bytes(doc({}, {tensor("w", {2, 3, 4, 5})}));
+    return write_bytes(document({}, {tensor("w", {2, 3, 4, 5})}));
   });
   v("vocab-only", "a tokenizer-only file of 3000 tokens without tensors, like real vocab files", {},
     [] {

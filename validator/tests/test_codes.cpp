@@ -33,10 +33,15 @@ namespace {
 using ggufcheck::testing::ByteVector;
 using ggufcheck::testing::check;
 using ggufcheck::testing::codes;
+using ggufcheck::testing::document;
 using ggufcheck::testing::find;
 using ggufcheck::testing::minimal_document;
 using ggufcheck::testing::model_document;
+using ggufcheck::testing::pair;
 using ggufcheck::testing::patch;
+using ggufcheck::testing::quantization_version;
+using ggufcheck::testing::tensor;
+using ggufcheck::testing::with_data;
 
 // --- the contract: design.md section 3, transcribed --------------------------------------------
 
@@ -141,41 +146,6 @@ constexpr std::uint32_t kF32 = 0;
 constexpr std::uint32_t kF64 = 28;
 constexpr std::uint32_t kQ8_0 = 8;
 constexpr std::uint32_t kMxfp4 = 39;
-
-KeyValue pair(std::string key, Value value, std::optional<std::uint32_t> raw_type = std::nullopt) {
-  KeyValue kv;
-  kv.key = std::move(key);
-  kv.value = std::move(value);
-  kv.raw_type = raw_type;
-  return kv;
-}
-
-Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type = kF32,
-              std::optional<std::uint64_t> offset = std::nullopt) {
-  Tensor t;
-  t.name = std::move(name);
-  t.dims = std::move(dims);
-  t.type = type;
-  t.offset = offset;
-  return t;
-}
-
-Tensor with_data(Tensor t, std::size_t bytes) {
-  t.data = std::vector<std::uint8_t>(bytes, 0);
-  return t;
-}
-
-// minimal_document() (kv[0] is general.architecture) plus these pairs and tensors.
-Document document(std::vector<KeyValue> pairs, std::vector<Tensor> tensors = {}) {
-  Document doc = minimal_document();
-  for (KeyValue& kv : pairs) doc.metadata.push_back(std::move(kv));
-  doc.tensors = std::move(tensors);
-  return doc;
-}
-
-KeyValue quantization_version() {
-  return pair("general.quantization_version", Value::u32(2));
-}
 
 // An array nested `levels` deep: levels 1 is a plain (empty) uint8 array.
 Value nested_array(std::size_t levels) {

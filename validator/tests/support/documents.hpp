@@ -4,6 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ggufcheck/format.hpp"
@@ -16,6 +19,45 @@ inline Document minimal_document() {
   Document doc;
   doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
   return doc;
+}
+
+// A metadata pair; raw_type is written instead of the value's type (payload unchanged).
+inline KeyValue pair(std::string key, Value value,
+                     std::optional<std::uint32_t> raw_type = std::nullopt) {
+  KeyValue kv;
+  kv.key = std::move(key);
+  kv.value = std::move(value);
+  kv.raw_type = raw_type;
+  return kv;
+}
+
+// A tensor info of a ggml type (F32 by default) at the default offset unless one is given.
+inline Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type = 0,
+                     std::optional<std::uint64_t> offset = std::nullopt) {
+  Tensor t;
+  t.name = std::move(name);
+  t.dims = std::move(dims);
+  t.type = type;
+  t.offset = offset;
+  return t;
+}
+
+// The tensor with `bytes` zero bytes of data, whatever its shape says.
+inline Tensor with_data(Tensor t, std::size_t bytes) {
+  t.data = std::vector<std::uint8_t>(bytes, 0);
+  return t;
+}
+
+// minimal_document() (kv[0] is general.architecture) plus these pairs and tensors.
+inline Document document(std::vector<KeyValue> pairs, std::vector<Tensor> tensors = {}) {
+  Document doc = minimal_document();
+  for (KeyValue& kv : pairs) doc.metadata.push_back(std::move(kv));
+  doc.tensors = std::move(tensors);
+  return doc;
+}
+
+inline KeyValue quantization_version() {
+  return pair("general.quantization_version", Value::u32(2));
 }
 
 // A small model: metadata, a tokenizer and tensors of a few types.
