@@ -68,7 +68,8 @@ class Reader {
   }
   [[nodiscard]] bool nul_strings() const { return model_.dialect.nul_terminated_strings; }
 
-  // Under the NUL-terminated-strings hypothesis, the NUL after a string's bytes.
+  // Under the NUL-terminated-strings hypothesis (writer diagnosis), the NUL after a string's
+  // bytes; a missing one fails the hypothesis.
   bool skip_terminator(const Field& path) {
     if (!nul_strings()) return true;
     std::uint8_t nul = 1;
@@ -142,7 +143,9 @@ class Reader {
       (void)cursor_.read(padding);
       if (model_.header_alignment == 0 || !std::has_single_bit(model_.header_alignment) ||
           padding != 0) {
-        sink_.report(Code::UnsupportedVersion, 8 + 2 * size_width(), 8, "header.alignment", "",
+        // Only ever read under writer diagnosis, whose findings are not shown: the hypothesis
+        // fails here.
+        sink_.report(Code::TruncatedHeader, 8 + 2 * size_width(), 8, "header.alignment", "",
                      "no alignment field in the header: {} then {}", model_.header_alignment,
                      padding);
         return false;
