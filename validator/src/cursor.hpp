@@ -38,13 +38,6 @@ class Cursor {
     return true;
   }
 
-  // One byte that must be 0x00 (a string terminator under writer diagnosis).
-  [[nodiscard]] bool skip_zero_byte() {
-    if (1 > remaining() || bytes_[pos_] != 0) return false;
-    ++pos_;
-    return true;
-  }
-
   template <typename T>
   [[nodiscard]] [[gnu::always_inline]] bool read(T& out) {
     if (sizeof(T) > remaining()) return false;

@@ -60,9 +60,11 @@ class Reader {
   const Limits& limits_;
   Cursor cursor_{Bytes{}, Endian::Little};
   bool tensor_count_ok_ = true;
+  bool narrow_ = false;
 
-  [[nodiscard]] bool narrow() const { return model_.narrow(); }
-  [[nodiscard]] std::uint64_t size_width() const { return narrow() ? 4 : 8; }
+  // Set once the version is known: the walk of a vocabulary asks for the width per string.
+  [[nodiscard]] bool narrow() const { return narrow_; }
+  [[nodiscard]] std::uint64_t size_width() const { return narrow_ ? 4 : 8; }
   [[nodiscard]] std::uint64_t header_extra() const {
     return model_.dialect.header_alignment_field ? 8 : 0;
   }
@@ -112,6 +114,7 @@ class Reader {
                    Cursor::byteswap(version), version);
     }
     model_.version = version;
+    narrow_ = model_.narrow();
     if (version == 0 || version > 3) {
       sink_.report(Code::UnsupportedVersion, 4, 4, "header.version",
                    "current GGUF files are version 3", "unsupported version {}", version);
@@ -383,21 +386,25 @@ class Reader {
     const std::uint32_t element_size = scalar_size(array.element_type);
     if (element_size != 0) {
       (void)cursor_.skip(array.count * element_size);  // fits: count <= remaining / size
+    } else if (array.element_type == ValueType::String && nul_strings()) {
+      // Writer diagnosis only: string by string, each with its NUL, away from the hot loop below.
+      for (std::uint64_t i = 0; i < array.count; ++i) {
+        std::string_view ignored;
+        if (!read_string(entry.range.offset, path, ignored)) return false;
+      }
     } else if (array.element_type == ValueType::String) {
       std::uint64_t chunk_start = cursor_.pos();
       // The hot loop of a vocabulary: inline reads; read_string only to report a bad one.
       // A local cursor keeps the position in a register.
       const bool narrow_sizes = narrow();
       const std::uint64_t max_length = limits_.max_string_length;
-      const std::uint64_t terminator = nul_strings() ? 1 : 0;
       Cursor walk = cursor_;
       StringLengths lengths = array.lengths;
       for (std::uint64_t i = 0; i < array.count; ++i) {
         walk.prefetch(4096);
         const std::uint64_t at = walk.pos();
         std::uint64_t length = 0;
-        if (!walk.read_size(length, narrow_sizes) || length > max_length || !walk.skip(length) ||
-            (terminator != 0 && !walk.skip_zero_byte())) {
+        if (!walk.read_size(length, narrow_sizes) || length > max_length || !walk.skip(length)) {
           cursor_ = walk;
           cursor_.rewind(at);
           std::string_view ignored;
