@@ -2,7 +2,6 @@
 // the library's writer. Usage: ggufcheck_make_examples OUTPUT_DIR
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "ggufcheck/writer.hpp"
@@ -63,14 +62,6 @@ Document tiny_llama() {
   return doc;
 }
 
-bool save(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,10 +73,10 @@ int main(int argc, char** argv) {
   bool ok = true;
 
   // valid/
-  ok &= save(dir / "valid/tiny-llama.gguf", write_bytes(tiny_llama()));
+  ok &= save_file(dir / "valid/tiny-llama.gguf", write_bytes(tiny_llama()));
   Document vocab = tiny_llama();
   vocab.tensors.clear();
-  ok &= save(dir / "valid/vocab-only.gguf", write_bytes(vocab));
+  ok &= save_file(dir / "valid/vocab-only.gguf", write_bytes(vocab));
 
   // broken/: a duplicate key, a bool byte of 2 and a misaligned tensor, all reported at once.
   Document three = tiny_llama();
@@ -93,24 +84,24 @@ int main(int argc, char** argv) {
   three.metadata[15].value = Value::bool_byte(2);
   three.tensors[1].offset = 1184;  // the running sum is 1152 + 32; 1184 - 16 is misaligned
   *three.tensors[1].offset -= 16;
-  ok &= save(dir / "broken/three-problems.gguf", write_bytes(three));
+  ok &= save_file(dir / "broken/three-problems.gguf", write_bytes(three));
 
   // broken/: cut inside the tensor infos.
   Written full = write(tiny_llama());
   std::vector<std::uint8_t> cut(
       full.bytes.begin(),
       full.bytes.begin() + static_cast<long>(full.layout.tensors[2].dims_offset + 4));
-  ok &= save(dir / "broken/truncated.gguf", cut);
+  ok &= save_file(dir / "broken/truncated.gguf", cut);
 
   // broken/: written as the course chapter describes (40-byte header with an alignment field).
   WriteOptions chapter;
   chapter.header_alignment_field = true;
-  ok &= save(dir / "broken/course-chapter-header.gguf", write_bytes(tiny_llama(), chapter));
+  ok &= save_file(dir / "broken/course-chapter-header.gguf", write_bytes(tiny_llama(), chapter));
 
   // broken/: a tensor count whose record-size product wraps 64 bits (CVE-2024-21836 shape).
   WriteOptions hostile;
   hostile.tensor_count = 0x1D1D1D1D1D1D1D1DULL;
-  ok &= save(dir / "broken/hostile-tensor-count.gguf", write_bytes(vocab, hostile));
+  ok &= save_file(dir / "broken/hostile-tensor-count.gguf", write_bytes(vocab, hostile));
 
   if (!ok) {
     std::fprintf(stderr, "ggufcheck_make_examples: cannot write under %s\n", dir.c_str());

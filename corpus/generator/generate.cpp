@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ggufcheck/diagnostic.hpp"
+#include "ggufcheck/writer.hpp"
 #include "recipes.hpp"
 #include "sha256.hpp"
 
@@ -22,14 +23,6 @@ namespace {
 
 // The manifest's format version: bump it when a field changes meaning.
 constexpr int kSchemaVersion = 1;
-
-bool save(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(out);
-}
 
 nlohmann::ordered_json expect(const Recipe& recipe) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
@@ -56,7 +49,7 @@ int main(int argc, char** argv) {
     for (const Recipe& recipe : ggufcheck::corpus::recipes()) {
       const std::vector<std::uint8_t> bytes = recipe.build();
       const std::string path = recipe.id + ".gguf";
-      if (!save(dir / path, bytes)) {
+      if (!ggufcheck::save_file(dir / path, bytes)) {
         std::fprintf(stderr, "cannot write %s\n", (dir / path).c_str());
         return 1;
       }

@@ -54,11 +54,15 @@ Expectation expectation(const Recipe& recipe, Profile profile) {
 
 namespace {
 
+using testing::append_u32;
+using testing::append_u64;
+using testing::deeply_nested;
 using testing::document;
 using testing::minimal_document;
 using testing::model_document;
 using testing::pair;
 using testing::patch;
+using testing::prefix;
 using testing::quantization_version;
 using testing::tensor;
 using testing::with_data;
@@ -79,18 +83,6 @@ constexpr std::uint32_t kI32 = 26;
 constexpr std::uint32_t kI64 = 27;
 constexpr std::uint32_t kF64 = 28;
 constexpr std::uint32_t kMxfp4 = 39;
-
-ByteVector prefix(ByteVector bytes, std::uint64_t size) {
-  bytes.resize(size);
-  return bytes;
-}
-
-void append_u32(ByteVector& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-void append_u64(ByteVector& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
 
 // An array nested `levels` deep: levels 1 is a plain (empty) uint8 array.
 Value nested_array(std::size_t levels) {
@@ -136,19 +128,6 @@ ByteVector counts(std::optional<std::uint64_t> tensor_count,
   options.tensor_count = tensor_count;
   options.kv_count = kv_count;
   return write_bytes(minimal_document(), options);
-}
-
-// ggml's array nesting written by hand: depth arrays of one array, then an empty uint8 array.
-ByteVector deeply_nested(std::uint64_t depth) {
-  const Written w = write(document({pair("my.deep", Value::array(ValueType::Uint8, {}))}));
-  ByteVector bytes = prefix(w.bytes, w.layout.pairs[1].value_offset);
-  for (std::uint64_t i = 0; i < depth; ++i) {
-    append_u32(bytes, static_cast<std::uint32_t>(ValueType::Array));
-    append_u64(bytes, 1);
-  }
-  append_u32(bytes, static_cast<std::uint32_t>(ValueType::Uint8));
-  append_u64(bytes, 0);
-  return bytes;
 }
 
 // Two F32 [8] tensors (32 bytes each) at the offsets given, `data_bytes` of data behind them.

@@ -2,6 +2,8 @@
 
 #include <bit>
 #include <cstring>
+#include <fstream>
+#include <system_error>
 
 #include "cursor.hpp"
 
@@ -48,6 +50,15 @@ std::optional<std::uint64_t> tensor_nbytes(std::uint32_t type_id,
     if (!detail::checked_mul(nbytes, dims[d], nbytes)) return std::nullopt;
   }
   return nbytes;
+}
+
+bool save_file(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
 }
 
 namespace {

@@ -91,10 +91,6 @@ fs::path save(const std::string& name, const ByteVector& bytes) {
   return file;
 }
 
-ByteVector prefix(const ByteVector& bytes, std::uint64_t length) {
-  return ByteVector(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(length));
-}
-
 // --- one comparison ---------------------------------------------------------------------------
 
 struct Comparison {
@@ -361,10 +357,6 @@ struct Case {
   std::string name;
   ByteVector bytes;
 };
-
-Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type) {
-  return Tensor{std::move(name), std::move(dims), type, {}, {}};
-}
 
 Document with_tensors(std::vector<Tensor> tensors) {
   Document doc = minimal_document();

@@ -186,25 +186,6 @@ Document with_tensors(std::initializer_list<Tensor> tensors) {
   return doc;
 }
 
-Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type = 0) {
-  Tensor t;
-  t.name = std::move(name);
-  t.dims = std::move(dims);
-  t.type = type;
-  return t;
-}
-
-ByteVector prefix(const ByteVector& bytes, std::uint64_t n) {
-  return ByteVector(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
-}
-
-void append_u32(ByteVector& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-void append_u64(ByteVector& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 // Bytes left in the file after a length field at `offset` (so length + 1 runs past the end).
 std::uint64_t left_after_length(const ByteVector& bytes, std::uint64_t offset) {
   return bytes.size() - offset - 8;
@@ -714,22 +695,6 @@ TEST(Threats, C3_NestedArray) {
   EXPECT_TRUE(has_code(r.llama, Code::NestedArray));
   EXPECT_TRUE(lacks_code(r.spec, Code::NestedArray));  // the spec text allows them
   EXPECT_TRUE(lacks_code(r.strict, Code::LimitExceeded));
-}
-
-// A file whose last pair is `depth` array headers nested in each other (each: element type
-// array, count 1), ending in an empty uint8 array.
-ByteVector deeply_nested(std::uint64_t depth) {
-  const Written written =
-      write(with_pairs({{"general.deep", Value::array(ValueType::Uint8, {}), {}}}));
-  ByteVector bytes = prefix(written.bytes, written.layout.pairs[1].value_offset);
-  bytes.reserve(bytes.size() + depth * 12 + 12);
-  for (std::uint64_t i = 0; i < depth; ++i) {
-    append_u32(bytes, static_cast<std::uint32_t>(ValueType::Array));
-    append_u64(bytes, 1);
-  }
-  append_u32(bytes, static_cast<std::uint32_t>(ValueType::Uint8));
-  append_u64(bytes, 0);
-  return bytes;
 }
 
 TEST(Threats, C3_DeepNestingDoesNotOverflowTheStack) {

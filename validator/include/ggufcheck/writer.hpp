@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -119,6 +120,11 @@ struct Written {
                                                            const WriteOptions& options = {}) {
   return write(document, options).bytes;
 }
+
+// Writes the bytes to path (its directories created as needed); false when that fails. For the
+// programs that write sample files and the corpus.
+[[nodiscard]] bool save_file(const std::filesystem::path& path,
+                             const std::vector<std::uint8_t>& bytes);
 
 // nbytes of a tensor, or nullopt when its type or dims do not define one (overflow included).
 [[nodiscard]] std::optional<std::uint64_t> tensor_nbytes(std::uint32_t type,

@@ -60,6 +60,33 @@ inline KeyValue quantization_version() {
   return pair("general.quantization_version", Value::u32(2));
 }
 
+// The first n bytes (a cut file).
+inline std::vector<std::uint8_t> prefix(const std::vector<std::uint8_t>& bytes, std::uint64_t n) {
+  return std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+// Little-endian numbers appended by hand, for shapes the writer cannot produce.
+inline void append_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+inline void append_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+// A file whose last pair, kv[1] "my.deep", is `depth` array headers nested in each other (each:
+// element type array, count 1), ending in an empty uint8 array.
+inline std::vector<std::uint8_t> deeply_nested(std::uint64_t depth) {
+  const Written w = write(document({pair("my.deep", Value::array(ValueType::Uint8, {}))}));
+  std::vector<std::uint8_t> bytes = prefix(w.bytes, w.layout.pairs[1].value_offset);
+  for (std::uint64_t i = 0; i < depth; ++i) {
+    append_u32(bytes, static_cast<std::uint32_t>(ValueType::Array));
+    append_u64(bytes, 1);
+  }
+  append_u32(bytes, static_cast<std::uint32_t>(ValueType::Uint8));
+  append_u64(bytes, 0);
+  return bytes;
+}
+
 // A small model: metadata, a tokenizer and tensors of a few types.
 inline Document model_document() {
   Document doc = minimal_document();
