@@ -60,6 +60,7 @@ using testing::deeply_nested;
 using testing::document;
 using testing::minimal_document;
 using testing::model_document;
+using testing::nested_array;
 using testing::pair;
 using testing::patch;
 using testing::prefix;
@@ -83,13 +84,6 @@ constexpr std::uint32_t kI32 = 26;
 constexpr std::uint32_t kI64 = 27;
 constexpr std::uint32_t kF64 = 28;
 constexpr std::uint32_t kMxfp4 = 39;
-
-// An array nested `levels` deep: levels 1 is a plain (empty) uint8 array.
-Value nested_array(std::size_t levels) {
-  Value value = Value::array(ValueType::Uint8, {});
-  for (std::size_t i = 1; i < levels; ++i) value = Value::array(ValueType::Array, {value});
-  return value;
-}
 
 // kv[1] "my.text" = "hello" with its length field set to `length` (nothing more written).
 ByteVector value_length(std::uint64_t length) {

@@ -37,6 +37,7 @@ using ggufcheck::testing::document;
 using ggufcheck::testing::find;
 using ggufcheck::testing::minimal_document;
 using ggufcheck::testing::model_document;
+using ggufcheck::testing::nested_array;
 using ggufcheck::testing::pair;
 using ggufcheck::testing::patch;
 using ggufcheck::testing::quantization_version;
@@ -147,12 +148,6 @@ constexpr std::uint32_t kF64 = 28;
 constexpr std::uint32_t kQ8_0 = 8;
 constexpr std::uint32_t kMxfp4 = 39;
 
-// An array nested `levels` deep: levels 1 is a plain (empty) uint8 array.
-Value nested_array(std::size_t levels) {
-  Value value = Value::array(ValueType::Uint8, {});
-  for (std::size_t i = 1; i < levels; ++i) value = Value::array(ValueType::Array, {value});
-  return value;
-}
 constexpr std::uint64_t kArrayHeader = 4 + kSizeWidth;  // element type, count
 
 std::vector<std::uint8_t> truncated(std::vector<std::uint8_t> bytes, std::uint64_t size) {

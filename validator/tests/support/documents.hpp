@@ -60,6 +60,13 @@ inline KeyValue quantization_version() {
   return pair("general.quantization_version", Value::u32(2));
 }
 
+// An array nested `levels` deep: levels 1 is a plain (empty) uint8 array.
+inline Value nested_array(std::size_t levels) {
+  Value value = Value::array(ValueType::Uint8, {});
+  for (std::size_t i = 1; i < levels; ++i) value = Value::array(ValueType::Array, {value});
+  return value;
+}
+
 // The first n bytes (a cut file).
 inline std::vector<std::uint8_t> prefix(const std::vector<std::uint8_t>& bytes, std::uint64_t n) {
   return std::vector<std::uint8_t>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
