@@ -194,3 +194,23 @@ void check_standard_keys(const Model& model, Sink& sink) {
 }
 
 }  // namespace ggufcheck::detail
+
+namespace ggufcheck {
+
+std::span<const StandardKeyType> standard_keys() {
+  static const auto table = [] {
+    std::array<StandardKeyType, detail::kStandardKeys.size()> out{};
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const auto& standard = detail::kStandardKeys[i];
+      out[i] = {standard.key, standard.expected.type, standard.expected.element_type};
+    }
+    return out;
+  }();
+  return table;
+}
+
+std::span<const std::string_view> architecture_count_key_suffixes() {
+  return detail::kArchCountKeys;
+}
+
+}  // namespace ggufcheck

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace ggufcheck {
@@ -54,6 +55,16 @@ struct TensorTypeInfo {
 
 inline constexpr std::uint32_t kTensorTypeCount = 43;
 // nullptr when the id is not in the table (43 and above).
+// The standard keys whose types the checks know (gguf-format.md section 4), and the suffixes of
+// the "{arch}." count keys. For the fuzz dictionary and mutator, which write what loaders trust.
+struct StandardKeyType {
+  std::string_view key;
+  ValueType type;          // Array for arrays
+  ValueType element_type;  // arrays only
+};
+[[nodiscard]] std::span<const StandardKeyType> standard_keys();
+[[nodiscard]] std::span<const std::string_view> architecture_count_key_suffixes();
+
 [[nodiscard]] const TensorTypeInfo* tensor_type(std::uint32_t id);
 [[nodiscard]] std::optional<std::uint32_t> find_tensor_type(std::string_view name);
 

@@ -1,0 +1,194 @@
+#include "pipeline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <span>
+
+#include "ggufcheck/document.hpp"
+#include "ggufcheck/render.hpp"
+#include "ggufcheck/validate.hpp"
+#include "ggufcheck/writer.hpp"
+
+namespace ggufcheck::fuzz {
+namespace {
+
+// A printable, valid UTF-8 text: what the renderers may pass to a terminal or a log.
+bool printable_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x80) {
+      if (byte < 0x20 || byte == 0x7f) return false;
+      ++i;
+      continue;
+    }
+    std::size_t length = 0;
+    if ((byte & 0xE0) == 0xC0 && byte >= 0xC2) {
+      length = 2;
+    } else if ((byte & 0xF0) == 0xE0) {
+      length = 3;
+    } else if ((byte & 0xF8) == 0xF0 && byte <= 0xF4) {
+      length = 4;
+    } else {
+      return false;
+    }
+    if (i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+std::string check_report(const Report& report, const Options& options, std::uint64_t size) {
+  std::size_t errors = 0, warnings = 0, notes = 0;
+  std::uint64_t previous = 0;
+  for (std::size_t i = 0; i < report.findings.size(); ++i) {
+    const Finding& f = report.findings[i];
+    const std::string where = fmt::format("finding {} ({} at {})", i, code_string(f.code), f.offset);
+    if (f.offset < previous) return where + ": findings are not sorted by offset";
+    previous = f.offset;
+    if (f.offset > size) return where + ": offset past the end of the file";
+    if (f.code == Code::UnreadableFile) return where + ": an unreadable buffer";
+    if (f.severity == Severity::Silent) return where + ": a silent finding is reported";
+    if (f.severity != options.severity(f.code)) return where + ": not at its profile's severity";
+    if (f.message.empty()) return where + ": no message";
+    if (!printable_utf8(f.message) || !printable_utf8(f.path) || !printable_utf8(f.hint)) {
+      return where + ": raw bytes in the message, path or hint";
+    }
+    errors += f.severity == Severity::Error;
+    warnings += f.severity == Severity::Warning;
+    notes += f.severity == Severity::Note;
+  }
+  if (report.findings.size() > options.limits.max_findings) return "more findings than the limit";
+  if (report.findings_dropped > 0 && report.findings.size() != options.limits.max_findings) {
+    return "findings dropped below the limit";
+  }
+  if (errors > report.errors || warnings > report.warnings || notes > report.notes) {
+    return "the counts are below the findings kept";
+  }
+  if (report.errors + report.warnings + report.notes !=
+      report.findings.size() + report.findings_dropped) {
+    return "the counts do not add up to the findings, kept and dropped";
+  }
+  if (report.exit_status() != (report.errors != 0 ? 1 : 0)) return "exit status against errors";
+  if (report.passed() != (report.errors == 0)) return "passed() against errors";
+  const Facts& facts = report.facts;
+  if (facts.file_size != size) return "facts: wrong file size";
+  if (facts.kv_count && facts.kv_read > *facts.kv_count) return "facts: more pairs read than declared";
+  if (facts.tensor_count && facts.tensors_read > *facts.tensor_count) {
+    return "facts: more tensor infos read than declared";
+  }
+  // The data section may start past the end of a file without tensors (gguf-py does not pad).
+  const bool data_inside = facts.data_start && *facts.data_start <= size;
+  if (data_inside != facts.tensor_data_size.has_value() ||
+      (data_inside && *facts.tensor_data_size != size - *facts.data_start)) {
+    return "facts: tensor data size against data start";
+  }
+  return {};
+}
+
+std::string check_renderings(const Report& report, const Options& options) {
+  const std::span<const Report> reports(&report, 1);
+  for (const bool color : {false, true}) {
+    const std::string text = render_text(report, TextStyle{color, false});
+    if (text.empty()) return "empty text output";
+    if (color) continue;  // escape sequences
+    for (std::size_t start = 0; start < text.size();) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      if (!printable_utf8(std::string_view(text).substr(start, end - start))) {
+        return "raw bytes in the text output";
+      }
+      start = end + 1;
+    }
+  }
+  const auto json = nlohmann::json::parse(render_json(reports, options, report.exit_status()),
+                                          nullptr, false);
+  if (json.is_discarded()) return "the JSON output does not parse";
+  const auto& file = json["files"][0];
+  if (file["findings"].size() != report.findings.size()) return "JSON: findings lost";
+  if (json["summary"]["exit_status"] != report.exit_status()) return "JSON: exit status";
+  if (file["summary"]["errors"] != report.errors) return "JSON: error count";
+  const auto sarif = nlohmann::json::parse(render_sarif(reports, options), nullptr, false);
+  if (sarif.is_discarded()) return "the SARIF output does not parse";
+  if (sarif["runs"][0]["results"].size() != report.findings.size()) return "SARIF: results lost";
+  return {};
+}
+
+}  // namespace
+
+std::string check_pipeline(Bytes bytes) {
+  std::vector<Options> runs;
+  for (const Profile profile : kAllProfiles) {
+    Options options;
+    options.profile = profile;
+    runs.push_back(options);
+  }
+  // --werror with limits a hostile file reaches: the dropped-findings and depth paths.
+  Options tight;
+  tight.werror = true;
+  tight.limits.max_findings = 2;
+  tight.limits.max_depth = 2;
+  tight.limits.max_string_length = 64;
+  tight.limits.max_array_length = 16;
+  tight.severity_overrides[Code::TrailingBytes] = Severity::Silent;
+  runs.push_back(tight);
+
+  for (const Options& options : runs) {
+    const Report report = validate(bytes, options);
+    std::string problem = check_report(report, options, bytes.size());
+    if (problem.empty()) problem = check_renderings(report, options);
+    if (!problem.empty()) {
+      return fmt::format("{} (profile {}{})", problem, to_string(options.profile),
+                         options.werror ? ", werror and tight limits" : "");
+    }
+  }
+  return {};
+}
+
+std::string check_roundtrip(Bytes bytes) {
+  Options strict;
+  const bool valid = validate(bytes, strict).passed();
+  auto document = read_document(bytes);
+  if (!document) return valid ? "a valid file that read_document does not accept" : "";
+  // The writer lays tensor data out back to back whatever the offsets say, so only a valid
+  // layout reads back with the same data; without a valid layout, the infos must.
+  for (Tensor& tensor : document->tensors) {
+    if (!tensor.data) tensor.data.emplace();  // not in the file: write none (never a default)
+  }
+  const std::vector<std::uint8_t> written = write_bytes(*document);
+  const Bytes written_bytes(written.data(), written.size());
+  auto reread = read_document(written_bytes);
+  if (!reread) return "the writer's output of an accepted document is not readable";
+  if (reread->version != document->version || reread->endian != document->endian ||
+      reread->metadata != document->metadata) {
+    return "the metadata read back differs from the one written";
+  }
+  if (reread->tensors.size() != document->tensors.size()) return "tensors lost in the round trip";
+  for (std::size_t i = 0; i < reread->tensors.size(); ++i) {
+    const Tensor& a = document->tensors[i];
+    const Tensor& b = reread->tensors[i];
+    if (a.name != b.name || a.dims != b.dims || a.type != b.type || a.offset != b.offset) {
+      return fmt::format("tensor info {} read back differs from the one written", i);
+    }
+  }
+  if (valid) {
+    if (*reread != *document) return "a valid file's tensor data differs after the round trip";
+    if (!validate(written_bytes, strict).passed()) return "a valid document written invalid";
+    if (write_bytes(*reread) != written) return "writing the document again gives other bytes";
+  }
+  return {};
+}
+
+void fail_if(const std::string& problem, Bytes bytes) {
+  if (problem.empty()) return;
+  std::fprintf(stderr, "ggufcheck fuzz: invariant broken on a %zu-byte input: %s\n", bytes.size(),
+               problem.c_str());
+  std::abort();
+}
+
+}  // namespace ggufcheck::fuzz

@@ -1,0 +1,25 @@
+// What the fuzz targets check, as plain functions that a test can call too: each returns the
+// broken invariant, or an empty string, and never touches anything outside the bytes given.
+#pragma once
+
+#include <string>
+
+#include "ggufcheck/model.hpp"
+
+namespace ggufcheck::fuzz {
+
+// The whole pipeline, as the CLI runs it, under every profile (and once more with --werror and
+// tiny limits), rendered as text, JSON and SARIF. The invariants of every report: findings
+// sorted by offset and inside the file, each at the severity its options give it, counts and
+// exit status consistent with the findings, messages free of raw untrusted bytes, JSON and
+// SARIF that parse and say the same as the report.
+[[nodiscard]] std::string check_pipeline(Bytes bytes);
+
+// Whatever read_document accepts, the writer writes back, the reader reads to an equal
+// document, and writing that again gives the same bytes.
+[[nodiscard]] std::string check_roundtrip(Bytes bytes);
+
+// Prints the broken invariant and aborts (so that the fuzzing engine records the input).
+void fail_if(const std::string& problem, Bytes bytes);
+
+}  // namespace ggufcheck::fuzz
