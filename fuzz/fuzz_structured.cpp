@@ -23,6 +23,5 @@ extern "C" std::size_t LLVMFuzzerCustomCrossOver(const std::uint8_t* data1, std:
                                                  const std::uint8_t* data2, std::size_t size2,
                                                  std::uint8_t* out, std::size_t max_out_size,
                                                  unsigned int seed) {
-  return ggufcheck::fuzz::cross_over_structure(data1, size1, data2, size2, out, max_out_size,
-                                               seed);
+  return ggufcheck::fuzz::cross_over_structure(data1, size1, data2, size2, out, max_out_size, seed);
 }

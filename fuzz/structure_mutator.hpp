@@ -22,5 +22,4 @@ std::size_t cross_over_structure(const std::uint8_t* first, std::size_t first_si
 }  // namespace ggufcheck::fuzz
 
 // libFuzzer's byte-level mutator (replay_main.cpp has a stand-in), used for a share of the moves.
-extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size,
-                                        std::size_t max_size);
+extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, std::size_t max_size);

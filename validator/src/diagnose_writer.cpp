@@ -43,9 +43,10 @@ Dialect dialect_of(unsigned mask) {
 
 // The file's structure read under the dialect with the strict profile's rules: the findings
 // (value contents are not checked: they do not depend on the dialect).
-std::vector<Finding> read_structure(Bytes bytes, Dialect dialect, Model& model) {
+std::vector<Finding> read_structure(Bytes bytes, Dialect dialect, Model& model,
+                                    Sink::Details details) {
   const Options options;
-  Sink sink(options);
+  Sink sink(options, details);
   model = Model{};
   model.bytes = bytes;
   model.dialect = dialect;
@@ -56,7 +57,8 @@ std::vector<Finding> read_structure(Bytes bytes, Dialect dialect, Model& model) 
 // The first error of the file's structure (by offset), when the structure is broken.
 std::optional<Finding> first_structural_error(Bytes bytes) {
   Model model;
-  const std::vector<Finding> findings = read_structure(bytes, Dialect{}, model);
+  const std::vector<Finding> findings =
+      read_structure(bytes, Dialect{}, model, Sink::Details::Kept);
   const bool broken = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity == Severity::Error && breaks_structure(f.code);
   });
@@ -72,7 +74,8 @@ std::optional<Finding> first_structural_error(Bytes bytes) {
 // dialect could explain, and a cut header would otherwise read as an empty v1-width one), with
 // no structural finding, no garbage key or name and nothing left over.
 bool parses_cleanly(Bytes bytes, Dialect dialect, Model& model) {
-  const std::vector<Finding> findings = read_structure(bytes, dialect, model);
+  const std::vector<Finding> findings =
+      read_structure(bytes, dialect, model, Sink::Details::Dropped);
   if (!model.tensors_complete || (model.metadata.empty() && model.tensors.empty())) return false;
   return std::none_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity >= Severity::Warning && explains_garbage(f.code);

@@ -91,7 +91,11 @@ inline bool breaks_structure(Code code) {
 
 class Sink {
  public:
-  explicit Sink(const Options& options) : options_(options) {}
+  // Without details, findings keep their code, severity and place but no path or message:
+  // writer diagnosis reads a file up to 15 more times and only needs to know what was found.
+  enum class Details : std::uint8_t { Kept, Dropped };
+  explicit Sink(const Options& options, Details details = Details::Kept)
+      : options_(options), details_(details) {}
 
   [[nodiscard]] bool enabled(Code code) const {
     return options_.severity(code) != Severity::Silent;
@@ -110,6 +114,10 @@ class Sink {
       ++dropped_[static_cast<std::size_t>(severity)];
       return;
     }
+    if (details_ == Details::Dropped) {
+      findings_.push_back(Finding{code, severity, offset, length, {}, {}, {}});
+      return;
+    }
     findings_.push_back(Finding{code, severity, offset, length, field.text(),
                                 fmt::format(format, std::forward<Args>(args)...),
                                 std::string(hint)});
@@ -123,6 +131,7 @@ class Sink {
 
  private:
   const Options& options_;
+  Details details_;
   std::vector<Finding> findings_;
   std::array<std::uint64_t, 4> dropped_{};
   bool structure_broken_ = false;
