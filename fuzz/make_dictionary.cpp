@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   Dictionary dict;
   dict.comment("the magic and the versions (u32), little- and big-endian");
   dict.add("magic", "GGUF");
+  dict.add("magic_byte_swapped", "FUGG");  // the magic written as a u32 on a big-endian host
   for (std::uint32_t version = 0; version <= 4; ++version) {
     dict.add("version_" + std::to_string(version), little_endian(version, 4));
     if (version != 0) {

@@ -139,6 +139,8 @@ std::string check_pipeline(Bytes bytes) {
   tight.limits.max_depth = 2;
   tight.limits.max_string_length = 64;
   tight.limits.max_array_length = 16;
+  tight.limits.max_kv_count = 8;
+  tight.limits.max_tensor_count = 4;
   tight.severity_overrides[Code::TrailingBytes] = Severity::Silent;
   runs.push_back(tight);
 

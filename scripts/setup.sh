@@ -7,7 +7,11 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ clang-14 clang-format pkg-config
           libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-          librapidcheck-dev libbenchmark-dev libssl-dev python3 python3-jsonschema)
+          librapidcheck-dev libbenchmark-dev libssl-dev python3 python3-jsonschema
+          # fuzzing: libFuzzer and the sanitizer runtimes (only recommended by clang-14),
+          # llvm-cov/llvm-profdata/llvm-nm/llvm-symbolizer (fuzz/coverage, fuzz/run), libc++
+          # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)
+          libclang-rt-14-dev llvm-14 libc++-14-dev libc++abi-14-dev zip unzip)
 # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
 command -v npm >/dev/null 2>&1 || packages+=(npm)
 missing=()

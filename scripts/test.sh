@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # Quick start, part two: install what is missing, build, and run the whole test suite.
-# Usage: scripts/test.sh [dev|asan|release]   (default dev)
+# Usage: scripts/test.sh [dev|asan|release|fuzz]   (default dev)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-dev}"
 bash scripts/setup.sh
+if [[ $preset == fuzz ]]; then
+  # Every fuzz target for GGUFCHECK_FUZZ_SECONDS (default 60) from the corpus, libFuzzer with
+  # ASan + UBSan; any crash, leak, timeout or out-of-memory fails. Then the ClusterFuzzLite
+  # build as OSS-Fuzz runs it (fuzz/README.md).
+  for target in fuzz_validate fuzz_roundtrip fuzz_structured fuzz_differential; do
+    bash fuzz/run "$target" "${GGUFCHECK_FUZZ_SECONDS:-60}"
+  done
+  bash .clusterfuzzlite/test-build.sh
+  exit 0
+fi
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
 # Properties run with a fixed seed unless RC_PARAMS says otherwise (README: property tests).
