@@ -24,11 +24,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <random>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "divergences.hpp"
 #include "ggml_reference.hpp"
 #include "ggufcheck/document.hpp"
 #include "test_support.hpp"
@@ -59,21 +61,27 @@ fs::path output_dir() {
   return dir;
 }
 
-// Constructed once; a missing library fails every test that needs it, with the reason.
-GgmlReference& reference() {
-  static GgmlReference instance(reference_library_path(), output_dir() / "scratch");
-  static const bool isolated = [] {
-    instance.set_isolated(env_number("GGUFCHECK_REFERENCE_ISOLATED", 0) != 0);
-    return true;
-  }();
-  (void)isolated;
+std::unique_ptr<GgmlReference>& reference_instance() {
+  static std::unique_ptr<GgmlReference> instance;
   return instance;
 }
 
-// Removes the output directory at the end unless a test saved a file there.
+// Constructed once; a missing library fails every test that needs it, with the reason.
+GgmlReference& reference() {
+  std::unique_ptr<GgmlReference>& instance = reference_instance();
+  if (!instance) {
+    instance = std::make_unique<GgmlReference>(reference_library_path(), output_dir() / "scratch");
+    instance->set_isolated(env_number("GGUFCHECK_REFERENCE_ISOLATED", 0) != 0);
+  }
+  return *instance;
+}
+
+// Stops the reference (its server and its scratch file), then removes the output directory
+// unless a test saved a file there.
 class RemoveEmptyOutput : public ::testing::Environment {
  public:
   void TearDown() override {
+    reference_instance().reset();
     std::error_code ignored;
     fs::remove(output_dir() / "scratch", ignored);  // only when empty
     fs::remove(output_dir(), ignored);
@@ -91,264 +99,10 @@ fs::path save(const std::string& name, const ByteVector& bytes) {
   return file;
 }
 
-// --- one comparison ---------------------------------------------------------------------------
-
-struct Comparison {
-  Report report;
-  ReferenceResult reference;
-  [[nodiscard]] bool ours() const { return report.passed(); }
-  [[nodiscard]] bool theirs() const { return reference.loads(); }
-  [[nodiscard]] bool agree() const { return ours() == theirs(); }
-};
-
-Options llama_cpp_options() {
-  Options options;
-  options.profile = Profile::LlamaCpp;
-  return options;
-}
+// --- one comparison (the rest of the machinery is in support/divergences.hpp) ----------------
 
 Comparison compare(const ByteVector& bytes) {
-  Comparison c;
-  c.report = check(bytes, Profile::LlamaCpp);
-  c.reference = reference().load(bytes);
-  return c;
-}
-
-std::vector<Code> error_codes(const Report& report) {
-  std::vector<Code> out;
-  for (const Finding& f : report.findings) {
-    if (f.severity == Severity::Error) out.push_back(f.code);
-  }
-  return out;
-}
-
-std::string describe(const Comparison& c) {
-  std::ostringstream out;
-  out << "ggufcheck --profile llama.cpp " << (c.ours() ? "passes" : "fails") << ", llama.cpp "
-      << to_string(c.reference.outcome);
-  if (c.reference.signal != 0) out << " (signal " << c.reference.signal << ")";
-  for (const Finding& f : c.report.findings) {
-    if (f.severity != Severity::Error) continue;
-    out << "\n  ggufcheck: " << code_string(f.code) << " at 0x" << std::hex << f.offset << std::dec
-        << " " << f.path << ": " << f.message;
-  }
-  std::string log = c.reference.log;
-  while (!log.empty() && log.back() == '\n') log.pop_back();
-  if (!log.empty()) out << "\n  llama.cpp: " << log;
-  return out.str();
-}
-
-// --- the documented divergences ---------------------------------------------------------------
-//
-// Exactly the list of docs/llama-cpp-divergences.md, in its order. Each has a predicate that
-// recognises the shape (used on every disagreement) and a witness file that shows it.
-
-// The element count of a tensor as ggml computes it: int64 products that wrap modulo 2^64.
-std::uint64_t wrapped_elements(const Tensor& t) {
-  std::uint64_t product = 1;
-  for (std::uint64_t d : t.dims) product *= d;
-  return product;
-}
-
-// Computed exactly: a zero dim makes the count 0 whatever the other dims are.
-bool element_count_overflows(const Tensor& t) {
-  if (t.dims.size() > kMaxDims) return false;
-  if (std::find(t.dims.begin(), t.dims.end(), 0) != t.dims.end()) return false;
-  std::uint64_t product = 1;
-  for (std::uint64_t d : t.dims) {
-    if (d >= kPow63) return false;  // a negative dim, rejected by both
-    if (d != 0 && product > (kPow63 - 1) / d) return true;
-    product *= d;
-  }
-  return false;
-}
-
-bool only_errors(const Report& report, std::initializer_list<Code> allowed) {
-  const std::vector<Code> errors = error_codes(report);
-  return !errors.empty() && std::all_of(errors.begin(), errors.end(), [&](Code c) {
-    return std::find(allowed.begin(), allowed.end(), c) != allowed.end();
-  });
-}
-
-// D1: ggml skips its element-count guard when the int64 product of the dims is 0, which it
-// also is when the product wraps to 0 modulo 2^64; ggml_nbytes then wraps to 0 as well and the
-// tensor loads as an empty one. ggufcheck computes the product without wrap-around and rejects.
-bool is_element_count_wrap(const ByteVector& bytes, const Report& report) {
-  if (!only_errors(report, {Code::ElementCountOverflow})) return false;
-  const auto doc = read_document(Bytes(bytes.data(), bytes.size()));
-  if (!doc) return false;
-  bool any = false;
-  for (const Tensor& t : doc->tensors) {
-    if (!element_count_overflows(t)) continue;
-    if (wrapped_elements(t) != 0) return false;
-    any = true;
-  }
-  return any;
-}
-
-ByteVector element_count_wrap_witness() {
-  Document doc = minimal_document();
-  doc.tensors.push_back({"wraps", {1ULL << 32, 1ULL << 32}, 0, {}, {}});  // F32, 2^64 elements
-  return write_bytes(doc);
-}
-
-// D3: ggml rejects a key equal to an earlier one byte for byte (std::string ==), but looks keys
-// up as C strings (strcmp). ggufcheck's llama.cpp profile takes keys equal up to the first NUL
-// as duplicates: a ggufcheck bug (the fix conflicts with two existing tests; see the docs).
-bool is_keys_equal_up_to_nul(const ByteVector& bytes, const Report& report) {
-  if (!only_errors(report, {Code::DuplicateKey})) return false;
-  const auto doc = read_document(Bytes(bytes.data(), bytes.size()));
-  if (!doc) return false;
-  std::set<std::string> exact, c_strings;
-  bool equal_up_to_nul = false;
-  for (const KeyValue& kv : doc->metadata) {
-    if (!exact.insert(kv.key).second) return false;  // a real duplicate: both reject
-    equal_up_to_nul |= !c_strings.insert(kv.key.substr(0, kv.key.find('\0'))).second;
-  }
-  return equal_up_to_nul;
-}
-
-ByteVector keys_equal_up_to_nul_witness() {
-  Document doc = minimal_document();
-  doc.metadata.push_back({std::string("test.key\0a", 10), Value::u8(1), {}});
-  doc.metadata.push_back({std::string("test.key\0b", 10), Value::u8(2), {}});
-  return write_bytes(doc);
-}
-
-// ggml_nbytes as ggml computes it, in wrapping size_t arithmetic (ggml.c). For block types the
-// row term is ne[0] * type_size / block_size: the product comes first and can wrap.
-std::uint64_t ggml_nbytes(const Tensor& t) {
-  const TensorTypeInfo* type = tensor_type(t.type);
-  std::array<std::uint64_t, kMaxDims> ne{1, 1, 1, 1};
-  for (std::size_t d = 0; d < t.dims.size() && d < kMaxDims; ++d) ne[d] = t.dims[d];
-  for (std::uint64_t n : ne) {
-    if (n == 0 || n >= kPow63) return 0;
-  }
-  std::array<std::uint64_t, kMaxDims> nb{};
-  nb[0] = type->type_size;
-  nb[1] = nb[0] * (ne[0] / type->block_size);
-  for (std::size_t d = 2; d < kMaxDims; ++d) nb[d] = nb[d - 1] * ne[d - 1];
-  std::uint64_t nbytes = 0;
-  if (type->block_size == 1) {
-    nbytes = type->type_size;
-    for (std::size_t d = 0; d < kMaxDims; ++d) nbytes += (ne[d] - 1) * nb[d];
-  } else {
-    nbytes = ne[0] * nb[0] / type->block_size;
-    for (std::size_t d = 1; d < kMaxDims; ++d) nbytes += (ne[d] - 1) * nb[d];
-  }
-  return nbytes;
-}
-
-// The index in a finding's path "tensor[7] ...", or -1.
-long tensor_index(const Finding& f) {
-  if (f.path.rfind("tensor[", 0) != 0) return -1;
-  return std::strtol(f.path.c_str() + 7, nullptr, 10);
-}
-
-// D2: for block types ggml_nbytes multiplies ne[0] by the block's byte size before dividing by
-// the block size; when ne[0] * type_size passes 2^64 the product wraps and ggml takes the
-// tensor for a small one (ne[0] = 2^62 + 256 of Q5_1: 192 bytes instead of 3 * 2^60 + 192).
-// The reference then checks the layout and the bounds with the wrapped size; ggufcheck uses
-// the real one and finds the data missing.
-bool is_quantized_nbytes_wrap(const ByteVector& bytes, const Report& report) {
-  if (!only_errors(report, {Code::TensorOutOfBounds, Code::NonContiguousLayout})) return false;
-  const auto doc = read_document(Bytes(bytes.data(), bytes.size()));
-  if (!doc) return false;
-  std::set<long> wrapped;
-  for (std::size_t i = 0; i < doc->tensors.size(); ++i) {
-    const Tensor& t = doc->tensors[i];
-    const TensorTypeInfo* type = tensor_type(t.type);
-    if (type == nullptr || type->removed() || type->block_size == 1 || t.dims.empty()) continue;
-    const auto real = tensor_nbytes(t.type, t.dims);
-    if (real && t.dims[0] > UINT64_MAX / type->type_size && ggml_nbytes(t) != *real) {
-      wrapped.insert(static_cast<long>(i));
-    }
-  }
-  if (wrapped.empty()) return false;
-  for (const Finding& f : report.findings) {
-    if (f.severity != Severity::Error) continue;
-    const long index = tensor_index(f);
-    if (f.code == Code::TensorOutOfBounds && wrapped.count(index) == 0) return false;
-    if (f.code == Code::NonContiguousLayout && index <= *wrapped.begin()) return false;
-  }
-  return true;
-}
-
-ByteVector quantized_nbytes_wrap_witness() {
-  Document doc = minimal_document();
-  Tensor t{"wraps", {(1ULL << 62) + 256}, 7, {}, {}};  // Q5_1: 32 elements in 24 bytes
-  t.data = ByteVector(192, 0);                         // the 192 bytes ggml computes
-  doc.tensors.push_back(t);
-  return write_bytes(doc);
-}
-
-struct Divergence {
-  std::string_view id;
-  bool reference_loads;  // the direction: llama.cpp loads and ggufcheck fails, or the reverse
-  bool (*explains)(const ByteVector& bytes, const Report& report);
-  ByteVector (*witness)();
-};
-
-const std::array<Divergence, 3> kDivergences = {{
-    {"element-count-wraps-to-zero", true, is_element_count_wrap, element_count_wrap_witness},
-    {"quantized-nbytes-wraps", true, is_quantized_nbytes_wrap, quantized_nbytes_wrap_witness},
-    {"keys-equal-up-to-nul", true, is_keys_equal_up_to_nul, keys_equal_up_to_nul_witness},
-}};
-
-// The documented divergence that explains a disagreement, or nullptr.
-const Divergence* explain(const ByteVector& bytes, const Comparison& c) {
-  if (c.agree() || c.reference.crashed()) return nullptr;
-  for (const Divergence& d : kDivergences) {
-    if (d.reference_loads == c.theirs() && d.explains(bytes, c.report)) return &d;
-  }
-  return nullptr;
-}
-
-// The reference's crashes, which count as failures to load, are findings about the reference
-// and documented too. None is known for the pinned reader.
-struct ReferenceCrash {
-  std::string_view id;
-  bool (*matches)(const ByteVector& bytes, const Comparison& c);
-};
-const std::array<ReferenceCrash, 0> kReferenceCrashes = {};
-
-const ReferenceCrash* known_crash(const ByteVector& bytes, const Comparison& c) {
-  for (const ReferenceCrash& crash : kReferenceCrashes) {
-    if (crash.matches(bytes, c)) return &crash;
-  }
-  return nullptr;
-}
-
-// What a comparison means: fine, or a failure with the reason.
-struct Verdict {
-  bool ok = true;
-  const Divergence* divergence = nullptr;  // a documented disagreement
-  const ReferenceCrash* crash = nullptr;   // a documented crash of the reference
-  std::string problem;
-};
-
-Verdict judge(const ByteVector& bytes, const Comparison& c) {
-  Verdict v;
-  if (c.reference.outcome == ReferenceOutcome::HarnessFailure) {
-    v.ok = false;
-    v.problem = "the harness could not run the reference: " + c.reference.log;
-    return v;
-  }
-  if (c.reference.crashed()) {
-    v.crash = known_crash(bytes, c);
-    if (v.crash == nullptr) {
-      v.ok = false;
-      v.problem = "llama.cpp's reader crashed (an undocumented finding about the reference)";
-    }
-    return v;  // a crash is a failure to load: documented ones may disagree with ggufcheck
-  }
-  if (c.agree()) return v;
-  v.divergence = explain(bytes, c);
-  if (v.divergence == nullptr) {
-    v.ok = false;
-    v.problem = "undocumented disagreement";
-  }
-  return v;
+  return ggufcheck::testing::compare(reference(), bytes);
 }
 
 // --- generated files --------------------------------------------------------------------------

@@ -4,18 +4,19 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 namespace ggufcheck::testing {
 
@@ -68,14 +69,20 @@ ReferenceOutcome outcome_of(int code) {
   }
 }
 
-// A crash must end the process by its signal, not in a sanitizer's handler inherited from the
-// test process.
-void default_signal_handlers() {
-  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM, SIGPIPE}) {
+// What every child of the test process does first. A crash must end the process by its
+// signal, not in a sanitizer's or a fuzzing engine's handler inherited from the test process
+// (libFuzzer's also catch SIGINT, SIGTERM, SIGUSR1/2 and SIGXFSZ). And the child must not
+// outlive the test process when that dies without closing the socket (killed, or ended by
+// _Exit in a crash handler) while the child is busy.
+void prepare_child(pid_t parent) {
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM, SIGPIPE, SIGINT, SIGTERM,
+                  SIGUSR1, SIGUSR2, SIGXFSZ}) {
     struct sigaction action {};
     action.sa_handler = SIG_DFL;
     ::sigaction(sig, &action, nullptr);
   }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(0);  // the parent died before prctl
 }
 
 bool send_all(int socket, const void* data, std::size_t size) {
@@ -155,7 +162,8 @@ int load_container(const GgmlReference::Functions& f, const char* path, std::str
 }
 
 // The server: requests are a u32 path length and the path; a response is the i32 result, the
-// u32 log length and the log. It ends when the test process closes its end.
+// u32 log length and the log, each sent in one piece (one wake-up of the other side). It ends
+// when the test process closes its end.
 [[noreturn]] void serve(const GgmlReference::Functions& f, int socket) {
   std::string log;
   f.log_set(
@@ -163,19 +171,19 @@ int load_container(const GgmlReference::Functions& f, const char* path, std::str
         append_log(*static_cast<std::string*>(user_data), text, std::strlen(text));
       },
       &log);
+  std::string path, response;
   for (;;) {
     std::uint32_t length = 0;
     if (!receive_all(socket, &length, sizeof length)) ::_exit(0);
-    std::string path(length, '\0');
+    path.assign(length, '\0');
     if (!receive_all(socket, path.data(), length)) ::_exit(0);
     log.clear();
     const std::int32_t result = load_container(f, path.c_str(), log);
     const auto log_length = static_cast<std::uint32_t>(log.size());
-    if (!send_all(socket, &result, sizeof result) ||
-        !send_all(socket, &log_length, sizeof log_length) ||
-        !send_all(socket, log.data(), log.size())) {
-      ::_exit(0);
-    }
+    response.assign(reinterpret_cast<const char*>(&result), sizeof result);
+    response.append(reinterpret_cast<const char*>(&log_length), sizeof log_length);
+    response.append(log);
+    if (!send_all(socket, response.data(), response.size())) ::_exit(0);
   }
 }
 
@@ -223,20 +231,43 @@ GgmlReference::GgmlReference(const std::string& library_path, std::filesystem::p
 
 GgmlReference::~GgmlReference() {
   stop_server();
+  if (scratch_fd_ >= 0) {
+    ::close(scratch_fd_);
+    std::error_code ignored;
+    std::filesystem::remove(scratch_file_, ignored);
+  }
 }
 
-ReferenceResult GgmlReference::load(const std::vector<std::uint8_t>& bytes) {
-  const std::filesystem::path file = scratch_ / ("input-" + std::to_string(::getpid()) + ".gguf");
-  {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw ReferenceError("cannot write " + file.string());
+// The scratch file is opened once and rewritten in place: no create, unlink or stdio buffer per
+// load (the differential fuzzer loads thousands of inputs a second).
+ReferenceResult GgmlReference::load(const std::uint8_t* data, std::size_t size) {
+  if (scratch_fd_ < 0) {
+    static std::atomic<unsigned> instances{0};
+    scratch_file_ = scratch_ / ("input-" + std::to_string(::getpid()) + "-" +
+                                std::to_string(instances++) + ".gguf");
+    scratch_fd_ = ::open(scratch_file_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (scratch_fd_ < 0) {
+      throw ReferenceError("cannot create " + scratch_file_.string() + ": " + std::strerror(errno));
+    }
   }
-  ReferenceResult result = load(file);
-  std::error_code ignored;
-  std::filesystem::remove(file, ignored);
-  return result;
+  std::size_t written = 0;
+  while (written < size) {
+    const ssize_t n =
+        ::pwrite(scratch_fd_, data + written, size - written, static_cast<off_t>(written));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      throw ReferenceError("cannot write " + scratch_file_.string() + ": " + std::strerror(errno));
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::ftruncate(scratch_fd_, static_cast<off_t>(size)) != 0) {
+    throw ReferenceError("cannot truncate " + scratch_file_.string() + ": " + std::strerror(errno));
+  }
+  return load(scratch_file_);
+}
+
+void GgmlReference::start() {
+  if (!isolated_ && server_ < 0) start_server();
 }
 
 ReferenceResult GgmlReference::load(const std::filesystem::path& file) {
@@ -249,6 +280,7 @@ void GgmlReference::start_server() {
     throw ReferenceError("socketpair failed");
   }
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(sockets[0]);
@@ -257,7 +289,7 @@ void GgmlReference::start_server() {
   }
   if (pid == 0) {
     ::close(sockets[0]);
-    default_signal_handlers();
+    prepare_child(parent);
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) {
       ::dup2(null, STDOUT_FILENO);
@@ -284,9 +316,10 @@ ReferenceResult GgmlReference::load_on_server(const std::filesystem::path& file)
   if (server_ < 0) start_server();
   const std::string path = file.string();
   const auto length = static_cast<std::uint32_t>(path.size());
+  std::string request(reinterpret_cast<const char*>(&length), sizeof length);
+  request += path;
   ReferenceResult result;
-  if (send_all(server_socket_, &length, sizeof length) &&
-      send_all(server_socket_, path.data(), path.size())) {
+  if (send_all(server_socket_, request.data(), request.size())) {
     pollfd p{server_socket_, POLLIN, 0};
     int ready = 0;
     do {
@@ -326,6 +359,7 @@ ReferenceResult GgmlReference::load_isolated(const std::filesystem::path& file) 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw ReferenceError("pipe2 failed");
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -337,7 +371,7 @@ ReferenceResult GgmlReference::load_isolated(const std::filesystem::path& file) 
     ::dup2(fds[1], STDERR_FILENO);  // ggml logs to stderr by default
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) ::dup2(null, STDOUT_FILENO);
-    default_signal_handlers();
+    prepare_child(parent);
     ::alarm(time_limit_seconds_);
     std::string log;
     const int code = load_container(*functions_, file.c_str(), log);

@@ -5,11 +5,13 @@
 // Loads go to a server process forked once (forking a large, sanitized test process for every
 // file costs tens of milliseconds); when the server dies on a file, that file is loaded again
 // in a fresh process of its own with stderr captured, and that run decides the outcome. With
-// isolated mode every load gets a fresh process.
+// isolated mode every load gets a fresh process. Byte buffers go through one scratch file per
+// instance, rewritten in place for every load and removed by the destructor.
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -58,8 +60,16 @@ class GgmlReference {
 
   // Loads the file as llama.cpp's model loader does, in another process.
   [[nodiscard]] ReferenceResult load(const std::filesystem::path& file);
-  // Writes the bytes to a scratch file and loads that.
-  [[nodiscard]] ReferenceResult load(const std::vector<std::uint8_t>& bytes);
+  // Writes the bytes to the scratch file and loads that.
+  [[nodiscard]] ReferenceResult load(const std::uint8_t* data, std::size_t size);
+  [[nodiscard]] ReferenceResult load(const std::vector<std::uint8_t>& bytes) {
+    return load(bytes.data(), bytes.size());
+  }
+
+  // Forks the server now rather than on the first load (no-op when it runs or in isolated
+  // mode). A fuzzer calls it before its engine installs the signal handlers and malloc hooks
+  // that a forked child would inherit.
+  void start();
 
   // A load that takes longer is killed and counted as TimesOut.
   static constexpr unsigned kDefaultTimeLimitSeconds = 20;
@@ -81,6 +91,8 @@ class GgmlReference {
   std::unique_ptr<void, Closer> library_;
   std::unique_ptr<const Functions> functions_;
   std::filesystem::path scratch_;
+  std::filesystem::path scratch_file_;  // where load(bytes) writes, opened on first use
+  int scratch_fd_ = -1;
   unsigned time_limit_seconds_ = kDefaultTimeLimitSeconds;
   bool isolated_ = false;
   pid_t server_ = -1;
