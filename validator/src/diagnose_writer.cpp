@@ -146,6 +146,11 @@ void diagnose_writer(Bytes bytes, Sink& sink) {
   // on them; only the notes' severities do. Reported last, at the offset of that first error, so
   // the notes sort right after it.
   if (!sink.structure_broken()) return;  // the common case: no second read
+  // Nothing to show (the four notes are disabled): none of the up to 16 extra reads either.
+  if (std::none_of(std::begin(kHypotheses), std::end(kHypotheses),
+                   [&](const Hypothesis& h) { return sink.enabled(h.code); })) {
+    return;
+  }
   const std::optional<Finding> anchor = first_structural_error(bytes);
   if (!anchor) return;
   Model model;
