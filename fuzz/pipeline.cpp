@@ -9,6 +9,7 @@
 #include <span>
 
 #include "ggufcheck/document.hpp"
+#include "ggufcheck/dump.hpp"
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
@@ -130,6 +131,30 @@ std::string check_renderings(const Report& report, const Options& options) {
   return {};
 }
 
+// `ggufcheck dump`: the verdict of the report, JSON that parses, the counts of an accepted
+// file equal to its lists. At level 3 only (the others are its prefixes), for the cost: each
+// dump validates the bytes again.
+std::string check_dumps(Bytes bytes, const Report& report, const Options& options) {
+  for (const DumpLevel level : {DumpLevel::Data}) {
+    const Dump d = dump(bytes, options, level);
+    if (d.exit_status != (report.passed() ? 0 : 1)) return "dump: exit status against the report";
+    const auto json = nlohmann::json::parse(d.json, nullptr, false);
+    if (json.is_discarded() || !json.is_object()) return "dump: the output does not parse";
+    if (json.value("ok", !report.passed()) != report.passed()) return "dump: ok against the report";
+    if (!report.passed() || level < DumpLevel::Structure) continue;
+    if (json["metadata"].size() != std::stoull(json["kv_count"].get<std::string>()) ||
+        json["tensors"].size() != std::stoull(json["tensor_count"].get<std::string>())) {
+      return "dump: counts against the lists";
+    }
+    for (const auto& tensor : json["tensors"]) {
+      if (level == DumpLevel::Data && tensor["data_sha256"].get<std::string>().size() != 64) {
+        return "dump: a tensor without its data hash";
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string check_pipeline(Bytes bytes) {
@@ -169,6 +194,7 @@ std::string check_pipeline(Bytes bytes) {
     const Report report = validate(bytes, options);
     std::string problem = check_report(report, options, bytes.size());
     if (problem.empty() && i == rendered) problem = check_renderings(report, options);
+    if (problem.empty() && i == rendered) problem = check_dumps(bytes, report, options);
     if (!problem.empty()) {
       return fmt::format("{} (profile {}{})", problem, to_string(options.profile),
                          options.werror ? ", werror and tight limits" : "");

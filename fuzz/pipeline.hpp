@@ -12,7 +12,7 @@ namespace ggufcheck::fuzz {
 // tiny limits), rendered as text, JSON and SARIF. The invariants of every report: findings
 // sorted by offset and inside the file, each at the severity its options give it, counts and
 // exit status consistent with the findings, messages free of raw untrusted bytes, JSON and
-// SARIF that parse and say the same as the report.
+// SARIF that parse and say the same as the report, `dump` at every level consistent with it.
 [[nodiscard]] std::string check_pipeline(Bytes bytes);
 
 // Whatever read_document accepts, the writer writes back, the reader reads to an equal

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "ggufcheck/dump.hpp"
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 
@@ -205,8 +206,8 @@ int run_check(const CheckArgs& args) {
 // `ggufcheck FILE` means `ggufcheck check FILE`.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::vector<std::string> kFirst = {"check", "list",   "explain",  "help",
-                                                  "-h",    "--help", "--version"};
+  static const std::vector<std::string> kFirst = {"check", "list", "explain", "dump",
+                                                  "help",  "-h",   "--help",  "--version"};
   if (args.empty() || std::find(kFirst.begin(), kFirst.end(), args[0]) == kFirst.end()) {
     args.insert(args.begin(), "check");
   }
@@ -276,6 +277,25 @@ int run(int argc, char** argv) {
   cmd_explain->add_option("code", explain_what, "A code or a name: GGUF4001 or misaligned-offset")
       ->required();
 
+  std::string dump_path;
+  std::string dump_level = "2";
+  std::string dump_profile = "strict";
+  auto* cmd_dump = app.add_subcommand(
+      "dump",
+      "Print the canonical JSON of a file (the conformance suite's output, docs/dump.md): "
+      "exit 0 accepted, 1 rejected ({\"ok\": false} with the errors), 2 unreadable");
+  cmd_dump->add_option("file", dump_path, "A GGUF file; '-' reads standard input")->required();
+  cmd_dump
+      ->add_option("--level", dump_level,
+                   "0 verdict, 1 + header and counts, 2 + metadata and tensor infos (default), "
+                   "3 + SHA-256 of each tensor's data; L0..L3 work too")
+      ->check(CLI::IsMember({"0", "1", "2", "3", "L0", "L1", "L2", "L3"}));
+  cmd_dump
+      ->add_option("--profile", dump_profile,
+                   "The profile whose verdict decides acceptance: strict (default), spec or "
+                   "llama.cpp")
+      ->check(CLI::IsMember({"strict", "spec", "llama.cpp"}));
+
   std::vector<std::string> args = with_default_subcommand(argc, argv);
   try {
     app.parse(args);
@@ -300,6 +320,14 @@ int run(int argc, char** argv) {
   if (cmd_explain->parsed()) {
     std::fputs(render_explanation(parse_code(explain_what)).c_str(), stdout);
     return 0;
+  }
+  if (cmd_dump->parsed()) {
+    Options options;
+    options.profile = *parse_profile(dump_profile);
+    const auto level = static_cast<DumpLevel>(dump_level.back() - '0');
+    const Dump result = dump_file(dump_path, options, level);
+    std::fputs(result.json.c_str(), stdout);
+    return result.exit_status;
   }
   if (check.paths.empty()) {
     throw UsageError{"no input: give GGUF files or directories (see 'ggufcheck --help')"};

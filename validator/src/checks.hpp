@@ -1,6 +1,10 @@
 // The stages of validation. Data flows one way: bytes -> reader -> model -> checks -> report.
 #pragma once
 
+#include <functional>
+#include <optional>
+#include <string>
+
 #include "ggufcheck/model.hpp"
 #include "sink.hpp"
 
@@ -19,6 +23,12 @@ void run_checks(Model& model, Sink& sink, Checks checks = Checks::All);
 // Writer diagnosis (GGUF1901..GGUF1904): for bytes that fail structurally, the notes of the
 // wrong-writer hypotheses that explain them, at the offset of their first error.
 void diagnose_writer(Bytes bytes, Sink& sink);
+
+// The input's bytes (a regular file mapped read-only, or a stream read to memory: "-" is
+// standard input), passed to use; or why the input cannot be read. "<stdin>" for "-".
+std::optional<std::string> with_input(const std::string& path,
+                                      const std::function<void(Bytes)>& use);
+std::string shown_path(const std::string& path);
 
 // Checks over the model, by area.
 void check_keys(const Model& model, Sink& sink);

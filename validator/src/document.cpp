@@ -56,6 +56,11 @@ Value read_value(Cursor& cursor, ValueType type, bool narrow) {
 }  // namespace
 
 std::optional<Document> read_document(Bytes bytes) {
+  DocumentLayout ignored;
+  return read_document(bytes, ignored, true);
+}
+
+std::optional<Document> read_document(Bytes bytes, DocumentLayout& layout, bool copy_tensor_data) {
   Options options;
   options.profile = Profile::Spec;  // nested arrays allowed: read what the bytes define
   detail::Sink sink(options);
@@ -64,6 +69,8 @@ std::optional<Document> read_document(Bytes bytes) {
   detail::read_model(model, sink);
   if (!model.tensors_complete) return std::nullopt;
   detail::check_alignment(model, sink);
+  layout.alignment = model.alignment;
+  layout.data_start = model.data_start;
 
   Document doc;
   doc.version = model.version;
@@ -89,8 +96,13 @@ std::optional<Document> read_document(Bytes bytes) {
     if (nbytes && model.data_start <= bytes.size() &&
         detail::checked_add(model.data_start, info.data_offset, start) && start <= bytes.size() &&
         *nbytes <= bytes.size() - start) {
-      const auto* first = bytes.data() + start;
-      tensor.data = std::vector<std::uint8_t>(first, first + *nbytes);
+      layout.tensor_data.emplace_back(ByteRange{start, *nbytes});
+      if (copy_tensor_data) {
+        const auto* first = bytes.data() + start;
+        tensor.data = std::vector<std::uint8_t>(first, first + *nbytes);
+      }
+    } else {
+      layout.tensor_data.emplace_back();
     }
     doc.tensors.push_back(std::move(tensor));
   }

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "checks.hpp"
@@ -90,28 +92,44 @@ Report unreadable_report(std::string path, std::string why) {
   return report;
 }
 
-Report validate_file(const std::string& path, const Options& options) {
+namespace detail {
+
+std::string shown_path(const std::string& path) {
+  return path == "-" ? "<stdin>" : path;
+}
+
+std::optional<std::string> with_input(const std::string& path,
+                                      const std::function<void(Bytes)>& use) {
   const bool is_stdin = path == "-";
-  const std::string shown = is_stdin ? "<stdin>" : path;
   const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return unreadable_report(shown, errno_text("open", path));
+  if (fd < 0) return errno_text("open", path);
   FileDescriptor file(fd);
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return unreadable_report(shown, errno_text("stat", path));
-  if (S_ISDIR(st.st_mode)) {
-    return unreadable_report(shown, fmt::format("cannot read {}: is a directory", path));
-  }
+  if (::fstat(fd, &st) != 0) return errno_text("stat", path);
+  if (S_ISDIR(st.st_mode)) return fmt::format("cannot read {}: is a directory", path);
   if (S_ISREG(st.st_mode) && st.st_size > 0) {
     const auto size = static_cast<std::size_t>(st.st_size);
     void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (data == MAP_FAILED) return unreadable_report(shown, errno_text("map", path));
+    if (data == MAP_FAILED) return errno_text("map", path);
     prefault_metadata(data, size);
-    const Mapping mapping(data, static_cast<std::size_t>(st.st_size));
-    return validate(mapping.bytes(), options, shown);
+    const Mapping mapping(data, size);
+    use(mapping.bytes());
+    return std::nullopt;
   }
   std::vector<std::uint8_t> buffer;
-  if (!read_stream(fd, buffer)) return unreadable_report(shown, errno_text("read", path));
-  return validate(Bytes(buffer.data(), buffer.size()), options, shown);
+  if (!read_stream(fd, buffer)) return errno_text("read", path);
+  use(Bytes(buffer.data(), buffer.size()));
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+Report validate_file(const std::string& path, const Options& options) {
+  const std::string shown = detail::shown_path(path);
+  Report report;
+  const auto error =
+      detail::with_input(path, [&](Bytes bytes) { report = validate(bytes, options, shown); });
+  return error ? unreadable_report(shown, *error) : report;
 }
 
 }  // namespace ggufcheck
