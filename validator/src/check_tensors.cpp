@@ -5,6 +5,7 @@
 #include "checks.hpp"
 #include "cursor.hpp"
 #include "duplicates.hpp"
+#include "ggufcheck/writer.hpp"
 #include "utf8.hpp"
 
 namespace ggufcheck::detail {
@@ -15,34 +16,20 @@ struct TensorSize {
   std::uint64_t padded = 0;
 };
 
-// A dim of 0 makes the tensor empty whatever the other dims are: its element count and byte
-// size are exactly 0, and no partial product of the other dims may be taken for an overflow.
+// A dim of 0 makes the tensor empty whatever the other dims are.
 bool has_zero_dim(const TensorInfo& info) {
   return std::find(info.dims.begin(), info.dims.end(), 0) != info.dims.end();
 }
 
-// The tensor's byte size and padded size, or nullopt when the info does not define one
-// (the reasons are reported by check_tensor_infos). Every product is overflow-checked, so
-// dims whose product wraps to 0 modulo 2^64 are never taken as an empty tensor.
+// The tensor's byte size (the writer's tensor_nbytes: one rule for both) and padded size, or
+// nullopt when the info does not define one (the reasons are reported by check_tensor_infos).
 std::optional<TensorSize> tensor_size(const TensorInfo& info, std::uint64_t alignment) {
-  const TensorTypeInfo* type = tensor_type(info.type);
-  if (type == nullptr || type->removed() || info.n_dims > kMaxDims) return std::nullopt;
-  const bool empty = has_zero_dim(info);
-  std::uint64_t elements = 1;
-  for (std::uint32_t d = 0; d < kMaxDims; ++d) {
-    if (info.dims[d] >= kInt64Limit) return std::nullopt;
-    if (!empty && (!checked_mul(elements, info.dims[d], elements) || elements >= kInt64Limit)) {
-      return std::nullopt;
-    }
-  }
-  if (info.dims[0] % type->block_size != 0) return std::nullopt;
+  if (info.n_dims > kMaxDims) return std::nullopt;
+  // Unused dims are 1, so all four give the size of the n_dims the file has.
+  const auto nbytes = tensor_nbytes(info.type, info.dims);
+  if (!nbytes) return std::nullopt;
   TensorSize size;
-  if (empty) return size;  // 0 bytes, padded to 0
-  size.nbytes = info.dims[0] / type->block_size;
-  if (!checked_mul(size.nbytes, type->type_size, size.nbytes)) return std::nullopt;
-  for (std::uint32_t d = 1; d < kMaxDims; ++d) {
-    if (!checked_mul(size.nbytes, info.dims[d], size.nbytes)) return std::nullopt;
-  }
+  size.nbytes = *nbytes;
   if (!checked_round_up(size.nbytes, alignment, size.padded)) return std::nullopt;
   return size;
 }

@@ -159,7 +159,10 @@ Dump rejected(const Report& report) {
 }  // namespace
 
 Dump dump(Bytes bytes, const Options& options, DumpLevel level) {
-  const Report report = validate(bytes, options);
+  return dump(bytes, validate(bytes, options), level);
+}
+
+Dump dump(Bytes bytes, const Report& report, DumpLevel level) {
   if (!report.passed()) return rejected(report);
   Json out;
   out["ok"] = true;

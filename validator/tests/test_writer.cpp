@@ -182,5 +182,16 @@ TEST(Writer, TensorNbytesIsOverflowChecked) {
   EXPECT_FALSE(tensor_nbytes(0, {1, 1, 1, 1, 1}).has_value());  // five dims
 }
 
+// Found by fuzz_validate (fuzz/regressions/fuzz_validate/zero-dim-beside-dims-whose-product-
+// overflows.gguf): a zero dim makes the size 0 even when the other dims' product overflows, as
+// the validator computes it; the writer's rule used to call it undefined, so `dump` found no
+// data for a tensor the file validly holds.
+TEST(Writer, TensorNbytesOfAZeroDimIsZeroWhateverTheOtherDims) {
+  EXPECT_EQ(tensor_nbytes(0, {1ULL << 59, 1ULL << 33, 0}), 0U);
+  EXPECT_EQ(tensor_nbytes(12, {0, 1ULL << 62}), 0U);            // Q4_K
+  EXPECT_FALSE(tensor_nbytes(0, {1ULL << 63, 0}).has_value());  // a negative dim still is not
+  EXPECT_FALSE(tensor_nbytes(2, {33, 0}).has_value());          // nor a row off the block size
+}
+
 }  // namespace
 }  // namespace ggufcheck::testing

@@ -24,6 +24,8 @@ struct Dump {
 
 // The file is accepted when it passes under the options (its profile, overrides, limits).
 [[nodiscard]] Dump dump(Bytes bytes, const Options& options, DumpLevel level);
+// The same from the report of validate(bytes, options), for a caller that has it already.
+[[nodiscard]] Dump dump(Bytes bytes, const Report& report, DumpLevel level);
 // Maps the file read-only; "-" reads standard input.
 [[nodiscard]] Dump dump_file(const std::string& path, const Options& options, DumpLevel level);
 
