@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
 
@@ -105,6 +106,17 @@ int main(int argc, char** argv) {
   dict.add("key_arch_llama", "llama.");
   for (const std::string_view suffix : ggufcheck::architecture_count_key_suffixes()) {
     dict.add("key_arch_" + std::string(suffix), "." + std::string(suffix));
+  }
+
+  dict.comment(
+      "diagnostic codes and names, severities, profiles (the CLI's options: fuzz_options)");
+  for (const ggufcheck::CatalogueEntry& entry : ggufcheck::catalogue()) {
+    dict.add("code_" + std::to_string(static_cast<unsigned>(entry.code)),
+             ggufcheck::code_string(entry.code));
+    dict.add("name_" + std::to_string(static_cast<unsigned>(entry.code)), entry.name);
+  }
+  for (const char* word : {"error", "warning", "note", "off", "strict", "spec", "llama.cpp"}) {
+    dict.add(std::string("option_") + word, word);
   }
 
   dict.comment("numbers at the limits (u32 and u64): alignments, counts, lengths, dims");

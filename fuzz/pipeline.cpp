@@ -134,8 +134,10 @@ std::string check_renderings(const Report& report, const Options& options) {
 
 // `ggufcheck dump` from the report: the verdict of the report, JSON that parses, the counts
 // of an accepted file equal to its lists.
-std::string check_dump(Bytes bytes, const Report& report, DumpLevel level) {
-  const Dump d = dump(bytes, report, level);
+std::string check_dump(Bytes bytes, const Report& report, const Options& options, DumpLevel level) {
+  // Level 0 validates again, as `ggufcheck dump` does; the others reuse the report.
+  const Dump d =
+      level == DumpLevel::Verdict ? dump(bytes, options, level) : dump(bytes, report, level);
   if (d.exit_status != (report.passed() ? 0 : 1)) return "dump: exit status against the report";
   const auto json = nlohmann::json::parse(d.json, nullptr, false);
   if (json.is_discarded() || !json.is_object()) return "dump: the output does not parse";
@@ -196,7 +198,7 @@ std::string check_pipeline(Bytes bytes) {
     // its bytes. (A dump materialises every value: on the 64 KiB inputs of fuzz_validate it
     // would cost more than the four validations, for code that small files cover as well.)
     if (problem.empty() && bytes.size() <= kMaxDumpedInput && i == (hash / 4) % runs.size()) {
-      problem = check_dump(bytes, report, static_cast<DumpLevel>((hash / 16) % 4));
+      problem = check_dump(bytes, report, options, static_cast<DumpLevel>((hash / 16) % 4));
     }
     if (!problem.empty()) {
       return fmt::format("{} (profile {}{})", problem, to_string(options.profile),

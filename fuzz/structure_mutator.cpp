@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <random>
 #include <span>
@@ -123,6 +124,24 @@ Value random_value_of(Rng& rng, ValueType type, int depth) {
       return random_array(rng, element, depth);
     }
     case ValueType::Bool: return Value::bool_byte(one_in(rng, 4) ? 2 : one_in(rng, 2) ? 1 : 0);
+    case ValueType::Float32:
+    case ValueType::Float64:
+      // The values a canonical output and a data check treat specially, or any bits.
+      if (!one_in(rng, 4)) {
+        static constexpr std::array<double, 9> kFloats = {0.0,
+                                                          -0.0,
+                                                          0.1,
+                                                          -1.5,
+                                                          1e300,
+                                                          5e-324,
+                                                          std::numeric_limits<double>::infinity(),
+                                                          -std::numeric_limits<double>::infinity(),
+                                                          std::numeric_limits<double>::quiet_NaN()};
+        const double value = pick(rng, kFloats);
+        return type == ValueType::Float32 ? Value::f32(static_cast<float>(value))
+                                          : Value::f64(value);
+      }
+      [[fallthrough]];
     default: {
       const std::uint32_t width = scalar_size(type);
       const std::uint64_t mask = width >= 8 ? UINT64_MAX : (1ULL << (8 * width)) - 1;

@@ -9,8 +9,9 @@ if [[ $preset == fuzz ]]; then
   # Every fuzz target for GGUFCHECK_FUZZ_SECONDS (default 60) from the corpus, libFuzzer with
   # ASan + UBSan; any crash, leak, timeout or out-of-memory fails. Then the ClusterFuzzLite
   # build as OSS-Fuzz runs it (fuzz/README.md).
-  for target in fuzz_validate fuzz_roundtrip fuzz_structured fuzz_differential; do
-    bash fuzz/run "$target" "${GGUFCHECK_FUZZ_SECONDS:-60}"
+  for source in fuzz/fuzz_*.cpp; do
+    target="${source##*/}"
+    bash fuzz/run "${target%.cpp}" "${GGUFCHECK_FUZZ_SECONDS:-60}"
   done
   bash .clusterfuzzlite/test-build.sh
   exit 0
