@@ -1,0 +1,303 @@
+// The conformance adapter of llama.cpp's GGUF reader: `llama_cpp_reader FILE` loads FILE as
+// llama.cpp's model loader does (ggml's gguf_init_from_file with no_alloc and a ggml context,
+// then the loader's check that every tensor's data lies inside the file) and prints the
+// canonical JSON of docs/dump.md from what the reader returns, through its C API only. Exit 0
+// accepted, 1 rejected ({"ok": false, "error": ...}); a crash of the reader is a crash.
+//
+// The library is the prebuilt libggml-base.so of scripts/setup.sh (GGUFCHECK_REFERENCE_GGML_LIB
+// or --library PATH selects another), loaded with dlopen: it is not built here.
+//
+// What the C API cannot say, the output cannot say either, and the suite's value comparison
+// shows it: strings are returned as C strings (cut at the first NUL), a tensor's n_dims is
+// ggml_n_dims (trailing dims of 1 dropped), and the file's byte order is always little.
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The declarations of ggml's gguf.h and ggml.h used here; only pointers and integers cross.
+struct ggml_context;
+struct gguf_context;
+struct ggml_tensor_prefix {  // the first fields of struct ggml_tensor (ggml.h), stable for years
+  int type;
+  void* buffer;
+  std::int64_t ne[4];
+};
+struct gguf_init_params {
+  bool no_alloc;
+  ggml_context** ctx;
+};
+
+struct Api {
+  gguf_context* (*init_from_file)(const char*, gguf_init_params);
+  void (*gguf_free)(gguf_context*);
+  void (*ggml_free)(ggml_context*);
+  std::uint32_t (*get_version)(const gguf_context*);
+  std::size_t (*get_alignment)(const gguf_context*);
+  std::size_t (*get_data_offset)(const gguf_context*);
+  std::int64_t (*get_n_kv)(const gguf_context*);
+  const char* (*get_key)(const gguf_context*, std::int64_t);
+  int (*get_kv_type)(const gguf_context*, std::int64_t);
+  int (*get_arr_type)(const gguf_context*, std::int64_t);
+  std::size_t (*get_arr_n)(const gguf_context*, std::int64_t);
+  const void* (*get_arr_data)(const gguf_context*, std::int64_t);
+  const char* (*get_arr_str)(const gguf_context*, std::int64_t, std::size_t);
+  const void* (*get_val_data)(const gguf_context*, std::int64_t);
+  const char* (*get_val_str)(const gguf_context*, std::int64_t);
+  std::int64_t (*get_n_tensors)(const gguf_context*);
+  const char* (*get_tensor_name)(const gguf_context*, std::int64_t);
+  int (*get_tensor_type)(const gguf_context*, std::int64_t);
+  std::size_t (*get_tensor_offset)(const gguf_context*, std::int64_t);
+  std::size_t (*get_tensor_size)(const gguf_context*, std::int64_t);
+  ggml_tensor_prefix* (*get_tensor)(ggml_context*, const char*);
+  int (*n_dims)(const ggml_tensor_prefix*);
+  const char* (*type_name)(int);
+  void (*log_set)(void (*)(int, const char*, void*), void*);
+};
+
+template <typename F>
+void resolve(void* library, const char* name, F& out) {
+  void* address = ::dlsym(library, name);
+  if (address == nullptr) {
+    std::fprintf(stderr, "llama_cpp_reader: the library has no %s\n", name);
+    std::exit(3);
+  }
+  out = reinterpret_cast<F>(address);
+}
+
+// gguf_type ids are GGUF's value type ids.
+const char* kTypeNames[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
+                            "bool",  "string", "array",  "uint64", "int64",  "float64"};
+constexpr std::size_t kScalarSizes[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    std::uint32_t cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+    for (std::size_t k = 1; k < n; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 2) return false;
+      cp = (cp << 6) | (d & 0x3F);
+    }
+    const std::uint32_t minimum[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < minimum[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string hex(std::string_view s) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : s) {
+    out += kDigits[static_cast<unsigned char>(c) >> 4];
+    out += kDigits[static_cast<unsigned char>(c) & 15];
+  }
+  return out;
+}
+
+template <typename Float>
+std::string float_text(Float v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  char buffer[64];
+  return std::string(buffer, std::to_chars(buffer, buffer + sizeof buffer, v).ptr);
+}
+
+// A scalar at p of GGUF type `type`, as the canonical string (bools: "true"/"false"; a byte
+// other than 0/1 also gives "raw").
+Json scalar(int type, const void* p, std::string* raw) {
+  std::uint64_t u = 0;
+  std::memcpy(&u, p, kScalarSizes[type]);
+  switch (type) {
+    case 1: return std::to_string(static_cast<std::int8_t>(u));
+    case 3: return std::to_string(static_cast<std::int16_t>(u));
+    case 5: return std::to_string(static_cast<std::int32_t>(u));
+    case 11: return std::to_string(static_cast<std::int64_t>(u));
+    case 6: return float_text(std::bit_cast<float>(static_cast<std::uint32_t>(u)));
+    case 12: return float_text(std::bit_cast<double>(u));
+    case 7:
+      if (u > 1 && raw != nullptr) *raw = std::to_string(u);
+      return u != 0 ? "true" : "false";
+    default: return std::to_string(u);
+  }
+}
+
+void put_text(Json& out, const std::string& name, std::string_view text) {
+  if (valid_utf8(text)) {
+    out[name] = std::string(text);
+  } else {
+    out[name + "_bytes_hex"] = hex(text);
+  }
+}
+
+void quiet(int, const char*, void*) {}
+
+int reject(const std::string& why) {
+  std::printf("%s\n", Json{{"ok", false}, {"error", why}}.dump(-1, ' ', true).c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string library = GGUFCHECK_REFERENCE_GGML_LIB;
+  if (const char* env = std::getenv("GGUFCHECK_REFERENCE_GGML_LIB"); env != nullptr && *env) {
+    library = env;
+  }
+  int first = 1;
+  if (argc > 2 && std::string_view(argv[1]) == "--library") {
+    library = argv[2];
+    first = 3;
+  }
+  if (argc == first + 1 && std::string_view(argv[first]) == "--capabilities") {
+    std::printf("%s\n", Json{{"name", "llama.cpp"},
+                             {"version", "node-llama-cpp 3.22.1 libggml-base.so"},
+                             {"levels", {"L0", "L1", "L2"}},
+                             {"gguf_versions", {"2", "3"}},
+                             {"endianness", {"little"}}}
+                            .dump()
+                            .c_str());
+    return 0;
+  }
+  if (argc != first + 1) {
+    std::fprintf(stderr, "usage: %s [--library LIB] FILE | --capabilities\n", argv[0]);
+    return 3;
+  }
+  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    std::fprintf(stderr, "llama_cpp_reader: cannot load %s: %s (run scripts/setup.sh)\n",
+                 library.c_str(), ::dlerror());
+    return 3;
+  }
+  Api api{};
+  resolve(handle, "gguf_init_from_file", api.init_from_file);
+  resolve(handle, "gguf_free", api.gguf_free);
+  resolve(handle, "ggml_free", api.ggml_free);
+  resolve(handle, "gguf_get_version", api.get_version);
+  resolve(handle, "gguf_get_alignment", api.get_alignment);
+  resolve(handle, "gguf_get_data_offset", api.get_data_offset);
+  resolve(handle, "gguf_get_n_kv", api.get_n_kv);
+  resolve(handle, "gguf_get_key", api.get_key);
+  resolve(handle, "gguf_get_kv_type", api.get_kv_type);
+  resolve(handle, "gguf_get_arr_type", api.get_arr_type);
+  resolve(handle, "gguf_get_arr_n", api.get_arr_n);
+  resolve(handle, "gguf_get_arr_data", api.get_arr_data);
+  resolve(handle, "gguf_get_arr_str", api.get_arr_str);
+  resolve(handle, "gguf_get_val_data", api.get_val_data);
+  resolve(handle, "gguf_get_val_str", api.get_val_str);
+  resolve(handle, "gguf_get_n_tensors", api.get_n_tensors);
+  resolve(handle, "gguf_get_tensor_name", api.get_tensor_name);
+  resolve(handle, "gguf_get_tensor_type", api.get_tensor_type);
+  resolve(handle, "gguf_get_tensor_offset", api.get_tensor_offset);
+  resolve(handle, "gguf_get_tensor_size", api.get_tensor_size);
+  resolve(handle, "ggml_get_tensor", api.get_tensor);
+  resolve(handle, "ggml_n_dims", api.n_dims);
+  resolve(handle, "ggml_type_name", api.type_name);
+  resolve(handle, "ggml_log_set", api.log_set);
+  api.log_set(quiet, nullptr);  // stderr is not judged, but keep it readable
+
+  const char* path = argv[first];
+  ggml_context* tensors = nullptr;
+  gguf_context* ctx = api.init_from_file(path, gguf_init_params{true, &tensors});
+  if (ctx == nullptr) return reject("gguf_init_from_file returned NULL");
+
+  struct stat st {};
+  if (::stat(path, &st) != 0) return reject("cannot stat the file");
+  const auto file_size = static_cast<std::uint64_t>(st.st_size);
+  const std::int64_t n_tensors = api.get_n_tensors(ctx);
+  const std::uint64_t data_offset = api.get_data_offset(ctx);
+  // llama_model_loader's bounds check (llama_tensor_weight).
+  for (std::int64_t i = 0; i < n_tensors; ++i) {
+    const std::uint64_t offs = data_offset + api.get_tensor_offset(ctx, i);
+    const std::uint64_t nbytes = api.get_tensor_size(ctx, i);
+    if (offs + nbytes < offs || offs + nbytes > file_size) {
+      return reject("tensor " + std::to_string(i) + " data is not within the file bounds");
+    }
+  }
+
+  Json out;
+  out["ok"] = true;
+  out["version"] = std::to_string(api.get_version(ctx));
+  out["endianness"] = "little";
+  out["alignment"] = std::to_string(api.get_alignment(ctx));
+  out["tensor_count"] = std::to_string(n_tensors);
+  const std::int64_t n_kv = api.get_n_kv(ctx);
+  out["kv_count"] = std::to_string(n_kv);
+  if (n_tensors > 0) out["data_offset"] = std::to_string(data_offset);
+  Json metadata = Json::array();
+  for (std::int64_t i = 0; i < n_kv; ++i) {
+    Json entry;
+    put_text(entry, "key", api.get_key(ctx, i));
+    const int type = api.get_kv_type(ctx, i);
+    entry["type"] = type >= 0 && type < 13 ? kTypeNames[type] : "unknown";
+    if (type == 9) {
+      const int element = api.get_arr_type(ctx, i);
+      entry["element_type"] = element >= 0 && element < 13 ? kTypeNames[element] : "unknown";
+      Json items = Json::array();
+      const std::size_t n = api.get_arr_n(ctx, i);
+      for (std::size_t k = 0; k < n; ++k) {
+        if (element == 8) {
+          const std::string_view text = api.get_arr_str(ctx, i, k);
+          items.push_back(valid_utf8(text) ? Json(std::string(text))
+                                           : Json{{"bytes_hex", hex(text)}});
+        } else if (element >= 0 && element < 13 && kScalarSizes[element] > 0) {
+          const auto* data = static_cast<const unsigned char*>(api.get_arr_data(ctx, i));
+          std::string raw;
+          Json value = scalar(element, data + k * kScalarSizes[element], &raw);
+          items.push_back(raw.empty() ? value : Json{{"value", value}, {"raw", raw}});
+        }
+      }
+      entry["value"] = std::move(items);
+    } else if (type == 8) {
+      put_text(entry, "value", api.get_val_str(ctx, i));
+    } else if (type >= 0 && type < 13) {
+      std::string raw;
+      entry["value"] = scalar(type, api.get_val_data(ctx, i), &raw);
+      if (!raw.empty()) entry["raw"] = raw;
+    }
+    metadata.push_back(std::move(entry));
+  }
+  out["metadata"] = std::move(metadata);
+  Json list = Json::array();
+  for (std::int64_t i = 0; i < n_tensors; ++i) {
+    Json t;
+    const char* name = api.get_tensor_name(ctx, i);
+    put_text(t, "name", name);
+    const int type = api.get_tensor_type(ctx, i);
+    const char* type_name = api.type_name(type);
+    // ggml's names are lower case ("q4_k"); the canonical output's are the upper-case ones.
+    std::string canonical = type_name != nullptr ? type_name : "unknown";
+    for (char& c : canonical) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    t["type"] = canonical;
+    t["type_id"] = std::to_string(type);
+    Json dims = Json::array();
+    if (const ggml_tensor_prefix* tensor = api.get_tensor(tensors, name); tensor != nullptr) {
+      for (int d = 0; d < api.n_dims(tensor); ++d) dims.push_back(std::to_string(tensor->ne[d]));
+    }
+    t["dims"] = std::move(dims);
+    t["offset"] = std::to_string(api.get_tensor_offset(ctx, i));
+    list.push_back(std::move(t));
+  }
+  out["tensors"] = std::move(list);
+  std::printf("%s\n", out.dump(-1, ' ', true).c_str());
+  api.gguf_free(ctx);
+  if (tensors != nullptr) api.ggml_free(tensors);
+  return 0;
+}
