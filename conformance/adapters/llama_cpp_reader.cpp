@@ -218,6 +218,17 @@ int main(int argc, char** argv) {
   gguf_context* ctx = api.init_from_file(path, gguf_init_params{true, &tensors});
   if (ctx == nullptr) return reject("gguf_init_from_file returned NULL");
 
+  // Freed on every way out (LeakSanitizer watches the adapter in the asan build).
+  struct Contexts {
+    const Api& api;
+    gguf_context* gguf;
+    ggml_context* ggml;
+    ~Contexts() {
+      api.gguf_free(gguf);
+      if (ggml != nullptr) api.ggml_free(ggml);
+    }
+  } contexts{api, ctx, tensors};
+
   struct stat st {};
   if (::stat(path, &st) != 0) return reject("cannot stat the file");
   const auto file_size = static_cast<std::uint64_t>(st.st_size);
@@ -297,7 +308,5 @@ int main(int argc, char** argv) {
   }
   out["tensors"] = std::move(list);
   std::printf("%s\n", out.dump(-1, ' ', true).c_str());
-  api.gguf_free(ctx);
-  if (tensors != nullptr) api.ggml_free(tensors);
   return 0;
 }
