@@ -288,7 +288,9 @@ void check_keys(const Model& model, Sink& sink) {
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
     check_key(model, i, sink);
     const MetadataEntry& entry = model.metadata[i];
-    if (const auto earlier = seen.insert(key_identity(entry.key, sink.profile()), i)) {
+    // Byte for byte in every profile: ggml too rejects only keys equal as std::string (it looks
+    // them up as C strings, which key_identity models for the lookups).
+    if (const auto earlier = seen.insert(entry.key, i)) {
       const MetadataEntry& first = model.metadata[*earlier];
       sink.report(Code::DuplicateKey, entry.key_offset, (model.narrow() ? 4 : 8) + entry.key.size(),
                   kv_path(i, entry.key) + " key",

@@ -64,29 +64,6 @@ ByteVector element_count_wrap_witness() {
   return write_bytes(doc);
 }
 
-// D3: ggml rejects a key equal to an earlier one byte for byte (std::string ==), but looks keys
-// up as C strings (strcmp). ggufcheck's llama.cpp profile takes keys equal up to the first NUL
-// as duplicates: a ggufcheck bug (the fix conflicts with two existing tests; see the docs).
-bool is_keys_equal_up_to_nul(const ByteVector& bytes, const Report& report) {
-  if (!only_errors(report, {Code::DuplicateKey})) return false;
-  const auto doc = read_document(Bytes(bytes.data(), bytes.size()));
-  if (!doc) return false;
-  std::set<std::string> exact, c_strings;
-  bool equal_up_to_nul = false;
-  for (const KeyValue& kv : doc->metadata) {
-    if (!exact.insert(kv.key).second) return false;  // a real duplicate: both reject
-    equal_up_to_nul |= !c_strings.insert(kv.key.substr(0, kv.key.find('\0'))).second;
-  }
-  return equal_up_to_nul;
-}
-
-ByteVector keys_equal_up_to_nul_witness() {
-  Document doc = minimal_document();
-  doc.metadata.push_back({std::string("test.key\0a", 10), Value::u8(1), {}});
-  doc.metadata.push_back({std::string("test.key\0b", 10), Value::u8(2), {}});
-  return write_bytes(doc);
-}
-
 // The index in a finding's path "tensor[7] ...", or -1.
 long tensor_index(const Finding& f) {
   if (f.path.rfind("tensor[", 0) != 0) return -1;
@@ -195,10 +172,9 @@ std::uint64_t ggml_nbytes(const Tensor& t) {
 
 // --- the documented divergences ---------------------------------------------------------------
 
-const std::array<Divergence, 3> kDivergences = {{
+const std::array<Divergence, 2> kDivergences = {{
     {"element-count-wraps-to-zero", true, is_element_count_wrap, element_count_wrap_witness},
     {"quantized-nbytes-wraps", true, is_quantized_nbytes_wrap, quantized_nbytes_wrap_witness},
-    {"keys-equal-up-to-nul", true, is_keys_equal_up_to_nul, keys_equal_up_to_nul_witness},
 }};
 
 const Divergence* explain(const ByteVector& bytes, const Comparison& c) {

@@ -56,7 +56,7 @@ struct Divergence {
   ByteVector (*witness)();
 };
 
-extern const std::array<Divergence, 3> kDivergences;
+extern const std::array<Divergence, 2> kDivergences;
 
 // The documented divergence that explains a disagreement, or nullptr.
 [[nodiscard]] const Divergence* explain(const ByteVector& bytes, const Comparison& c);
