@@ -4,10 +4,10 @@ llama_cpp_reader): on every file both accept, the canonical outputs are equal, u
 reader's C API cannot express. Those limits are applied to ggufcheck's side before comparing:
 
   - a bool byte other than 0/1 reads back as true, without the byte ("raw");
-  - strings are C strings: cut at the first NUL;
+  - strings, keys and tensor names are C strings: cut at the first NUL;
   - a tensor's dims are ggml_n_dims of them: trailing dims of 0 or 1 dropped, at least one.
 
-Files: examples/valid, every corpus group, and the 19 real vocabulary files when
+Files: examples/valid, every corpus group, the conformance cases, and the 19 real vocabulary files when
 conformance/setup has installed them. Verdicts are the differential test's business
 (docs/llama-cpp-divergences.md); here a file only one side accepts is skipped and counted.
 """
@@ -30,11 +30,15 @@ def reader_limits(value):
 
     for entry in value.get("metadata", []):
         entry.pop("raw", None)
+        if "key" in entry:
+            entry["key"] = entry["key"].split("\0")[0]
         if entry.get("type") == "string" and "value" in entry:
             entry["value"] = entry["value"].split("\0")[0]
         if entry.get("type") == "array":
             entry["value"] = [element(item) for item in entry["value"]]
     for tensor in value.get("tensors", []):
+        if "name" in tensor:
+            tensor["name"] = tensor["name"].split("\0")[0]
         dims = tensor["dims"]
         kept = len(dims)
         while kept > 1 and dims[kept - 1] in ("0", "1"):
@@ -58,6 +62,7 @@ def main():
     files = sorted(glob.glob(os.path.join(args.source, "examples/valid/*.gguf")))
     for group in ("valid", "threats", "codes", "hostile", "writers"):
         files += sorted(glob.glob(os.path.join(args.source, "corpus", group, "*.gguf")))
+    files += sorted(glob.glob(os.path.join(args.source, "conformance/cases/*.gguf")))
     real = sorted(glob.glob(os.path.join(
         args.source, ".deps/conformance/llama.cpp/models/ggml-vocab-*.gguf")))
     files += real

@@ -1,0 +1,184 @@
+// Writes the conformance suite: DIR/cases/<id>.gguf for every case, DIR/expected/<id>.json (the
+// canonical output, `ggufcheck dump --level 3`) for every case a profile accepts, and
+// DIR/manifest.json. Usage: ggufcheck_make_conformance DIR [--real MODELS_DIR]
+// The output is the same bytes on every run; conformance/ in the repository holds it, and the
+// ctest conformance_cases_are_reproducible checks that it still does. With --real, the pinned
+// hashes of the fetched real files (and of their canonical outputs) are checked against the
+// files in MODELS_DIR; without it they are written from the table in cases.cpp.
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cases.hpp"
+#include "ggufcheck/dump.hpp"
+#include "ggufcheck/writer.hpp"
+#include "sha256.hpp"
+
+namespace fs = std::filesystem;
+using ggufcheck::conformance::Case;
+using ggufcheck::conformance::RealCase;
+using ggufcheck::conformance::Verdict;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr const char* kSuiteVersion = "1.0";
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Accept: return "accept";
+    case Verdict::Reject: return "reject";
+    case Verdict::Either: return "either";
+  }
+  return "?";
+}
+
+// The version field as written, and the byte order a reader that detects byte-swapped files
+// (a version whose low 16 bits are 0) would take; null when the file has no version field.
+void describe_header(const std::vector<std::uint8_t>& bytes, Json& entry) {
+  if (bytes.size() < 8) {
+    entry["gguf_version"] = nullptr;
+    entry["endianness"] = "little";
+    return;
+  }
+  std::uint32_t version = 0;
+  for (std::size_t i = 0; i < 4; ++i) version |= std::uint32_t{bytes[4 + i]} << (8 * i);
+  const std::uint32_t swapped = __builtin_bswap32(version);
+  const bool big = (version & 0xFFFFu) == 0 && swapped != 0 && swapped <= 3;
+  entry["gguf_version"] = std::to_string(big ? swapped : version);
+  entry["endianness"] = big ? "big" : "little";
+}
+
+std::optional<ggufcheck::Profile> accepting_profile(Verdict spec, Verdict llama_cpp) {
+  if (spec == Verdict::Accept) return ggufcheck::Profile::Spec;
+  if (llama_cpp == Verdict::Accept) return ggufcheck::Profile::LlamaCpp;
+  return std::nullopt;
+}
+
+bool write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+std::string sha256_of(const std::string& text) {
+  return ggufcheck::corpus::sha256_hex(std::vector<std::uint8_t>(text.begin(), text.end()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2 && !(argc == 4 && std::string(argv[2]) == "--real")) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR [--real MODELS_DIR]\n", argv[0]);
+    return 3;
+  }
+  try {
+    const fs::path dir = argv[1];
+    fs::create_directories(dir / "cases");
+    fs::create_directories(dir / "expected");
+    int problems = 0;
+    Json entries = Json::array();
+    for (const Case& c : ggufcheck::conformance::cases()) {
+      const std::vector<std::uint8_t> bytes = c.build();
+      const std::string file = "cases/" + c.id + ".gguf";
+      if (!ggufcheck::save_file(dir / file, bytes)) {
+        std::fprintf(stderr, "cannot write %s\n", (dir / file).c_str());
+        return 1;
+      }
+      Json entry;
+      entry["id"] = c.id;
+      entry["file"] = file;
+      entry["fetched"] = false;
+      entry["sha256"] = ggufcheck::corpus::sha256_hex(bytes);
+      entry["size"] = bytes.size();
+      entry["expected"] = {{"spec", to_string(c.spec)}, {"llama.cpp", to_string(c.llama_cpp)}};
+      entry["area"] = c.area();
+      entry["rule"] = c.rule;
+      entry["error_class"] = c.error_class.empty() ? Json(nullptr) : Json(c.error_class);
+      entry["level"] = c.recommended ? "recommended" : "required";
+      entry["tags"] = c.tags;
+      entry["since"] = kSuiteVersion;
+      describe_header(bytes, entry);
+      entry["canonical"] = nullptr;
+      entry["canonical_sha256"] = nullptr;
+      if (const auto profile = accepting_profile(c.spec, c.llama_cpp)) {
+        ggufcheck::Options options;
+        options.profile = *profile;
+        const ggufcheck::Dump dump = ggufcheck::dump(ggufcheck::Bytes(bytes.data(), bytes.size()),
+                                                     options, ggufcheck::DumpLevel::Data);
+        if (dump.exit_status != 0) {
+          // The declaration comes from the format docs; ggufcheck disagreeing is a bug in one
+          // of the two, and the suite cannot have a canonical output until it is settled.
+          std::fprintf(
+              stderr, "%s: declared accepted in the %s profile, but ggufcheck rejects it: %s",
+              c.id.c_str(), std::string(ggufcheck::to_string(*profile)).c_str(), dump.json.c_str());
+          ++problems;
+        } else {
+          const std::string canonical = "expected/" + c.id + ".json";
+          if (!write_text(dir / canonical, dump.json)) {
+            std::fprintf(stderr, "cannot write %s\n", (dir / canonical).c_str());
+            return 1;
+          }
+          entry["canonical"] = canonical;
+          entry["canonical_sha256"] = sha256_of(dump.json);
+        }
+      }
+      entries.push_back(std::move(entry));
+    }
+    for (const RealCase& r : ggufcheck::conformance::real_cases()) {
+      if (argc == 4) {
+        const fs::path path = fs::path(argv[3]) / r.file;
+        ggufcheck::Options options;
+        options.profile = ggufcheck::Profile::LlamaCpp;
+        const ggufcheck::Dump dump =
+            ggufcheck::dump_file(path.string(), options, ggufcheck::DumpLevel::Data);
+        if (dump.exit_status != 0 || sha256_of(dump.json) != r.canonical_sha256) {
+          std::fprintf(stderr, "%s: the canonical output of %s is not the pinned one\n",
+                       r.id.c_str(), path.c_str());
+          ++problems;
+        }
+      }
+      Json entry;
+      entry["id"] = r.id;
+      entry["file"] = "{deps}/llama.cpp/models/" + r.file;
+      entry["fetched"] = true;
+      entry["sha256"] = r.sha256;
+      entry["size"] = r.size;
+      entry["expected"] = {{"spec", to_string(r.spec)}, {"llama.cpp", to_string(r.llama_cpp)}};
+      entry["area"] = "real";
+      entry["rule"] = r.rule;
+      entry["error_class"] = r.error_class.empty() ? Json(nullptr) : Json(r.error_class);
+      entry["level"] = "required";
+      entry["tags"] = Json::array({"big"});
+      entry["since"] = kSuiteVersion;
+      entry["gguf_version"] = r.id == "y_real_vocab_aquila" ? "2" : "3";
+      entry["endianness"] = "little";
+      entry["canonical"] = nullptr;
+      entry["canonical_sha256"] = r.canonical_sha256;
+      entries.push_back(std::move(entry));
+    }
+    Json manifest;
+    manifest["suite"] = "gguf-conformance";
+    manifest["suite_version"] = kSuiteVersion;
+    manifest["profiles"] = Json::array({"spec", "llama.cpp"});
+    manifest["cases"] = std::move(entries);
+    if (!write_text(dir / "manifest.json", manifest.dump(1) + '\n')) {
+      std::fprintf(stderr, "cannot write %s\n", (dir / "manifest.json").c_str());
+      return 1;
+    }
+    if (problems != 0) {
+      std::fprintf(stderr, "ggufcheck_make_conformance: %d problem(s)\n", problems);
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ggufcheck_make_conformance: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
