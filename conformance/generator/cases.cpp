@@ -1108,11 +1108,12 @@ std::vector<RealCase> real_cases() {
     const char* sha256;
     std::uint64_t size;
     const char* canonical_sha256;
+    const char* version = "3";
   };
   // ggml-vocab-*.gguf of the llama.cpp source in node-llama-cpp@3.22.1's git bundle.
   static const Row kRows[] = {
       {"aquila", "7c53c3c516ac67c7ca12977b9690fdea3d2ef13bbaed6378f98191a13ef5ca00", 4825676,
-       "dd98feb6d4804658e81488eb3a719a27ad6be653bf44cb473a911ef2870a57fd"},
+       "dd98feb6d4804658e81488eb3a719a27ad6be653bf44cb473a911ef2870a57fd", "2"},
       {"baichuan", "4f5b955697f3bd3108070b1d5936c7eb9fc542b81c6932e59abddec75bca1963", 1340998,
        "7b7b365ddb8e2e8d513d6daf54dcbb126efa5efe614bf0a087a67ac070c28ca5"},
       {"bert-bge", "fbcbe22278fb302694d5f4a41bfe48c5f90e8e3554eab1c0435387dff654a854", 627549,
@@ -1159,6 +1160,7 @@ std::vector<RealCase> real_cases() {
     r.sha256 = row.sha256;
     r.size = row.size;
     r.canonical_sha256 = row.canonical_sha256;
+    r.gguf_version = row.version;
     // Architecture names with '-' make keys that are not lower_snake_case: the spec profile
     // rejects them (gguf-format.md section 4, conformance/README.md).
     const bool hyphenated_keys = id_part == "command_r" || id_part == "nomic_bert_moe";

@@ -37,6 +37,7 @@ struct RealCase {
   std::string sha256;
   std::uint64_t size = 0;
   std::string canonical_sha256;
+  std::string gguf_version;
   Verdict spec = Verdict::Accept;
   Verdict llama_cpp = Verdict::Accept;
   std::string error_class;

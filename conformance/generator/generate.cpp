@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
       entry["level"] = "required";
       entry["tags"] = Json::array({"big"});
       entry["since"] = kSuiteVersion;
-      entry["gguf_version"] = r.id == "y_real_vocab_aquila" ? "2" : "3";
+      entry["gguf_version"] = r.gguf_version;
       entry["endianness"] = "little";
       entry["canonical"] = nullptr;
       entry["canonical_sha256"] = r.canonical_sha256;
