@@ -1,0 +1,55 @@
+"""The outcome of one (case, parser, profile), from conformance.md and protocol.md:
+
+  expected accept + accepted, values equal at the level   accepted          pass
+  expected accept + accepted, values differ               value_mismatch    fail
+  expected accept + rejected                              rejected_valid    fail
+  expected reject + rejected                              rejected          pass
+  expected reject + accepted                              accepted_invalid  fail
+  either + accepted (values compared when canonical)      either_accepted   pass
+                                      (values differ)     value_mismatch    fail
+  either + rejected                                       either_rejected   pass
+  crash, timeout, oom                                     that outcome      fail, always
+  expected accept or either, and the case's GGUF version or endianness not among the
+  parser's capabilities                                   skipped           (not counted)
+"""
+import json
+
+from . import compare
+from .execute import TOO_DEEP
+
+PASSING = ("accepted", "rejected", "either_accepted", "either_rejected")
+FAILING = ("accepted_invalid", "rejected_valid", "value_mismatch", "crash", "timeout", "oom")
+OUTCOMES = PASSING + FAILING + ("skipped",)
+
+
+def is_skipped(case, parser, profile):
+    return case.expected.get(profile) in ("accept", "either") and not parser.supports(case)
+
+
+def judge(case, profile, raw, level, canonical):
+    """(outcome, diff or None, detail). diff is (path, expected, actual)."""
+    expected = case.expected.get(profile)
+    if raw.kind in ("crash", "timeout", "oom"):
+        return raw.kind, None, raw.error or raw.kind
+    if raw.kind == "rejected":
+        detail = f"rejected: {raw.error}" if raw.error else "rejected"
+        if expected == "accept":
+            return "rejected_valid", None, detail
+        return ("either_rejected" if expected == "either" else "rejected"), None, detail
+    if expected == "reject":
+        return "accepted_invalid", None, "accepted"
+    if canonical is not None and compare.level_number(level) > 0 and \
+            raw.doc.get(TOO_DEEP):
+        return ("value_mismatch", ("", "(the canonical output)", "(an output nested too deeply "
+                                   "to read)"), "the output is nested too deeply to compare")
+    if canonical is not None and compare.level_number(level) > 0:
+        diff = compare.compare(canonical, raw.doc, level)
+        if diff:
+            path, want, got = diff
+            return "value_mismatch", diff, f"{path}: expected {_short(want)}, got {_short(got)}"
+    return ("either_accepted" if expected == "either" else "accepted"), None, "accepted"
+
+
+def _short(value, width=60):
+    text = repr(value) if value is compare.MISSING else json.dumps(value)
+    return text if len(text) <= width else text[:width] + "..."

@@ -1,0 +1,222 @@
+"""The suite on disk: conformance/manifest.json, the case files, their canonical outputs.
+
+Paths: a case's "file" and "canonical" are relative to the suite directory (conformance/),
+or start with a placeholder ({deps}, {root}, {build}, {adapters}). Committed case files must
+exist and match their sha256; canonical files must match canonical_sha256. A fetched case
+(manifest "fetched": true, the y_real_* files of conformance/setup) whose file is missing is
+"unavailable": not run, not counted. Its canonical output is materialised with
+`{build}/validator/ggufcheck dump --level 3 --profile llama.cpp FILE` into
+{deps}/expected/<id>.json (a cache) and must match canonical_sha256, or the run stops with
+a setup error (exit 2).
+
+During a run each case file is copied once into a private temporary directory, read-only
+(0444), and every adapter is given that copy; it is removed once every parser is done with
+the case.
+"""
+import fnmatch
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import threading
+
+from . import SetupError
+
+AREA_ORDER = ("header", "count", "kv", "key", "str", "arr", "align", "tinfo", "ttype",
+              "layout", "tdata", "endian", "limits", "real")
+VERDICTS = ("accept", "reject", "either")
+
+
+def sha256_file(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class Places:
+    """The directories behind the placeholders."""
+
+    def __init__(self, suite, root, deps, build):
+        self.suite = suite
+        self.root = root
+        self.deps = deps
+        self.build = build
+        self.adapters = os.path.join(suite, "adapters")
+
+    def expand(self, text):
+        return (text.replace("{adapters}", self.adapters).replace("{deps}", self.deps)
+                .replace("{build}", self.build).replace("{root}", self.root))
+
+    def path(self, text):
+        expanded = self.expand(text)
+        return expanded if os.path.isabs(expanded) else os.path.join(self.suite, expanded)
+
+
+class Case:
+    def __init__(self, entry, places):
+        self.entry = entry
+        self.id = entry["id"]
+        self.path = places.path(entry["file"])
+        self.fetched = bool(entry.get("fetched"))
+        self.expected = entry["expected"]
+        self.area = entry.get("area") or "other"
+        self.level = entry.get("level") or "required"
+        self.tags = entry.get("tags") or []
+        self.gguf_version = entry.get("gguf_version")
+        self.endianness = entry.get("endianness") or "little"
+        self.canonical_path = places.path(entry["canonical"]) if entry.get("canonical") else None
+        self.canonical_sha256 = entry.get("canonical_sha256")
+        self.unavailable = None       # a reason, for a fetched case that cannot run
+
+    def needs_canonical(self):
+        return any(verdict in ("accept", "either") for verdict in self.expected.values())
+
+    def summary(self):
+        """The case as recorded in the results."""
+        keys = ("id", "area", "rule", "error_class", "level", "tags", "gguf_version",
+                "endianness", "expected", "fetched")
+        return {key: self.entry.get(key) for key in keys}
+
+
+def load_manifest(path, places):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            manifest = json.load(handle)
+    except FileNotFoundError:
+        raise SetupError(f"no manifest at {path} (the case generator writes it; --suite "
+                         "gives another suite directory)") from None
+    except (OSError, ValueError) as error:
+        raise SetupError(f"cannot read {path}: {error}") from None
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("cases"), list):
+        raise SetupError(f"{path}: not a suite manifest (no \"cases\" list)")
+    cases, seen = [], set()
+    for number, entry in enumerate(manifest["cases"]):
+        where = f"{path}: case {number}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or \
+                not isinstance(entry.get("file"), str) or \
+                not isinstance(entry.get("expected"), dict):
+            raise SetupError(f"{where}: needs \"id\", \"file\" and \"expected\"")
+        if entry["id"] in seen:
+            raise SetupError(f"{where}: duplicate id {entry['id']}")
+        seen.add(entry["id"])
+        for profile in manifest.get("profiles") or ("spec", "llama.cpp"):
+            if profile not in entry["expected"]:
+                raise SetupError(f"{where} ({entry['id']}): no expected verdict in profile "
+                                 f"{profile}")
+        for profile, verdict in entry["expected"].items():
+            if verdict not in VERDICTS:
+                raise SetupError(f"{where} ({entry['id']}): expected verdict {verdict!r} in "
+                                 f"profile {profile} is not one of {', '.join(VERDICTS)}")
+        cases.append(Case(entry, places))
+    return manifest, cases
+
+
+def select(cases, run_globs, skip_globs):
+    def matches(case_id, globs):
+        return any(fnmatch.fnmatchcase(case_id, glob) for glob in globs)
+    return [case for case in cases
+            if (not run_globs or matches(case.id, run_globs)) and not matches(case.id, skip_globs)]
+
+
+def check_files(cases, places):
+    """Checks committed files and canonicals; materialises fetched canonicals. Marks fetched
+    cases whose file is missing as unavailable. SetupError on any mismatch."""
+    ggufcheck = os.path.join(places.build, "validator", "ggufcheck")
+    for case in cases:
+        if not os.path.isfile(case.path):
+            if case.fetched:
+                case.unavailable = f"missing {case.path} (run conformance/setup)"
+                continue
+            raise SetupError(f"case {case.id}: missing file {case.path}")
+        expected_sha = case.entry.get("sha256")
+        if expected_sha and sha256_file(case.path) != expected_sha:
+            raise SetupError(f"case {case.id}: {case.path} does not match the manifest's "
+                             f"sha256 {expected_sha}")
+        if case.fetched and case.needs_canonical():
+            _materialise(case, places, ggufcheck)
+        elif case.canonical_path:
+            if not os.path.isfile(case.canonical_path):
+                raise SetupError(f"case {case.id}: missing canonical output {case.canonical_path}")
+            if case.canonical_sha256 and sha256_file(case.canonical_path) != case.canonical_sha256:
+                raise SetupError(f"case {case.id}: {case.canonical_path} does not match the "
+                                 f"manifest's canonical_sha256 {case.canonical_sha256}")
+
+
+def _materialise(case, places, ggufcheck):
+    cache = os.path.join(places.deps, "expected", case.id + ".json")
+    case.canonical_path = cache
+    if os.path.isfile(cache) and (not case.canonical_sha256 or
+                                  sha256_file(cache) == case.canonical_sha256):
+        return
+    if not os.access(ggufcheck, os.X_OK):
+        case.unavailable = (f"no {ggufcheck} to materialise its canonical output (build it, "
+                            "or pass --build)")
+        return
+    done = subprocess.run([ggufcheck, "dump", "--level", "3", "--profile", "llama.cpp",
+                           case.path], capture_output=True, timeout=300)
+    if done.returncode != 0:
+        raise SetupError(f"case {case.id}: `ggufcheck dump --level 3 --profile llama.cpp` "
+                         f"exits {done.returncode} on {case.path}: "
+                         f"{done.stdout[:200].decode('utf-8', 'replace')}")
+    digest = hashlib.sha256(done.stdout).hexdigest()
+    if case.canonical_sha256 and digest != case.canonical_sha256:
+        raise SetupError(f"case {case.id}: the canonical output of {case.path} from {ggufcheck} "
+                         f"has sha256 {digest}, the manifest says {case.canonical_sha256} "
+                         "(a different file, or a different ggufcheck)")
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
+    partial = f"{cache}.{os.getpid()}.tmp"
+    with open(partial, "wb") as handle:
+        handle.write(done.stdout)
+    os.replace(partial, cache)
+
+
+class CaseCopies:
+    """Read-only private copies of the case files, and their canonical outputs, each made on
+    first use and dropped when the last user releases it."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.lock = threading.Lock()
+        self.entries = {}          # id -> [lock, users left, copy path, canonical or None]
+
+    def register(self, case, users):
+        self.entries[case.id] = [threading.Lock(), users, None, None]
+
+    def acquire(self, case):
+        entry = self.entries[case.id]
+        with entry[0]:
+            if entry[2] is None:
+                target = os.path.join(self.directory, case.id + ".gguf")
+                shutil.copyfile(case.path, target)
+                os.chmod(target, 0o444)
+                entry[2] = target
+            return entry[2]
+
+    def canonical(self, case):
+        entry = self.entries[case.id]
+        with entry[0]:
+            if entry[3] is None and case.canonical_path:
+                with open(case.canonical_path, encoding="utf-8") as handle:
+                    entry[3] = json.load(handle)
+            return entry[3]
+
+    def release(self, case):
+        entry = self.entries[case.id]
+        with entry[0]:
+            entry[1] -= 1
+            if entry[1] <= 0:
+                if entry[2]:
+                    try:
+                        os.chmod(entry[2], 0o644)
+                        os.unlink(entry[2])
+                    except OSError:
+                        pass
+                entry[2] = None
+                entry[3] = None
+
+
+def area_key(area):
+    return (AREA_ORDER.index(area), "") if area in AREA_ORDER else (len(AREA_ORDER), area)
