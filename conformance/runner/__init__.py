@@ -22,3 +22,16 @@ VERSION = "1.0"
 
 class SetupError(Exception):
     """A usage or setup problem: reported as one line, exit status 2, no traceback."""
+
+
+def load_json(path, missing):
+    """The JSON file at path; a SetupError saying `missing` when it does not exist, or what is
+    wrong with it when it cannot be read or parsed."""
+    import json
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise SetupError(missing) from None
+    except (OSError, ValueError) as error:
+        raise SetupError(f"cannot read {path}: {error}") from None

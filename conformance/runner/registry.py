@@ -17,7 +17,7 @@ import re
 import shlex
 import shutil
 
-from . import SetupError
+from . import SetupError, load_json
 from . import execute
 from .compare import LEVELS
 
@@ -69,14 +69,8 @@ def safe_name(name):
 
 
 def load_registry(path, places):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            entries = json.load(handle)
-    except FileNotFoundError:
-        raise SetupError(f"no parser registry at {path} (or run an ad-hoc adapter with "
-                         "--adapter 'COMMAND')") from None
-    except (OSError, ValueError) as error:
-        raise SetupError(f"cannot read {path}: {error}") from None
+    entries = load_json(path, f"no parser registry at {path} (or run an ad-hoc adapter with "
+                              "--adapter 'COMMAND')")
     if not isinstance(entries, list):
         raise SetupError(f"{path}: not a list of parsers")
     parsers = []

@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import threading
 
-from . import SetupError
+from . import SetupError, load_json
 
 AREA_ORDER = ("header", "count", "kv", "key", "str", "arr", "align", "tinfo", "ttype",
               "layout", "tdata", "endian", "limits", "real")
@@ -82,14 +82,8 @@ class Case:
 
 
 def load_manifest(path, places):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            manifest = json.load(handle)
-    except FileNotFoundError:
-        raise SetupError(f"no manifest at {path} (the case generator writes it; --suite "
-                         "gives another suite directory)") from None
-    except (OSError, ValueError) as error:
-        raise SetupError(f"cannot read {path}: {error}") from None
+    manifest = load_json(path, f"no manifest at {path} (the case generator writes it; --suite "
+                               "gives another suite directory)")
     if not isinstance(manifest, dict) or not isinstance(manifest.get("cases"), list):
         raise SetupError(f"{path}: not a suite manifest (no \"cases\" list)")
     cases, seen = [], set()
