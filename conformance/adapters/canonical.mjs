@@ -98,6 +98,9 @@ function distance(d, s, m, e) {
   return value > candidate ? value - candidate : candidate - value;
 }
 
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
 /** x: a Number holding a float32 value (DataView.getFloat32, Buffer.readFloatLE). */
 export function float32Text(x) {
   if (typeof x !== "number") return String(x);
@@ -105,25 +108,26 @@ export function float32Text(x) {
   if (s !== null) return s;
   const ax = Math.abs(x);
   if (Math.fround(ax) !== ax) return float64Text(x); // not a float32: print what was returned
-  const view = new DataView(new ArrayBuffer(4));
-  view.setFloat32(0, ax);
-  const bits = view.getUint32(0);
-  const biased = bits >>> 23;
-  const m = BigInt(biased === 0 ? bits & 0x7fffff : (bits & 0x7fffff) | 0x800000);
+  f32[0] = ax;
+  const biased = u32[0] >>> 23;
+  const m = BigInt(biased === 0 ? u32[0] & 0x7fffff : (u32[0] & 0x7fffff) | 0x800000);
   const e = biased === 0 ? -149 : biased - 150; // ax = m x 2^e exactly
   for (let p = 1; p <= 9; p++) {
     const [mantissa, exponent] = ax.toExponential(p - 1).split("e"); // nearest p digits
     const base = BigInt(mantissa.replace(".", ""));
     const scale = parseInt(exponent, 10) - (p - 1);
-    let best = null;
     // The nearest p-digit decimal, or a neighbour of it (at a binade's edge the interval that
     // rounds to x is lopsided; on a tie toExponential picks the larger): of those that round-trip,
     // the closest to x, the even one on a tie (as Ryu and std::to_chars).
-    for (const d of [base, base - 1n, base + 1n]) {
-      if (d <= 0n) continue;
-      if (Math.fround(Number(`${d}e${scale}`)) !== ax) continue;
-      const dist = distance(d, scale, m, e);
-      if (best === null || dist < best.dist || (dist === best.dist && d % 2n === 0n)) best = { d, dist };
+    const fits = [base, base - 1n, base + 1n]
+      .filter((d) => d > 0n && Math.fround(Number(`${d}e${scale}`)) === ax);
+    let best = fits.length > 0 ? { d: fits[0] } : null;
+    if (fits.length > 1) {
+      best = null;
+      for (const d of fits) {
+        const dist = distance(d, scale, m, e);
+        if (best === null || dist < best.dist || (dist === best.dist && d % 2n === 0n)) best = { d, dist };
+      }
     }
     if (best !== null) {
       const all = best.d.toString();

@@ -248,11 +248,14 @@ def emit(obj):
     sys.stdout.flush()
 
 
-def resource_failure():
+def resource_failure(error):
     """Exit 3 at once: no allocation, no interpreter teardown (near a memory cap, freeing the
-    reader's millions of objects, or formatting the exception, can itself fail or crawl)."""
+    reader's millions of objects, or formatting the exception, can itself fail or crawl). The
+    message names the error alone, so that the runner tells out-of-memory from a stack overflow
+    (a crash)."""
     try:
-        os.write(2, b"gguf_py.py: resource failure (MemoryError or RecursionError)\n")
+        os.write(2, b"gguf_py.py: resource failure: MemoryError\n" if isinstance(error, MemoryError)
+                 else b"gguf_py.py: resource failure: RecursionError (stack depth)\n")
     finally:
         os._exit(3)
 
@@ -269,16 +272,16 @@ def main(argv):
                 continue
             try:
                 obj, status = run_one(path)
-            except RESOURCE_ERRORS:
-                resource_failure()
+            except RESOURCE_ERRORS as error:
+                resource_failure(error)
             obj["exit"] = status
             emit(obj)
         return 0
     if len(argv) == 2 and not argv[1].startswith("--"):
         try:
             obj, status = run_one(argv[1])
-        except RESOURCE_ERRORS:
-            resource_failure()
+        except RESOURCE_ERRORS as error:
+            resource_failure(error)
         emit(obj)
         return status
     sys.stderr.write("usage: gguf_py.py FILE | --capabilities | --batch\n")

@@ -2,7 +2,8 @@
 
 One entry per line, `case_id outcome  # optional reason`; `#` starts a comment; blank lines
 are ignored. outcome is one of the failing outcomes (accepted_invalid, rejected_valid,
-value_mismatch, crash, timeout, oom). A case that fails with the listed outcome is an
+value_mismatch, crash, timeout, oom), or several joined by `|` (`timeout|oom`) for a case
+whose failure depends on the machine's load. A case that fails with a listed outcome is an
 expected failure ("xfail"). An entry is stale, and fails the run, when its case now passes,
 fails with another outcome, is skipped, or is not in the manifest. A failure that is not
 listed fails the run. --fix rewrites the lists of the parsers and profiles that ran: entries
@@ -27,6 +28,11 @@ class Entry:
     def __init__(self, case, outcome, reason=None, line=None):
         self.case, self.outcome, self.reason, self.line = case, outcome, reason, line
 
+    @property
+    def allowed(self):
+        """The outcomes the entry accepts: one, or several written a|b."""
+        return set(self.outcome.split("|"))
+
 
 def list_path(directory, parser, profile):
     return os.path.join(directory, f"{safe_name(parser)}.{profile}.txt")
@@ -50,9 +56,10 @@ def read_list(path):
             raise SetupError(f"{path}:{number}: expected `case_id outcome  # reason`, got "
                              f"{text.strip()!r}")
         case_id, outcome, reason = match.groups()
-        if outcome not in FAILING:
-            raise SetupError(f"{path}:{number}: {outcome!r} is not a failing outcome "
-                             f"({', '.join(FAILING)})")
+        for one in outcome.split("|"):
+            if one not in FAILING:
+                raise SetupError(f"{path}:{number}: {one!r} is not a failing outcome "
+                                 f"({', '.join(FAILING)})")
         if case_id in entries:
             raise SetupError(f"{path}:{number}: {case_id} is listed twice")
         entries[case_id] = Entry(case_id, outcome, (reason or "").strip() or None, number)
@@ -64,7 +71,7 @@ def status(outcome, entry):
     failing = outcome in FAILING
     if entry is None:
         return ("fail" if failing else "skipped" if outcome == "skipped" else "pass"), None
-    if outcome == entry.outcome:
+    if outcome in entry.allowed:
         return "xfail", None
     now = "skipped" if outcome == "skipped" else f"now {outcome}"
     return "stale", f"listed as {entry.outcome}, {now}"
@@ -81,12 +88,11 @@ def write_list(path, parser, profile, old_entries, ran, outcomes, order):
         outcome = outcomes.get(case_id)
         if outcome in FAILING:
             old = old_entries.get(case_id)
-            kept[case_id] = Entry(case_id, outcome,
-                                  old.reason if old and old.outcome == outcome else None)
+            kept[case_id] = old if old and outcome in old.allowed else Entry(case_id, outcome)
     added = sum(1 for case_id, entry in kept.items()
-                if case_id not in old_entries or old_entries[case_id].outcome != entry.outcome)
+                if case_id not in old_entries or old_entries[case_id] is not entry)
     removed = sum(1 for case_id, entry in old_entries.items()
-                  if case_id not in kept or kept[case_id].outcome != entry.outcome)
+                  if case_id not in kept or kept[case_id] is not entry)
     if not kept:
         if os.path.exists(path):
             os.unlink(path)

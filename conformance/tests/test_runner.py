@@ -454,6 +454,19 @@ class ExpectedFailures(RunnerTest):
         self.assertIn("1 expected failures", out)
         self.assertNotIn("FAIL", out)
 
+    def test_an_entry_may_allow_several_outcomes(self):
+        self.suite.add_parser("toy", "--crash-on=n_header_bad_magic")
+        self.write_list("n_header_bad_magic timeout|crash  # load-dependent\n")
+        code, out, _, result = self.suite.run("--fix")
+        self.assertEqual(code, 0, out)
+        self.assertEqual(outcome_of(result, "n_header_bad_magic")["status"], "xfail")
+        with open(self.suite.xfail_path("toy", "spec")) as handle:  # --fix keeps it as written
+            self.assertIn("n_header_bad_magic timeout|crash  # load-dependent", handle.read())
+        self.write_list("n_header_bad_magic timeout|oom\n")
+        code, out, _, _ = self.suite.run()
+        self.assertEqual(code, 1)
+        self.assertIn("stale_xfail: listed as timeout|oom, now crash", out)
+
     def test_stale_entries_fail_the_run(self):
         self.suite.add_parser("toy", "--crash-on=n_header_bad_magic")
         self.write_list("n_header_bad_magic timeout\ny_kv_float crash\nn_gone oom\n")
