@@ -198,7 +198,7 @@ void header_cases(Cases& c) {
       {"reversed", "FUGG"},   // the magic read as a little-endian u32 and written big-endian
       {"zeros", std::string(4, '\0')},
       {"bit_flip", "GGUG"},
-      {"shifted", "\0GGU"},
+      {"shifted", std::string("\0GGU", 4)},
   };
   for (const auto& [name, magic] : magics) {
     c.n("header_magic_" + name, "bad_magic",
