@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ clang-14 clang-format pkg-config
           libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-          librapidcheck-dev libbenchmark-dev libssl-dev python3 python3-jsonschema
+          librapidcheck-dev libbenchmark-dev libssl-dev libxxhash-dev python3 python3-jsonschema
           # fuzzing: libFuzzer and the sanitizer runtimes (only recommended by clang-14),
           # llvm-cov/llvm-profdata/llvm-nm/llvm-symbolizer (fuzz/coverage, fuzz/run), libc++
           # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)

@@ -203,7 +203,7 @@ void header_cases(Cases& c) {
   for (const auto& [name, magic] : magics) {
     c.n("header_magic_" + name, "bad_magic",
         "the first 4 bytes must be \"GGUF\" (47 47 55 46); here they are a " + name + " variant",
-        [=] {
+        [=, magic = magic] {
           ByteVector b = minimal;
           std::memcpy(b.data(), magic.data(), 4);
           return b;

@@ -1038,7 +1038,7 @@ void add_threats(Registry& r) {
   };
   for (const auto& [what, value] : wrong_types) {
     t("F1-alignment-" + what, "general.alignment stored as " + what + " (32)", {"GGUF5001"},
-      [value] { return alignment_value(value); });
+      [value = value] { return alignment_value(value); });
   }
   t("F2-alignment-0", "general.alignment = 0 (Ollama CVE-2025-0317: divide by zero)", {"GGUF5002"},
     [] { return alignment_value(Value::u32(0)); });
