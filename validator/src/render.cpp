@@ -172,7 +172,28 @@ std::string render_json(std::span<const Report> reports, const Options& options,
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string render_sarif(std::span<const Report> reports, const Options& options) {
+std::string render_text_total(std::span<const Report> reports, const TextStyle& style) {
+  std::size_t passed = 0, failed = 0, unreadable = 0;
+  for (const Report& r : reports) {
+    switch (r.exit_status()) {
+      case 0: ++passed; break;
+      case 1: ++failed; break;
+      default: ++unreadable; break;
+    }
+  }
+  const auto part = [&](std::size_t n, std::string_view word, const fmt::text_style& colour) {
+    const std::string text = fmt::format("{} {}", n, word);
+    return n == 0 ? text : styled(style.color, colour, text);
+  };
+  return fmt::format(
+      "{} file{}: {}, {}, {}\n", reports.size(), reports.size() == 1 ? "" : "s",
+      part(passed, "passed", fmt::fg(fmt::terminal_color::bright_green) | fmt::emphasis::bold),
+      part(failed, "failed", severity_style(Severity::Error)),
+      part(unreadable, "unreadable", severity_style(Severity::Error)));
+}
+
+std::string render_sarif(std::span<const Report> reports, const Options& options,
+                         const SarifOptions& /*sarif*/) {
   // One rule per code used, in code order, so rule indices are stable within a run.
   std::map<Code, std::size_t> rule_index;
   for (const Report& r : reports) {

@@ -1,6 +1,7 @@
 // Renderers of reports: compiler-style text, JSON (docs/json-output.md) and SARIF 2.1.0.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 
@@ -19,7 +20,22 @@ struct TextStyle {
 [[nodiscard]] std::string render_text(const Report& report, const TextStyle& style);
 [[nodiscard]] std::string render_json(std::span<const Report> reports, const Options& options,
                                       int exit_status);
-[[nodiscard]] std::string render_sarif(std::span<const Report> reports, const Options& options);
+
+struct SarifOptions {
+  // The base of each rule's helpUri (the page GGUFnnnn.md is appended); empty: the build's
+  // default, GGUFCHECK_HELP_BASE_URL (the repository's docs/diagnostics/).
+  std::string help_base;
+  // --sarif-root DIR: artifact URIs relative to DIR with uriBaseId "SRCROOT"; unset: absolute
+  // file:// URIs.
+  std::optional<std::string> root;
+};
+[[nodiscard]] std::string render_sarif(std::span<const Report> reports, const Options& options,
+                                       const SarifOptions& sarif = {});
+// The one total line of a text run over several files:
+// "N files: P passed, F failed, U unreadable\n" (coloured like the per-file summary when
+// style.color); P counts exit_status 0, F exit_status 1, U exit_status 2.
+[[nodiscard]] std::string render_text_total(std::span<const Report> reports,
+                                            const TextStyle& style);
 
 // The catalogue, for `ggufcheck list` and `explain`.
 [[nodiscard]] std::string render_catalogue_text();
