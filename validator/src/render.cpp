@@ -3,11 +3,16 @@
 #include <fmt/color.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
 #include "pages.hpp"
+#include "sink.hpp"
+#include "utf8.hpp"
 
 namespace ggufcheck {
 namespace {
@@ -57,6 +62,207 @@ std::string uri_encode(std::string_view path) {
   return out;
 }
 
+// A file name for the terminal. Names are untrusted bytes like keys: a name with a control byte
+// (C0, DEL or C1), invalid UTF-8 or a backslash goes through the same escape() as keys (\xNN,
+// \\, \"), whole and unshortened; any other name, UTF-8 included, is shown as it is. Only an
+// escaped name contains a backslash, so the shown form is never ambiguous.
+bool needs_escape(std::string_view name) {
+  if (!detail::is_valid_utf8(name)) return true;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto b = static_cast<unsigned char>(name[i]);
+    if (b < 0x20 || b == 0x7f || b == '\\') return true;
+    // U+0080..U+009F (C2 80..C2 9F): the C1 controls, CSI among them.
+    if (b == 0xc2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) <= 0x9f) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string shown_name(std::string_view name) {
+  return needs_escape(name) ? detail::escape(name, name.size()) : std::string(name);
+}
+
+// The path as an absolute, lexically normal path ("." and ".." folded, symlinks not resolved).
+std::filesystem::path absolute_path(std::string_view path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(std::filesystem::path(path), ec);
+  if (ec) p = std::filesystem::path(path);
+  p = p.lexically_normal();
+  // "/a/b/" normalises to "/a/b/" (an empty last component): drop it.
+  if (!p.has_filename() && p.has_relative_path()) p = p.parent_path();
+  return p;
+}
+
+// file:///abs/path, percent-encoded.
+std::string file_uri(const std::filesystem::path& absolute) {
+  return "file://" + uri_encode(absolute.generic_string());
+}
+
+constexpr std::string_view kStdin = "<stdin>";
+
+struct ArtifactUri {
+  std::string uri;        // empty for standard input
+  bool relative = false;  // relative to SRCROOT
+};
+
+ArtifactUri artifact_uri(std::string_view path, const std::optional<std::filesystem::path>& root) {
+  if (path == kStdin) return {};
+  const std::filesystem::path p = absolute_path(path);
+  if (root) {
+    auto r = root->begin();
+    auto q = p.begin();
+    while (r != root->end() && q != p.end() && *r == *q) {
+      ++r;
+      ++q;
+    }
+    if (r == root->end() && q != p.end()) {
+      std::string rel;
+      for (; q != p.end(); ++q) {
+        if (!rel.empty()) rel += '/';
+        rel += q->string();
+      }
+      return {uri_encode(rel), true};
+    }
+  }
+  return {file_uri(p), false};
+}
+
+json artifact_location(const ArtifactUri& a) {
+  if (a.uri.empty()) return {{"description", {{"text", "standard input"}}}};
+  json loc = {{"uri", a.uri}};
+  if (a.relative) loc["uriBaseId"] = "SRCROOT";
+  return loc;
+}
+
+// The blocks of a Markdown section: paragraphs, lists and fenced code blocks, split at blank
+// lines outside fences.
+std::vector<std::string_view> markdown_blocks(std::string_view body) {
+  std::vector<std::string_view> blocks;
+  std::size_t start = std::string_view::npos;
+  bool fenced = false;
+  std::size_t pos = 0;
+  const auto close = [&](std::size_t end) {
+    std::string_view block = body.substr(start, end - start);
+    while (!block.empty() && (block.back() == '\n' || block.back() == ' ')) block.remove_suffix(1);
+    if (!block.empty()) blocks.push_back(block);
+    start = std::string_view::npos;
+  };
+  while (pos < body.size()) {
+    std::size_t end = body.find('\n', pos);
+    if (end == std::string_view::npos) end = body.size();
+    const std::string_view line = body.substr(pos, end - pos);
+    const bool blank = line.find_first_not_of(" \t") == std::string_view::npos;
+    if (line.substr(0, 3) == "```") fenced = !fenced;
+    if (blank && !fenced) {
+      if (start != std::string_view::npos) close(pos);
+    } else if (start == std::string_view::npos) {
+      start = pos;
+    }
+    pos = end + 1;
+  }
+  if (start != std::string_view::npos) close(body.size());
+  return blocks;
+}
+
+struct Section {
+  std::string_view heading;
+  std::string_view body;
+};
+
+// The "## " sections of a page, in order.
+std::vector<Section> page_sections(std::string_view page) {
+  std::vector<Section> sections;
+  std::size_t pos = page.find("\n## ");
+  while (pos != std::string_view::npos) {
+    const std::size_t heading_start = pos + 4;
+    const std::size_t heading_end = std::min(page.find('\n', heading_start), page.size());
+    const std::size_t next = page.find("\n## ", heading_end);
+    const std::size_t body_end = next == std::string_view::npos ? page.size() : next;
+    sections.push_back({page.substr(heading_start, heading_end - heading_start),
+                        heading_end < body_end
+                            ? page.substr(heading_end + 1, body_end - heading_end - 1)
+                            : std::string_view{}});
+    pos = next;
+  }
+  return sections;
+}
+
+struct Help {
+  std::string text;
+  std::string markdown;
+};
+
+// The short form of a code's page for a SARIF rule: the first paragraph of "What it means"
+// (with the list or code block it introduces when it ends in ':'), then the page's last
+// section, the fix ("How to fix the writer", "How to fix the file", ...), then the page's URL.
+Help rule_help(Code code, const std::string& help_uri) {
+  const std::string page = render_explanation(code);
+  const std::vector<Section> sections = page_sections(page);
+  std::string what;
+  for (const Section& s : sections) {
+    if (s.heading != "What it means") continue;
+    for (std::string_view block : markdown_blocks(s.body)) {
+      if (!what.empty()) what += "\n\n";
+      what += block;
+      if (block.back() != ':') break;
+    }
+    break;
+  }
+  if (what.empty()) what = fmt::format("{}.", catalogue_entry(code).meaning);
+  std::string fix_heading;
+  std::string fix;
+  if (!sections.empty() && sections.back().heading != "What it means") {
+    fix_heading = sections.back().heading;
+    for (std::string_view block : markdown_blocks(sections.back().body)) {
+      if (!fix.empty()) fix += "\n\n";
+      fix += block;
+    }
+  }
+  const CatalogueEntry& e = catalogue_entry(code);
+  Help help;
+  help.text = what;
+  help.markdown = what;
+  if (!fix.empty()) {
+    help.text += fmt::format("\n\n{}:\n{}", fix_heading, fix);
+    help.markdown += fmt::format("\n\n**{}**\n\n{}", fix_heading, fix);
+  }
+  help.text += fmt::format("\n\nThe whole page: {}", help_uri);
+  help.markdown +=
+      fmt::format("\n\nThe whole page: [{} {}]({})", code_string(code), e.name, help_uri);
+  return help;
+}
+
+// A tag per code group, by number.
+std::string_view rule_group(Code code) {
+  const auto n = static_cast<unsigned>(code);
+  if (n < 1000) return "input";
+  if (n >= 1900 && n < 2000) return "writer-diagnosis";
+  if (n < 2000) return "header";
+  if (n < 3000) return "metadata";
+  if (n < 4000) return "tensor-info";
+  if (n < 5000) return "data-layout";
+  return "standard-keys";
+}
+
+// GitHub code scanning's problem.severity for a level.
+std::string_view problem_severity(Severity s) {
+  switch (s) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    default: return "recommendation";
+  }
+}
+
+// The catalogue in code order, whatever the order of catalogue.def.
+std::vector<CatalogueEntry> sorted_catalogue() {
+  std::vector<CatalogueEntry> entries(catalogue().begin(), catalogue().end());
+  std::sort(entries.begin(), entries.end(), [](const CatalogueEntry& a, const CatalogueEntry& b) {
+    return static_cast<unsigned>(a.code) < static_cast<unsigned>(b.code);
+  });
+  return entries;
+}
+
 std::string severities_line(const CatalogueEntry& e) {
   return fmt::format("strict {}, spec {}, llama.cpp {}", to_string(e.severity(Profile::Strict)),
                      to_string(e.severity(Profile::Spec)),
@@ -71,14 +277,16 @@ std::string_view tool_version() {
 
 std::string render_text(const Report& report, const TextStyle& style) {
   std::string out;
+  const std::string name = shown_name(report.path);
   if (report.unreadable()) {
     // Nothing was validated: one line says why, with the code scripts can match.
     for (const Finding& f : report.findings) {
-      out += fmt::format("{}: {}: {}\n", report.path,
+      // The message names the path too (cannot open PATH: ...): shown the same way.
+      out += fmt::format("{}: {}: {}\n", name,
                          styled(style.color, severity_style(f.severity),
                                 fmt::format("{}[{} {}]", to_string(f.severity), code_string(f.code),
                                             catalogue_entry(f.code).name)),
-                         f.message);
+                         f.code == Code::UnreadableFile ? shown_name(f.message) : f.message);
     }
     return out;
   }
@@ -86,7 +294,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
     if (style.quiet && f.severity != Severity::Error) continue;
     const CatalogueEntry& entry = catalogue_entry(f.code);
     out += fmt::format(
-        "{}:0x{:x}: {}: {}\n", report.path, f.offset,
+        "{}:0x{:x}: {}: {}\n", name, f.offset,
         styled(style.color, severity_style(f.severity),
                fmt::format("{}[{} {}]", to_string(f.severity), code_string(f.code), entry.name)),
         f.message);
@@ -94,7 +302,7 @@ std::string render_text(const Report& report, const TextStyle& style) {
     if (!f.hint.empty()) out += fmt::format("  = hint: {}\n", f.hint);
   }
   if (report.findings_dropped != 0 && !style.quiet) {
-    out += fmt::format("{}: {} more findings not shown (--limit findings=N)\n", report.path,
+    out += fmt::format("{}: {} more findings not shown (--limit findings=N)\n", name,
                        report.findings_dropped);
   }
   if (!style.quiet) {
@@ -111,10 +319,10 @@ std::string render_text(const Report& report, const TextStyle& style) {
             ? styled(style.color, fmt::fg(fmt::terminal_color::bright_green) | fmt::emphasis::bold,
                      "pass")
             : styled(style.color, severity_style(Severity::Error), "FAIL");
-    out += fmt::format("{}: {}: {} error{}, {} warning{}, {} note{}{}\n", report.path, verdict,
-                       report.errors, report.errors == 1 ? "" : "s", report.warnings,
-                       report.warnings == 1 ? "" : "s", report.notes, report.notes == 1 ? "" : "s",
-                       shape);
+    out +=
+        fmt::format("{}: {}: {} error{}, {} warning{}, {} note{}{}\n", name, verdict, report.errors,
+                    report.errors == 1 ? "" : "s", report.warnings, report.warnings == 1 ? "" : "s",
+                    report.notes, report.notes == 1 ? "" : "s", shape);
   }
   return out;
 }
@@ -193,7 +401,11 @@ std::string render_text_total(std::span<const Report> reports, const TextStyle& 
 }
 
 std::string render_sarif(std::span<const Report> reports, const Options& options,
-                         const SarifOptions& /*sarif*/) {
+                         const SarifOptions& sarif) {
+  const std::string help_base = sarif.help_base.empty() ? GGUFCHECK_HELP_BASE_URL : sarif.help_base;
+  std::optional<std::filesystem::path> root;
+  if (sarif.root) root = absolute_path(*sarif.root);
+
   // One rule per code used, in code order, so rule indices are stable within a run.
   std::map<Code, std::size_t> rule_index;
   for (const Report& r : reports) {
@@ -203,24 +415,49 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
   for (auto& [code, index] : rule_index) {
     const CatalogueEntry& e = catalogue_entry(code);
     index = rules.size();
-    const Severity level = options.severity(code);
+    Severity level = options.severity(code);
+    if (level == Severity::Silent) level = Severity::Error;  // only GGUF0001 can be here
+    const std::string help_uri = help_base + code_string(code) + ".md";
+    Help help = rule_help(code, help_uri);
+    const std::string_view group = rule_group(code);
     rules.push_back(
         {{"id", code_string(code)},
          {"name", e.name},
          {"shortDescription", {{"text", e.meaning}}},
          {"fullDescription",
           {{"text", fmt::format("{} (severity: {})", e.meaning, severities_line(e))}}},
-         {"defaultConfiguration",
-          {{"level", sarif_level(level == Severity::Silent ? Severity::Error : level)}}},
-         {"properties", {{"tags", json::array({"gguf", to_string(options.profile)})}}}});
+         {"helpUri", help_uri},
+         {"help", {{"text", std::move(help.text)}, {"markdown", std::move(help.markdown)}}},
+         {"defaultConfiguration", {{"level", sarif_level(level)}}},
+         {"properties",
+          {{"tags", json::array({"gguf", to_string(options.profile), group})},
+           {"precision", group == "writer-diagnosis" ? "high" : "very-high"},
+           {"problem.severity", problem_severity(level)}}}});
   }
+
   json artifacts = json::array();
   json results = json::array();
+  json notifications = json::array();
+  int exit_code = 0;
+  bool successful = true;
   for (const Report& r : reports) {
     const std::size_t artifact = artifacts.size();
-    const std::string uri = uri_encode(r.path);
-    artifacts.push_back({{"location", {{"uri", uri}}}, {"length", r.facts.file_size}});
+    const json location = artifact_location(artifact_uri(r.path, root));
+    json indexed = location;
+    indexed["index"] = artifact;
+    json entry = {{"location", location}, {"roles", json::array({"analysisTarget"})}};
+    if (!r.unreadable()) entry["length"] = r.facts.file_size;
+    artifacts.push_back(std::move(entry));
+    exit_code = std::max(exit_code, r.exit_status());
     for (const Finding& f : r.findings) {
+      if (f.code == Code::UnreadableFile) {
+        successful = false;
+        notifications.push_back(
+            {{"level", "error"},
+             {"message", {{"text", f.message}}},
+             {"locations", json::array({{{"physicalLocation", {{"artifactLocation", indexed}}}}})},
+             {"associatedRule", {{"id", code_string(f.code)}, {"index", rule_index.at(f.code)}}}});
+      }
       json result = {
           {"ruleId", code_string(f.code)},
           {"ruleIndex", rule_index.at(f.code)},
@@ -231,7 +468,7 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
           {"locations",
            json::array(
                {{{"physicalLocation",
-                  {{"artifactLocation", {{"uri", uri}, {"index", artifact}}},
+                  {{"artifactLocation", indexed},
                    {"region",
                     {{"startLine", 1}, {"byteOffset", f.offset}, {"byteLength", f.length}}}}},
                  {"logicalLocations",
@@ -239,16 +476,36 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
           {"properties", {{"name", catalogue_entry(f.code).name}, {"fieldPath", f.path}}}};
       results.push_back(std::move(result));
     }
+    if (r.findings_dropped != 0) {
+      const std::uint64_t n = r.findings_dropped;
+      const std::uint64_t limit = options.limits.max_findings;
+      notifications.push_back(
+          {{"level", "warning"},
+           {"message",
+            {{"text", fmt::format("{} finding{} beyond the limit of {} {} counted but not listed",
+                                  n, n == 1 ? "" : "s", limit, n == 1 ? "was" : "were")}}},
+           {"locations", json::array({{{"physicalLocation", {{"artifactLocation", indexed}}}}})},
+           {"properties", {{"findingsDropped", n}, {"limit", limit}}}});
+    }
   }
+  json invocation = {{"executionSuccessful", successful},
+                     {"exitCode", exit_code},
+                     {"toolExecutionNotifications", std::move(notifications)}};
   json run = {{"tool",
                {{"driver",
                  {{"name", "ggufcheck"},
                   {"version", tool_version()},
                   {"semanticVersion", tool_version()},
                   {"rules", std::move(rules)}}}}},
+              {"invocations", json::array({std::move(invocation)})},
               {"artifacts", std::move(artifacts)},
               {"results", std::move(results)},
               {"properties", {{"profile", to_string(options.profile)}}}};
+  if (root) {
+    std::string root_uri = file_uri(*root);
+    if (root_uri.back() != '/') root_uri += '/';
+    run["originalUriBaseIds"] = {{"SRCROOT", {{"uri", root_uri}}}};
+  }
   json doc = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
               {"runs", json::array({std::move(run)})}};
@@ -258,7 +515,7 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
 std::string render_catalogue_text() {
   std::string out = fmt::format("{:<9} {:<29} {:<8} {:<8} {:<9} {}\n", "code", "name", "strict",
                                 "spec", "llama.cpp", "meaning");
-  for (const CatalogueEntry& e : catalogue()) {
+  for (const CatalogueEntry& e : sorted_catalogue()) {
     out += fmt::format("{:<9} {:<29} {:<8} {:<8} {:<9} {}\n", code_string(e.code), e.name,
                        to_string(e.severity(Profile::Strict)), to_string(e.severity(Profile::Spec)),
                        to_string(e.severity(Profile::LlamaCpp)), e.meaning);
@@ -268,7 +525,7 @@ std::string render_catalogue_text() {
 
 std::string render_catalogue_json() {
   json list = json::array();
-  for (const CatalogueEntry& e : catalogue()) {
+  for (const CatalogueEntry& e : sorted_catalogue()) {
     list.push_back({{"code", code_string(e.code)},
                     {"name", e.name},
                     {"meaning", e.meaning},
