@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
-# Installs what the project needs on Debian 12 (only what is missing), then fetches llama.cpp's
-# prebuilt GGUF reader (libggml-base.so) from the npm registry for the benchmark and the
-# differential tests. Safe to run again: it does nothing when everything is there.
+# Installs what the project needs on Debian 12 (only what is missing).
+#   scripts/setup.sh demo   what building the ggufcheck command needs (the demo, a user's build)
+#   scripts/setup.sh        everything the test suite needs, then llama.cpp's prebuilt GGUF reader
+#                           (libggml-base.so, npm) for the benchmark and the differential tests
+# Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+what="${1:-all}"
+case "$what" in
+  demo | all) ;;
+  *) echo "usage: scripts/setup.sh [demo]" >&2; exit 3 ;;
+esac
 
-packages=(cmake ninja-build g++ clang-14 clang-format pkg-config
-          libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-          librapidcheck-dev libbenchmark-dev libssl-dev libxxhash-dev python3 python3-jsonschema
-          # fuzzing: libFuzzer and the sanitizer runtimes (only recommended by clang-14),
-          # llvm-cov/llvm-profdata/llvm-nm/llvm-symbolizer (fuzz/coverage, fuzz/run), libc++
-          # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)
-          libclang-rt-14-dev llvm-14 libc++-14-dev libc++abi-14-dev zip unzip)
-# npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
-command -v npm >/dev/null 2>&1 || packages+=(npm)
+# The command: a compiler, CMake, Ninja and the libraries the library links.
+packages=(cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev libssl-dev
+          libxxhash-dev)
+if [[ $what == all ]]; then
+  packages+=(clang-14 clang-format pkg-config libgtest-dev libgmock-dev librapidcheck-dev
+             libbenchmark-dev python3 python3-jsonschema
+             # fuzzing: libFuzzer and the sanitizer runtimes (only recommended by clang-14),
+             # llvm-cov/llvm-profdata/llvm-nm/llvm-symbolizer (fuzz/coverage, fuzz/run), libc++
+             # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)
+             libclang-rt-14-dev llvm-14 libc++-14-dev libc++abi-14-dev zip unzip
+             # the pinned llama.cpp below comes from the npm registry
+             ca-certificates)
+  # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
+  command -v npm >/dev/null 2>&1 || packages+=(npm)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,10 +34,17 @@ done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo=""
-  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null 2>&1 || {
+      echo "setup: these Debian packages are missing and installing them needs root: ${missing[*]}" >&2
+      exit 1
+    }
+    sudo="sudo"
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+[[ $what == demo ]] && exit 0
 
 # llama.cpp's own reader, pinned: the version the llama.cpp profile follows.
 ggml_version="3.22.1"
@@ -36,6 +56,7 @@ if [[ ! -f "$ggml_dir/package/bins/linux-x64/libggml-base.so" ]]; then
       tar xzf node-llama-cpp-linux-x64-*.tgz && rm -f node-llama-cpp-linux-x64-*.tgz); then
     :
   else
-    echo "setup: warning: could not fetch the reference reader; the benchmark's ggml comparison is skipped" >&2
+    echo "setup: warning: could not fetch the reference reader (npm registry unreachable?);" \
+         "the tests that compare with llama.cpp say so and fail in CI" >&2
   fi
 fi
