@@ -135,21 +135,58 @@ void check_shape_and_type(const Model& model, std::size_t index, Sink& sink) {
   }
 }
 
-// Reports non-zero bytes in [begin, end) once, at the first one.
+void report_nonzero_padding(std::uint64_t at, std::uint8_t value, std::uint64_t end,
+                            const Field& path, Sink& sink) {
+  sink.report(Code::NonzeroPadding, at, end - at, path,
+              "padding bytes must be 0x00; readers ignore them, so they can hide data",
+              "padding byte at 0x{:x} is 0x{:02x}", at, value);
+}
+
+// Reports non-zero bytes in [begin, end) once, at the first one. Past the bytes kept of a
+// stream, the answer was recorded while the stream passed (StreamTail).
 void check_zero_padding(const Model& model, std::uint64_t begin, std::uint64_t end,
                         const Field& path, Sink& sink) {
   end = std::min(end, model.size());
-  for (std::uint64_t at = begin; at < end; ++at) {
+  const std::uint64_t kept = model.bytes.size();
+  for (std::uint64_t at = begin; at < std::min(end, kept); ++at) {
     if (model.bytes[at] != 0) {
-      sink.report(Code::NonzeroPadding, at, end - at, path,
-                  "padding bytes must be 0x00; readers ignore them, so they can hide data",
-                  "padding byte at 0x{:x} is 0x{:02x}", at, model.bytes[at]);
+      report_nonzero_padding(at, model.bytes[at], end, path, sink);
       return;
+    }
+  }
+  if (end > kept && model.tail != nullptr) {
+    if (const auto* probe = model.tail->first_nonzero(std::max(begin, kept), end)) {
+      report_nonzero_padding(probe->nonzero, probe->value, end, path, sink);
     }
   }
 }
 
 }  // namespace
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> padding_ranges(const Model& model,
+                                                                    std::uint64_t from) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
+  if (!model.tensors_complete) return ranges;
+  const auto add = [&](std::uint64_t begin, std::uint64_t end) {
+    begin = std::max(begin, from);
+    if (begin < end) ranges.emplace_back(begin, end);
+  };
+  add(model.infos_end, model.data_start);
+  for (const TensorInfo& info : model.tensors) {
+    const auto tsize = tensor_size(info, model.alignment);
+    std::uint64_t end = 0;
+    std::uint64_t begin = 0;
+    std::uint64_t padded_end = 0;
+    if (!tsize || tsize->nbytes == 0 || !checked_add(info.data_offset, tsize->nbytes, end) ||
+        !checked_add(model.data_start, end, begin) ||
+        !checked_round_up(end, model.alignment, padded_end) ||
+        !checked_add(model.data_start, padded_end, padded_end)) {
+      continue;
+    }
+    add(begin, padded_end);
+  }
+  return ranges;
+}
 
 void check_alignment(Model& model, Sink& sink) {
   // The header's alignment field exists only under writer diagnosis (Dialect).

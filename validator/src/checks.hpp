@@ -4,6 +4,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ggufcheck/model.hpp"
 #include "sink.hpp"
@@ -21,13 +23,26 @@ enum class Checks : std::uint8_t { All, Structure };
 void run_checks(Model& model, Sink& sink, Checks checks = Checks::All);
 
 // Writer diagnosis (GGUF1901..GGUF1904): for bytes that fail structurally, the notes of the
-// wrong-writer hypotheses that explain them, at the offset of their first error.
-void diagnose_writer(Bytes bytes, Sink& sink);
+// wrong-writer hypotheses that explain them, at the offset of their first error. tail: what is
+// known of a stream's bytes past those kept (null for a file read whole).
+void diagnose_writer(Bytes bytes, const StreamTail* tail, Sink& sink);
 
 // The input's bytes (a regular file mapped read-only, or a stream read to memory: "-" is
-// standard input), passed to use; or why the input cannot be read. "<stdin>" for "-".
+// standard input), passed to use; or why the input cannot be read. "<stdin>" for "-". Streams
+// are read whole: `dump` only (validation reads them bounded, validate_file).
 std::optional<std::string> with_input(const std::string& path,
                                       const std::function<void(Bytes)>& use);
+
+// Validates the bytes kept of an input and, for a stream, what is known of the rest.
+[[nodiscard]] Report validate_input(Bytes kept, const StreamTail* tail, const Options& options,
+                                    std::string path);
+
+// Where the layout check may look for padding after each tensor, as [begin, end) file offsets:
+// a superset of the ranges check_layout reads (each begins where a tensor's data ends and
+// reaches at most the next multiple of the alignment), begins clamped to at least `from`.
+// Used to scan a stream's tensor data as it passes.
+[[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> padding_ranges(
+    const Model& model, std::uint64_t from);
 std::string shown_path(const std::string& path);
 
 // Checks over the model, by area.

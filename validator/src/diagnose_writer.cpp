@@ -43,22 +43,23 @@ Dialect dialect_of(unsigned mask) {
 
 // The file's structure read under the dialect with the strict profile's rules: the findings
 // (value contents are not checked: they do not depend on the dialect).
-std::vector<Finding> read_structure(Bytes bytes, Dialect dialect, Model& model,
-                                    Sink::Details details) {
+std::vector<Finding> read_structure(Bytes bytes, const StreamTail* tail, Dialect dialect,
+                                    Model& model, Sink::Details details) {
   const Options options;
   Sink sink(options, details);
   model = Model{};
   model.bytes = bytes;
+  model.tail = tail;
   model.dialect = dialect;
   run_checks(model, sink, Checks::Structure);
   return sink.take();
 }
 
 // The first error of the file's structure (by offset), when the structure is broken.
-std::optional<Finding> first_structural_error(Bytes bytes) {
+std::optional<Finding> first_structural_error(Bytes bytes, const StreamTail* tail) {
   Model model;
   const std::vector<Finding> findings =
-      read_structure(bytes, Dialect{}, model, Sink::Details::Kept);
+      read_structure(bytes, tail, Dialect{}, model, Sink::Details::Kept);
   const bool broken = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity == Severity::Error && breaks_structure(f.code);
   });
@@ -73,9 +74,9 @@ std::optional<Finding> first_structural_error(Bytes bytes) {
 // Under the dialect, every declared entry is read (at least one: an empty file has nothing a
 // dialect could explain, and a cut header would otherwise read as an empty v1-width one), with
 // no structural finding, no garbage key or name and nothing left over.
-bool parses_cleanly(Bytes bytes, Dialect dialect, Model& model) {
+bool parses_cleanly(Bytes bytes, const StreamTail* tail, Dialect dialect, Model& model) {
   const std::vector<Finding> findings =
-      read_structure(bytes, dialect, model, Sink::Details::Dropped);
+      read_structure(bytes, tail, dialect, model, Sink::Details::Dropped);
   if (!model.tensors_complete || (model.metadata.empty() && model.tensors.empty())) return false;
   return std::none_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity >= Severity::Warning && explains_garbage(f.code);
@@ -140,7 +141,7 @@ std::string_view hint(Code code) {
 
 }  // namespace
 
-void diagnose_writer(Bytes bytes, Sink& sink) {
+void diagnose_writer(Bytes bytes, const StreamTail* tail, Sink& sink) {
   // Judged with fixed rules (the strict profile, default limits), not the user's profile and
   // overrides: whether the bytes lay out as GGUF, and where they first fail to, does not depend
   // on them; only the notes' severities do. Reported last, at the offset of that first error, so
@@ -151,12 +152,13 @@ void diagnose_writer(Bytes bytes, Sink& sink) {
                    [&](const Hypothesis& h) { return sink.enabled(h.code); })) {
     return;
   }
-  const std::optional<Finding> anchor = first_structural_error(bytes);
+  const std::optional<Finding> anchor = first_structural_error(bytes, tail);
   if (!anchor) return;
   Model model;
   for (int size = 1; size <= static_cast<int>(kHypothesisCount); ++size) {  // fewest first
     for (unsigned mask = 1; mask < (1U << kHypothesisCount); ++mask) {
-      if (std::popcount(mask) != size || !parses_cleanly(bytes, dialect_of(mask), model)) continue;
+      if (std::popcount(mask) != size || !parses_cleanly(bytes, tail, dialect_of(mask), model))
+        continue;
       for (unsigned i = 0; i < kHypothesisCount; ++i) {
         if ((mask & (1U << i)) == 0) continue;
         const Code code = kHypotheses[i].code;

@@ -1,23 +1,54 @@
-// Input: a read-only memory mapping of a regular file, or the bytes of a stream read to memory.
+// Input: a read-only memory mapping of a regular file, or a stream (standard input, a pipe, a
+// FIFO, a character device) read in bounded chunks.
+//
+// A mapped file that shrinks while it is read raises SIGBUS on the pages past its new end: a
+// handler maps a zero page there so the read goes on, and the report becomes "changed while
+// being read" (GGUF0001), never a signal death. A file modified in place is caught by comparing
+// its size and modification time before and after.
+//
+// A stream keeps its metadata and a window of 64 MiB after it in memory; the rest is counted and
+// its padding bytes are checked as it passes (StreamTail), so the report is that of the same
+// bytes given as a file, with memory bounded by the metadata plus the window.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <mutex>
+#include <new>
 #include <optional>
 #include <vector>
 
 #include "checks.hpp"
+#include "cursor.hpp"
 #include "ggufcheck/validate.hpp"
 
 namespace ggufcheck {
 
+const StreamTail::Probe* StreamTail::first_nonzero(std::uint64_t begin, std::uint64_t end) const {
+  const auto it = std::lower_bound(probes.begin(), probes.end(), begin,
+                                   [](const Probe& p, std::uint64_t b) { return p.begin < b; });
+  if (it == probes.end() || it->begin != begin || !it->found || it->nonzero >= end) return nullptr;
+  return &*it;
+}
+
 namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+// What a stream keeps past the end of its tensor infos (also what writer diagnosis sees of it),
+// and the largest step by which the kept bytes grow while the metadata is looked for.
+constexpr std::size_t kStreamWindow = 64 * kMiB;
+// A stream whose metadata is still not read after this many bytes is given up (GGUF0002).
+constexpr std::size_t kStreamMetadataLimit = std::size_t{4} << 30;
+constexpr std::size_t kStreamChunk = kMiB;
 
 class FileDescriptor {
  public:
@@ -33,31 +64,111 @@ class FileDescriptor {
   int fd_;
 };
 
-class Mapping {
- public:
-  Mapping(void* data, std::size_t size) : data_(data), size_(size) {}
-  ~Mapping() {
-    if (data_ != nullptr) ::munmap(data_, size_);
+std::string errno_text(const char* what, const std::string& path, int error = errno) {
+  return fmt::format("cannot {} {}: {}", what, path, std::strerror(error));
+}
+
+// --- SIGBUS: the mappings being read, and a handler that keeps their reads alive -------------
+
+struct GuardedRegion {
+  std::atomic<std::uintptr_t> begin{0};
+  std::atomic<std::uintptr_t> end{0};
+  std::atomic<bool> faulted{false};
+  std::atomic<bool> taken{false};
+};
+// One per mapping being read at once (the CLI validates at most 1024 files in parallel); a
+// mapping that finds no free slot is read as a stream instead.
+std::array<GuardedRegion, 1024> g_regions;
+struct sigaction g_previous_sigbus {};
+std::uintptr_t g_page_size = 4096;
+
+void on_sigbus(int signal, siginfo_t* info, void* context) {
+  const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  for (GuardedRegion& region : g_regions) {
+    const std::uintptr_t begin = region.begin.load(std::memory_order_acquire);
+    if (begin == 0 || address < begin || address >= region.end.load(std::memory_order_acquire)) {
+      continue;
+    }
+    // The file ends before this page now: read zeros from here on, and say so afterwards.
+    void* page = reinterpret_cast<void*>(address & ~(g_page_size - 1));
+    if (::mmap(page, g_page_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+        MAP_FAILED) {
+      region.faulted.store(true, std::memory_order_release);
+      return;
+    }
   }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
+  // Not a mapping of ours: whatever would have happened without this handler.
+  if ((g_previous_sigbus.sa_flags & SA_SIGINFO) != 0 && g_previous_sigbus.sa_sigaction != nullptr) {
+    g_previous_sigbus.sa_sigaction(signal, info, context);
+    return;
+  }
+  if (g_previous_sigbus.sa_handler == SIG_IGN) return;
+  if (g_previous_sigbus.sa_handler != SIG_DFL && g_previous_sigbus.sa_handler != nullptr) {
+    g_previous_sigbus.sa_handler(signal);
+    return;
+  }
+  ::signal(SIGBUS, SIG_DFL);
+  ::raise(SIGBUS);
+}
+
+void install_sigbus_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (page > 0) g_page_size = static_cast<std::uintptr_t>(page);
+    struct sigaction action {};
+    action.sa_sigaction = on_sigbus;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    (void)::sigaction(SIGBUS, &action, &g_previous_sigbus);
+  });
+}
+
+// A read-only mapping of a whole file, registered with the SIGBUS handler while it lives.
+class GuardedMapping {
+ public:
+  GuardedMapping(void* data, std::size_t size) : data_(data), size_(size) {
+    install_sigbus_handler();
+    for (GuardedRegion& region : g_regions) {
+      bool expected = false;
+      if (region.taken.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+        region_ = &region;
+        region.faulted.store(false, std::memory_order_relaxed);
+        region.end.store(reinterpret_cast<std::uintptr_t>(data) + size, std::memory_order_release);
+        region.begin.store(reinterpret_cast<std::uintptr_t>(data), std::memory_order_release);
+        break;
+      }
+    }
+  }
+  ~GuardedMapping() {
+    if (region_ != nullptr) {
+      region_->begin.store(0, std::memory_order_release);
+      region_->end.store(0, std::memory_order_release);
+      region_->taken.store(false, std::memory_order_release);
+    }
+    ::munmap(data_, size_);
+  }
+  GuardedMapping(const GuardedMapping&) = delete;
+  GuardedMapping& operator=(const GuardedMapping&) = delete;
+
+  [[nodiscard]] bool guarded() const { return region_ != nullptr; }
+  [[nodiscard]] bool faulted() const {
+    return region_ != nullptr && region_->faulted.load(std::memory_order_acquire);
+  }
   [[nodiscard]] Bytes bytes() const { return {static_cast<const std::uint8_t*>(data_), size_}; }
 
  private:
   void* data_;
   std::size_t size_;
+  GuardedRegion* region_ = nullptr;
 };
-
-std::string errno_text(const char* what, const std::string& path) {
-  return fmt::format("cannot {} {}: {}", what, path, std::strerror(errno));
-}
 
 // Maps the pages where the metadata usually lies in one call instead of one fault per 64 KiB
 // (a third of the time of a 16 MB tokenizer file). Only a prefix: tensor data is never read.
 // Kernels before 5.14 lack MADV_POPULATE_READ; the hint is then skipped.
 void prefault_metadata(void* data, std::size_t size) {
 #ifdef MADV_POPULATE_READ
-  constexpr std::size_t kPrefix = 64ULL << 20;
+  constexpr std::size_t kPrefix = 64 * kMiB;
   (void)::madvise(data, std::min(size, kPrefix), MADV_POPULATE_READ);
 #else
   (void)data;
@@ -65,18 +176,240 @@ void prefault_metadata(void* data, std::size_t size) {
 #endif
 }
 
-// Reads a stream (standard input, a pipe) to its end. Memory grows with the bytes that exist.
-bool read_stream(int fd, std::vector<std::uint8_t>& out) {
-  std::uint8_t chunk[1 << 16];
+bool same_file_state(const struct stat& a, const struct stat& b) {
+  return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+std::string changed_text(const std::string& path, const struct stat& before, int fd) {
+  struct stat after {};
+  if (::fstat(fd, &after) == 0 && after.st_size != before.st_size) {
+    return fmt::format("{} changed while being read: it was {} bytes, it is now {}", path,
+                       before.st_size, after.st_size);
+  }
+  return fmt::format("{} changed while being read (modified in place)", path);
+}
+
+// --- streams ----------------------------------------------------------------------------------
+
+// Bytes read from a stream, in an anonymous mapping that grows in place (mremap), so growing
+// never holds two copies.
+class StreamBuffer {
+ public:
+  StreamBuffer() = default;
+  ~StreamBuffer() {
+    if (data_ != nullptr) ::munmap(data_, capacity_);
+  }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+
+  [[nodiscard]] Bytes bytes() const { return {data_, size_}; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+
+  // Reads until `want` bytes are kept or the stream ends. False with errno on a read error.
+  bool fill(int fd, std::size_t want, bool& eof) {
+    if (want > capacity_) reserve(want);
+    while (size_ < want && !eof) {
+      const ssize_t n = ::read(fd, data_ + size_, want - size_);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return false;
+      }
+      if (n == 0) eof = true;
+      size_ += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+ private:
+  void reserve(std::size_t want) {
+    const std::size_t capacity = (want + kMiB - 1) / kMiB * kMiB;
+    void* data = data_ == nullptr ? ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                  : ::mremap(data_, capacity_, capacity, MREMAP_MAYMOVE);
+    if (data == MAP_FAILED) throw std::bad_alloc();
+    data_ = static_cast<std::uint8_t*>(data);
+    capacity_ = capacity;
+  }
+
+  std::uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+struct Probe {
+  bool tensors_complete = false;
+  std::uint64_t stop = 0;  // how far the reader got
+  Model model;
+};
+
+// The reader over the bytes read so far, with the run's options (its limits decide where it
+// stops). Findings are counted, not kept.
+Probe probe_stream(Bytes bytes, const Options& options) {
+  Options quiet = options;
+  quiet.limits.max_findings = 0;
+  detail::Sink sink(quiet);
+  Probe probe;
+  probe.model.bytes = bytes;
+  detail::read_model(probe.model, sink);
+  detail::check_alignment(probe.model, sink);
+  const Model& m = probe.model;
+  probe.tensors_complete = m.tensors_complete;
+  if (m.tensors_complete) {
+    probe.stop = m.infos_end;
+  } else {
+    if (!m.metadata.empty()) probe.stop = m.metadata.back().range.end();
+    if (!m.tensors.empty()) probe.stop = std::max(probe.stop, m.tensors.back().range.end());
+  }
+  return probe;
+}
+
+// Passes the rest of the stream, recording the first non-zero byte after each probe's begin.
+bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail) {
+  std::vector<std::uint8_t> chunk(kStreamChunk);
+  std::vector<std::size_t> pending;  // probes begun, not yet answered
+  std::size_t next = 0;              // the first probe not begun
+  std::uint64_t at = kept;           // file offset of chunk[0]
   for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n == 0) return true;
+    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       return false;
     }
-    out.insert(out.end(), chunk, chunk + n);
+    if (n == 0) break;
+    const std::uint64_t chunk_end = at + static_cast<std::uint64_t>(n);
+    std::uint64_t pos = at;
+    while (pos < chunk_end) {
+      while (next < tail.probes.size() && tail.probes[next].begin <= pos) pending.push_back(next++);
+      const std::uint64_t limit =
+          next < tail.probes.size() ? std::min(chunk_end, tail.probes[next].begin) : chunk_end;
+      if (pending.empty()) {
+        pos = limit;
+        if (next >= tail.probes.size()) break;
+        continue;
+      }
+      const std::uint8_t* first = chunk.data() + (pos - at);
+      const std::uint8_t* last = chunk.data() + (limit - at);
+      const std::uint8_t* hit = std::find_if(first, last, [](std::uint8_t b) { return b != 0; });
+      if (hit == last) {
+        pos = limit;
+        continue;
+      }
+      const std::uint64_t where = at + static_cast<std::uint64_t>(hit - chunk.data());
+      for (const std::size_t i : pending) {
+        StreamTail::Probe& probe = tail.probes[i];
+        if (where < probe.end) {
+          probe.found = true;
+          probe.nonzero = where;
+          probe.value = *hit;
+        }
+      }
+      pending.clear();
+      pos = where + 1;
+    }
+    at = chunk_end;
   }
+  tail.size = at - kept;
+  return true;
+}
+
+// The report of a stream given up before its end, with a finding that says so at `offset`.
+Report limit_report(Report report, std::uint64_t offset, std::string message) {
+  // Always an error: bytes that were not read must never pass.
+  const Finding finding{Code::LimitExceeded,
+                        Severity::Error,
+                        offset,
+                        0,
+                        "file",
+                        std::move(message),
+                        "give the file itself instead of a stream: a file is read whole"};
+  const auto at = std::upper_bound(report.findings.begin(), report.findings.end(), offset,
+                                   [](std::uint64_t o, const Finding& f) { return o < f.offset; });
+  report.findings.insert(at, finding);
+  ++report.errors;
+  return report;
+}
+
+// Validates a stream: the metadata and a window after it kept, the rest passed (see top).
+Report validate_stream(int fd, const std::string& path, const std::string& shown,
+                       const Options& options) {
+  StreamBuffer buffer;
+  bool eof = false;
+  std::size_t want = kStreamChunk;
+  for (;;) {
+    if (!buffer.fill(fd, want, eof)) return unreadable_report(shown, errno_text("read", path));
+    const Bytes bytes = buffer.bytes();
+    // Not GGUF (or nothing more to read): the bytes so far decide.
+    if (eof || (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) != 0)) {
+      return validate(bytes, options, shown);
+    }
+    Probe probe = probe_stream(bytes, options);
+    if (probe.tensors_complete) {
+      std::uint64_t window_end = 0;
+      if (!detail::checked_add(probe.model.infos_end, kStreamWindow, window_end)) {
+        window_end = UINT64_MAX;
+      }
+      if (window_end > buffer.size()) {
+        if (!buffer.fill(fd, static_cast<std::size_t>(window_end), eof)) {
+          return unreadable_report(shown, errno_text("read", path));
+        }
+      }
+      if (eof) return validate(buffer.bytes(), options, shown);
+      StreamTail tail;
+      for (const auto& [begin, end] : detail::padding_ranges(probe.model, buffer.size())) {
+        tail.probes.push_back({begin, end, 0, 0, false});
+      }
+      std::sort(tail.probes.begin(), tail.probes.end(),
+                [](const StreamTail::Probe& a, const StreamTail::Probe& b) {
+                  return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
+                });
+      tail.probes.erase(std::unique(tail.probes.begin(), tail.probes.end(),
+                                    [](const StreamTail::Probe& a, const StreamTail::Probe& b) {
+                                      return a.begin == b.begin;
+                                    }),
+                        tail.probes.end());
+      if (!pass_tail(fd, buffer.size(), tail)) {
+        return unreadable_report(shown, errno_text("read", path));
+      }
+      return detail::validate_input(buffer.bytes(), &tail, options, shown);
+    }
+    // The reader stopped short of the tensor data. If more bytes moved it on, read more; if a
+    // whole window past where it stopped did not, the stop is the file's own, and what follows
+    // is not needed (nor read: /dev/zero must end).
+    const std::size_t kept = buffer.size();
+    const bool stuck = kept - std::min<std::uint64_t>(kept, probe.stop) >= kStreamWindow;
+    if (stuck || kept >= kStreamMetadataLimit) {
+      Report report = validate(bytes, options, shown);
+      return limit_report(
+          std::move(report), kept,
+          stuck ? fmt::format("stopped reading the stream after {} bytes: the reader stops at "
+                              "0x{:x}, and the rest was not read",
+                              kept, probe.stop)
+                : fmt::format("the stream's metadata does not end within the first {} bytes, "
+                              "the most ggufcheck keeps of a stream",
+                              kept));
+    }
+    want = kept + std::min(std::max(kept, kStreamChunk), kStreamWindow);
+  }
+}
+
+Report validate_regular(int fd, const struct stat& before, const std::string& path,
+                        const std::string& shown, const Options& options) {
+  const auto size = static_cast<std::size_t>(before.st_size);
+  void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (data == MAP_FAILED) return unreadable_report(shown, errno_text("map", path));
+  const GuardedMapping mapping(data, size);
+  if (!mapping.guarded()) {
+    // Every slot of the SIGBUS handler is taken: read it as a stream, which cannot fault.
+    return validate_stream(fd, path, shown, options);
+  }
+  prefault_metadata(data, size);
+  Report report = validate(mapping.bytes(), options, shown);
+  struct stat after {};
+  if (mapping.faulted() || ::fstat(fd, &after) != 0 || !same_file_state(before, after)) {
+    return unreadable_report(shown, changed_text(path, before, fd));
+  }
+  return report;
 }
 
 }  // namespace
@@ -111,14 +444,20 @@ std::optional<std::string> with_input(const std::string& path,
     const auto size = static_cast<std::size_t>(st.st_size);
     void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (data == MAP_FAILED) return errno_text("map", path);
-    prefault_metadata(data, size);
-    const Mapping mapping(data, size);
+    const GuardedMapping mapping(data, size);
     use(mapping.bytes());
+    struct stat after {};
+    if (mapping.faulted() || ::fstat(fd, &after) != 0 || !same_file_state(st, after)) {
+      return changed_text(path, st, fd);
+    }
     return std::nullopt;
   }
-  std::vector<std::uint8_t> buffer;
-  if (!read_stream(fd, buffer)) return errno_text("read", path);
-  use(Bytes(buffer.data(), buffer.size()));
+  StreamBuffer buffer;
+  bool eof = false;
+  for (std::size_t want = kStreamChunk; !eof; want += std::min(want, kStreamWindow)) {
+    if (!buffer.fill(fd, want, eof)) return errno_text("read", path);
+  }
+  use(buffer.bytes());
   return std::nullopt;
 }
 
@@ -126,10 +465,25 @@ std::optional<std::string> with_input(const std::string& path,
 
 Report validate_file(const std::string& path, const Options& options) {
   const std::string shown = detail::shown_path(path);
-  Report report;
-  const auto error =
-      detail::with_input(path, [&](Bytes bytes) { report = validate(bytes, options, shown); });
-  return error ? unreadable_report(shown, *error) : report;
+  try {
+    const bool is_stdin = path == "-";
+    const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return unreadable_report(shown, errno_text("open", path));
+    const FileDescriptor file(fd);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return unreadable_report(shown, errno_text("stat", path));
+    if (S_ISDIR(st.st_mode)) {
+      return unreadable_report(shown, fmt::format("cannot read {}: is a directory", path));
+    }
+    if (S_ISREG(st.st_mode) && st.st_size > 0) {
+      return validate_regular(fd, st, path, shown, options);
+    }
+    return validate_stream(fd, path, shown, options);
+  } catch (const std::bad_alloc&) {
+    return unreadable_report(
+        shown,
+        fmt::format("not enough memory to validate {}: the other inputs are still checked", path));
+  }
 }
 
 }  // namespace ggufcheck

@@ -53,21 +53,21 @@ void run_checks(Model& model, Sink& sink, Checks checks) {
   check_tensor_infos(model, sink);
   check_layout(model, sink);
   if (checks == Checks::All && model.header_complete) check_standard_keys(model, sink);
-  if (checks == Checks::All) diagnose_writer(model.bytes, sink);
+  if (checks == Checks::All) diagnose_writer(model.bytes, model.tail, sink);
 }
 
-}  // namespace detail
-
-Report validate(Bytes bytes, const Options& options, std::string path) {
-  detail::Sink sink(options);
+Report validate_input(Bytes kept, const StreamTail* tail, const Options& options,
+                      std::string path) {
+  Sink sink(options);
   Model model;
-  model.bytes = bytes;
-  detail::run_checks(model, sink);
+  model.bytes = kept;
+  model.tail = tail;
+  run_checks(model, sink);
 
   Report report;
   report.path = std::move(path);
   Facts& facts = report.facts;
-  facts.file_size = bytes.size();
+  facts.file_size = model.size();
   if (model.version != 0 || model.header_complete) facts.version = model.version;
   facts.endian = model.endian;
   if (model.header_complete) {
@@ -79,10 +79,16 @@ Report validate(Bytes bytes, const Options& options, std::string path) {
   facts.alignment = model.alignment;
   if (model.tensors_complete) {
     facts.data_start = model.data_start;
-    if (model.data_start <= bytes.size()) facts.tensor_data_size = bytes.size() - model.data_start;
+    if (model.data_start <= model.size()) facts.tensor_data_size = model.size() - model.data_start;
   }
-  detail::finish_report(report, sink.take(), sink.dropped());
+  finish_report(report, sink.take(), sink.dropped());
   return report;
+}
+
+}  // namespace detail
+
+Report validate(Bytes bytes, const Options& options, std::string path) {
+  return detail::validate_input(bytes, nullptr, options, std::move(path));
 }
 
 }  // namespace ggufcheck

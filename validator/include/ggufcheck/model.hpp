@@ -86,8 +86,27 @@ struct Dialect {
   bool operator==(const Dialect&) const = default;
 };
 
+// What is known of the bytes of a stream past those kept in memory (its tensor data beyond a
+// window): how many there are and, for each place where the layout check looks for padding, the
+// first non-zero byte at or after it. Filled while the stream passes (input.cpp).
+struct StreamTail {
+  struct Probe {
+    std::uint64_t begin = 0;    // a file offset the layout check may ask about
+    std::uint64_t end = 0;      // how far it may ask
+    std::uint64_t nonzero = 0;  // the first non-zero byte in [begin, end), when found
+    std::uint8_t value = 0;
+    bool found = false;
+  };
+  std::uint64_t size = 0;     // bytes after the kept ones
+  std::vector<Probe> probes;  // sorted by begin, one per begin
+  // The first non-zero byte in [begin, end) past the kept bytes, or nullptr when there is none or
+  // nobody asked for `begin` while the stream passed.
+  [[nodiscard]] const Probe* first_nonzero(std::uint64_t begin, std::uint64_t end) const;
+};
+
 struct Model {
-  Bytes bytes;
+  Bytes bytes;                       // the input's bytes (a stream's: those kept)
+  const StreamTail* tail = nullptr;  // a stream's bytes past `bytes`, or null
   Dialect dialect;
   std::uint32_t version = 0;
   Endian endian = Endian::Little;
@@ -103,7 +122,10 @@ struct Model {
   std::uint32_t alignment = kDefaultAlignment;  // the one in force
   std::uint64_t data_start = 0;                 // valid when tensors_complete
 
-  [[nodiscard]] std::uint64_t size() const { return bytes.size(); }
+  // The input's size (a stream's: kept and passed bytes).
+  [[nodiscard]] std::uint64_t size() const {
+    return bytes.size() + (tail != nullptr ? tail->size : 0);
+  }
   // 32-bit counts and lengths
   [[nodiscard]] bool narrow() const { return version == 1 || dialect.narrow_widths; }
 };
