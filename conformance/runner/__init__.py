@@ -1,7 +1,8 @@
-"""The runner of the GGUF conformance suite (../../shared/docs/conformance.md, "Runner and
-results"): runs parser adapters on the cases of conformance/manifest.json, judges each
-(case, parser, profile) against the expected verdict and the canonical output, checks the
-expected-failure lists, and writes the results (JSON, summary.md, index.html).
+"""The runner of the GGUF conformance suite (conformance/README.md; the adapter protocol is
+conformance/adapters/PROTOCOL.md): runs parser adapters on the cases of
+conformance/manifest.json, judges each (case, parser, profile) against the expected verdict
+and the canonical output, checks the expected-failure lists, and writes the results (JSON,
+summary.md, index.html).
 
 Modules:
   cli        options, the run as a whole, the console report

@@ -30,7 +30,8 @@ timeouts: hostile cases get --hostile-timeout (default 2 s) when it is below --t
 memory: RLIMIT_DATA plus a watch of the resident memory of the adapter's process tree
   (runner/limits.py); 0 = no cap.
 expected failures: <expected-failures dir>/<parser>.<profile>.txt (README.md there).
-Docs: shared/docs/conformance.md, docs/dump.md, conformance/README.md."""
+Docs: conformance/README.md (the suite), conformance/adapters/PROTOCOL.md (the adapter
+  protocol), docs/dump.md (the canonical JSON)."""
 
 
 def positive_float(text):

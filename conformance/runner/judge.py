@@ -1,4 +1,5 @@
-"""The outcome of one (case, parser, profile), from conformance.md and protocol.md:
+"""The outcome of one (case, parser, profile), as conformance/adapters/PROTOCOL.md
+("Outcomes") documents it:
 
   expected accept + accepted, values equal at the level   accepted          pass
   expected accept + accepted, values differ               value_mismatch    fail
