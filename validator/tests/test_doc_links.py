@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""The documentation stands alone: nothing a user reads points outside the repository.
+
+Checked texts:
+
+- every Markdown file git tracks (every *.md of the tree when it is not a git checkout);
+- `ggufcheck --help` and the `--help` of each subcommand (check, list, explain, dump);
+- every page `ggufcheck explain CODE` prints, for each code of `ggufcheck list --format json`;
+- `conformance/run --help`.
+
+A text fails when it
+
+- names `../shared` or `shared/docs` (the design notes beside the checkout, which a clone does
+  not have);
+- has a relative Markdown link, `[text](target)` or `[label]: target`, whose target (without
+  its `#fragment`) does not exist: relative to the Markdown file's directory, or for the CLI's
+  texts to the repository root (explain pages: to docs/diagnostics/, where they live);
+- names a Markdown file, `something.md`, that does not exist. A name with a `/` must resolve
+  from the text's directory or from the repository root; a bare name (`dump.md`) must be the
+  name of some file of the repository. URLs are left out (an upstream page is not a file of
+  the checkout), and so are templates (`GGUFnnnn.md`, `<parser>.md`, `*.md`).
+
+Before the real texts, the checks are run on a few texts that must fail and a few that must
+pass, so that a broken pattern cannot make the test pass vacuously.
+
+Usage: /usr/bin/python3 test_doc_links.py --source REPO [--ggufcheck PATH]
+Prints one line per problem, `FILE:LINE: ...`, and a final `N texts checked, M problems`;
+exits 1 on any problem. Without --ggufcheck only the Markdown files are checked.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+FORBIDDEN = ("../shared", "shared/docs")
+URL_RE = re.compile(r"<?\b[a-z][a-z0-9+.-]*://[^\s<>()\]]*(?:\([^\s()]*\)[^\s<>()\]]*)*>?", re.I)
+INLINE_LINK_RE = re.compile(r"\]\(\s*<?([^()\s<>]+(?:\([^()\s]*\)[^()\s<>]*)*)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFERENCE_LINK_RE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$", re.M)
+# A token ending in .md; the extra characters let templates be recognised and skipped whole.
+MD_NAME_RE = re.compile(r"(?<![A-Za-z0-9_./@<>{}*%-])([A-Za-z0-9_./@<>{}*%-]*[A-Za-z0-9_<>{}*%-]\.md)\b")
+TEMPLATE_RE = re.compile(r"[<>{}*%]|nnnn|NNNN|XXXX")
+
+
+class Repo:
+    def __init__(self, root):
+        self.root = os.path.realpath(root)
+        self.files = self._files()
+        self.basenames = {os.path.basename(path) for path in self.files}
+
+    def _files(self):
+        try:
+            out = subprocess.run(["git", "-C", self.root, "ls-files", "-z"], check=True,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+            return [p for p in out.decode("utf-8", "replace").split("\0") if p]
+        except (OSError, subprocess.CalledProcessError):
+            found = []
+            for base, dirs, names in os.walk(self.root):
+                dirs[:] = [d for d in dirs if d not in (".git", ".deps", "build")]
+                for name in names:
+                    found.append(os.path.relpath(os.path.join(base, name), self.root))
+            return sorted(found)
+
+    def markdown_files(self):
+        return [p for p in self.files if p.endswith(".md") and
+                os.path.isfile(os.path.join(self.root, p))]
+
+    def exists(self, base_dir, target):
+        """Whether target names a path inside the repository that exists."""
+        path = os.path.realpath(os.path.join(self.root, base_dir, target))
+        inside = path == self.root or path.startswith(self.root + os.sep)
+        return inside and os.path.exists(path)
+
+
+def line_of(text, index):
+    return text.count("\n", 0, index) + 1
+
+
+def problems_in(text, base_dir, repo):
+    """(line, message) for each problem of one text whose relative paths start at base_dir
+    (relative to the repository root)."""
+    found = []
+    for needle in FORBIDDEN:
+        for match in re.finditer(re.escape(needle), text):
+            found.append((line_of(text, match.start()),
+                          f"names {needle!r}: a path outside the repository"))
+
+    targets = [(m.start(1), m.group(1)) for m in INLINE_LINK_RE.finditer(text)]
+    targets += [(m.start(1), m.group(1)) for m in REFERENCE_LINK_RE.finditer(text)]
+    for index, target in targets:
+        if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("#"):
+            continue                                   # a URL, mailto:, or an anchor here
+        path = target.split("#", 1)[0].split("?", 1)[0]
+        if path and not repo.exists(base_dir, path):
+            found.append((line_of(text, index),
+                          f"link to {target!r}: no such file in the repository"))
+
+    blanked = URL_RE.sub(lambda m: " " * len(m.group(0)), text)
+    for match in MD_NAME_RE.finditer(blanked):
+        name = match.group(1)
+        if TEMPLATE_RE.search(name):
+            continue
+        if "/" in name:
+            ok = repo.exists(base_dir, name) or repo.exists("", name)
+        else:
+            ok = name in repo.basenames or repo.exists(base_dir, name)
+        if not ok:
+            found.append((line_of(text, match.start(1)),
+                          f"names {name!r}: no such Markdown file in the repository"))
+    return sorted(set(found))
+
+
+def self_test(repo):
+    """The checks on texts with a known answer: a pattern that matches nothing fails here."""
+    must_fail = [
+        "see `../shared/docs/gguf-format.md`",
+        "the design is shared/docs/conformance.md",
+        "rows of threats.md",
+        "[the format](no-such-page.md)",
+        "[the format](../../no-such-dir/README.md#x)",
+        "[x]: missing/page.md",
+        "what docs/gguf.md requires",
+        "from conformance.md and protocol.md:",
+    ]
+    must_pass = [
+        "[dump](docs/dump.md), [index](docs/diagnostics/README.md#index) and README.md",
+        "a page `GGUFnnnn.md`, files `<parser>.<profile>.txt`, pages `docs/diagnostics/*.md`",
+        "upstream: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md.",
+        "[spec](https://github.com/ggml-org/ggml/blob/master/docs/gguf.md) [top](#layout)",
+    ]
+    errors = []
+    for text in must_fail:
+        if not problems_in(text, "", repo):
+            errors.append(f"self-test: no problem found in {text!r}")
+    for text in must_pass:
+        found = problems_in(text, "", repo)
+        if found:
+            errors.append(f"self-test: {text!r} gives {found}")
+    return errors
+
+
+def run(argv, cwd):
+    p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(os.environ, NO_COLOR="1"), timeout=60)
+    if p.returncode != 0:
+        raise SystemExit(f"test_doc_links.py: {' '.join(argv)} exits {p.returncode}: "
+                         f"{p.stderr.decode('utf-8', 'replace')[:300]}")
+    return p.stdout.decode("utf-8", "replace")
+
+
+def cli_texts(ggufcheck, root):
+    """(name, text, base directory) of each text the CLI prints."""
+    texts = [("ggufcheck --help", run([ggufcheck, "--help"], root), "")]
+    for sub in ("check", "list", "explain", "dump"):
+        texts.append((f"ggufcheck {sub} --help", run([ggufcheck, sub, "--help"], root), ""))
+    catalogue = json.loads(run([ggufcheck, "list", "--format", "json"], root))["diagnostics"]
+    for entry in catalogue:
+        texts.append((f"ggufcheck explain {entry['code']}",
+                      run([ggufcheck, "explain", entry["code"]], root),
+                      os.path.join("docs", "diagnostics")))
+    return texts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", required=True, help="the repository")
+    parser.add_argument("--ggufcheck", help="the built ggufcheck, for its --help and explain")
+    args = parser.parse_args()
+    repo = Repo(args.source)
+
+    errors = self_test(repo)
+    for error in errors:
+        print(error)
+    if errors:
+        print(f"0 texts checked, {len(errors)} problems (the test itself is broken)")
+        return 1
+
+    texts = []
+    for path in repo.markdown_files():
+        with open(os.path.join(repo.root, path), encoding="utf-8", errors="replace") as handle:
+            texts.append((path, handle.read(), os.path.dirname(path)))
+    if args.ggufcheck:
+        texts += cli_texts(args.ggufcheck, repo.root)
+    runner = os.path.join(repo.root, "conformance", "run")
+    if os.path.isfile(runner):
+        texts.append(("conformance/run --help", run([sys.executable, runner, "--help"],
+                                                     repo.root), ""))
+
+    count = 0
+    for name, text, base_dir in texts:
+        for line, message in problems_in(text, base_dir, repo):
+            print(f"{name}:{line}: {message}")
+            count += 1
+    print(f"{len(texts)} texts checked, {count} problems")
+    return 1 if count else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
