@@ -1,0 +1,335 @@
+// How inputs are read: a file that shrinks while it is read, streams read in bounded chunks (the
+// report of `cat f | ggufcheck -` is that of `ggufcheck f`), /dev/zero, an allocation failure on
+// one input. A program of its own: it replaces the global allocator to fail on demand.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checks.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+
+// --- an allocator that fails large allocations on demand -------------------------------------
+
+namespace {
+std::atomic<bool> g_fail_large{false};
+constexpr std::size_t kLarge = std::size_t{1} << 20;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (g_fail_large.load(std::memory_order_relaxed) && size >= kLarge) throw std::bad_alloc();
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+
+namespace ggufcheck::testing {
+namespace {
+
+using json = nlohmann::json;
+
+class Scratch {
+ public:
+  Scratch() {
+    std::string pattern = (fs::temp_directory_path() / "ggufcheck-inputs-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp");
+    dir_ = pattern;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  [[nodiscard]] fs::path file(const std::string& name, const ByteVector& bytes) const {
+    const fs::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+    return path;
+  }
+  [[nodiscard]] const fs::path& dir() const { return dir_; }
+
+ private:
+  fs::path dir_;
+};
+
+struct CliRun {
+  int status = -1;  // exit status, or -1
+  int signal = 0;   // the signal that ended it, or 0
+  std::string out;
+  long max_rss_kib = 0;
+};
+
+// Runs the CLI with `args`; standard input from `input` (a path: through `cat`, so a pipe) when
+// given.
+CliRun run_cli(const std::vector<std::string>& args, const std::string& piped_file = "") {
+  int out_pipe[2];
+  if (::pipe(out_pipe) != 0) throw std::runtime_error("pipe");
+  int in_pipe[2] = {-1, -1};
+  pid_t feeder = -1;
+  if (!piped_file.empty()) {
+    if (::pipe(in_pipe) != 0) throw std::runtime_error("pipe");
+    feeder = ::fork();
+    if (feeder == 0) {
+      ::dup2(in_pipe[1], STDOUT_FILENO);
+      ::close(in_pipe[0]);
+      ::close(in_pipe[1]);
+      ::close(out_pipe[0]);
+      ::close(out_pipe[1]);
+      ::execlp("cat", "cat", piped_file.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (in_pipe[0] >= 0) {
+      ::dup2(in_pipe[0], STDIN_FILENO);
+      ::close(in_pipe[0]);
+      ::close(in_pipe[1]);
+    }
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    std::vector<char*> argv;
+    std::string cli = GGUFCHECK_CLI_PATH;
+    argv.push_back(cli.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(cli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  if (in_pipe[0] >= 0) {
+    ::close(in_pipe[0]);
+    ::close(in_pipe[1]);
+  }
+  ::close(out_pipe[1]);
+  CliRun run;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    run.out.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(out_pipe[0]);
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  run.max_rss_kib = usage.ru_maxrss;
+  if (WIFEXITED(status)) run.status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  if (feeder > 0) {
+    int ignored = 0;
+    while (::waitpid(feeder, &ignored, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return run;
+}
+
+// The JSON report without the input's name, so that a file and a stream compare.
+json without_paths(const std::string& text) {
+  json doc = json::parse(text);
+  for (json& file : doc["files"]) file.erase("path");
+  return doc;
+}
+
+// --- a file that changes while it is read ----------------------------------------------------
+
+ByteVector large_metadata_file() {
+  std::vector<Value> tokens;
+  for (int i = 0; i < 200000; ++i) tokens.push_back(Value::string("token-" + std::to_string(i)));
+  return write_bytes(
+      document({pair("tokenizer.ggml.tokens", Value::array(ValueType::String, tokens))},
+               {with_data(tensor("w", {1024}), 4096)}));
+}
+
+TEST(ChangingFile, ShrunkWhileMappedIsReportedNotASignal) {
+  const Scratch scratch;
+  const fs::path path = scratch.file("shrinks.gguf", large_metadata_file());
+  Report report;
+  // The file is cut to 100 bytes after it is mapped and before a byte of it is read: every page
+  // past the first faults. The handler lets the read go on; the input is then unreadable.
+  const auto error = detail::with_input(path.string(), [&](Bytes bytes) {
+    ASSERT_EQ(::truncate(path.c_str(), 100), 0);
+    report = validate(bytes, Options{}, path.string());
+  });
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("changed while being read"), std::string::npos) << *error;
+  EXPECT_NE(error->find("it is now 100"), std::string::npos) << *error;
+}
+
+TEST(ChangingFile, ModifiedInPlaceIsReported) {
+  const Scratch scratch;
+  const fs::path path = scratch.file("modified.gguf", large_metadata_file());
+  const auto error = detail::with_input(path.string(), [&](Bytes) {
+    // A later modification time with the same size: rewritten in place.
+    struct timespec times[2] = {{0, UTIME_OMIT}, {1, 0}};
+    ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  });
+  ASSERT_TRUE(error.has_value());
+  EXPECT_NE(error->find("modified in place"), std::string::npos) << *error;
+}
+
+// The CLI while another process cuts the file at random sizes, many times: never a signal,
+// always one of the verdicts (a cut before the read is a truncated file, exit 1; one during it
+// is exit 2).
+TEST(ChangingFile, TruncatedDuringValidationManyTimesNeverKillsTheProcess) {
+  const Scratch scratch;
+  const ByteVector bytes = large_metadata_file();
+  std::mt19937_64 random(20261201);
+  int unreadable = 0;
+  for (int round = 0; round < 40; ++round) {
+    const fs::path path = scratch.file("cut.gguf", bytes);
+    const pid_t cutter = ::fork();
+    if (cutter == 0) {
+      const auto size = static_cast<off_t>(random() % bytes.size());
+      for (int i = 0; i < 200; ++i) ::sched_yield();
+      ::_exit(::truncate(path.c_str(), size) == 0 ? 0 : 1);
+    }
+    random();  // the child drew one number
+    const CliRun run = run_cli({"--quiet", path.string()});
+    int cut_status = 0;
+    ::waitpid(cutter, &cut_status, 0);
+    ASSERT_EQ(run.signal, 0) << "round " << round;
+    ASSERT_TRUE(run.status == 0 || run.status == 1 || run.status == 2)
+        << "round " << round << " exit " << run.status;
+    if (run.status == 2) ++unreadable;
+  }
+  RecordProperty("unreadable_rounds", unreadable);
+}
+
+// --- streams -----------------------------------------------------------------------------------
+
+TEST(Streams, DevZeroStopsAtTheMagic) {
+  const CliRun run = run_cli({"--format", "json", "/dev/zero"});
+  ASSERT_EQ(run.signal, 0);
+  EXPECT_EQ(run.status, 1);
+  const json doc = json::parse(run.out);
+  ASSERT_EQ(doc["files"].size(), 1U);
+  EXPECT_EQ(doc["files"][0]["findings"][0]["code"], "GGUF1002");
+}
+
+TEST(Streams, EveryExampleAndCorpusFileReportsAsItsFile) {
+  std::vector<fs::path> files;
+  for (const char* dir : {"examples", "corpus"}) {
+    for (const auto& entry :
+         fs::recursive_directory_iterator(fs::path(GGUFCHECK_SOURCE_DIR) / dir)) {
+      if (entry.path().extension() == ".gguf" && entry.is_regular_file())
+        files.push_back(entry.path());
+    }
+  }
+  ASSERT_GT(files.size(), 50U);
+  for (const fs::path& file : files) {
+    const CliRun direct = run_cli({"--format", "json", file.string()});
+    const CliRun piped = run_cli({"--format", "json", "-"}, file.string());
+    ASSERT_EQ(piped.signal, 0) << file;
+    EXPECT_EQ(direct.status, piped.status) << file;
+    EXPECT_EQ(without_paths(direct.out), without_paths(piped.out)) << file;
+  }
+}
+
+// A file whose tensor data is past the window a stream keeps: header, two I8 tensors of
+// 2^31 - 5 and 8 bytes, a non-zero padding byte after the first, far past the window. Sparse.
+struct SparseModel {
+  fs::path path;
+  std::uint64_t padding_byte = 0;
+};
+
+SparseModel sparse_model(const Scratch& scratch, std::uint64_t first_size) {
+  constexpr std::uint32_t kI8 = 24;
+  Document doc = document(
+      {quantization_version()},
+      {tensor("a", {first_size}, kI8, 0), tensor("b", {8}, kI8, (first_size + 31) / 32 * 32)});
+  for (Tensor& t : doc.tensors) t.data = std::vector<std::uint8_t>{};
+  ByteVector bytes = write_bytes(doc);
+  // The writer wrote the infos and no data (each tensor's data is given, empty): the data
+  // section starts at the aligned end of what it wrote.
+  const std::uint64_t data_start = (bytes.size() + 31) / 32 * 32;
+  bytes.resize(data_start, 0);
+  const fs::path path = scratch.file("sparse.gguf", bytes);
+  const std::uint64_t total = data_start + (first_size + 31) / 32 * 32 + 32;
+  EXPECT_EQ(::truncate(path.c_str(), static_cast<off_t>(total)), 0);
+  SparseModel model{path, data_start + first_size + 1};
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  const std::uint8_t one = 0x5a;
+  EXPECT_EQ(::pwrite(fd, &one, 1, static_cast<off_t>(model.padding_byte)), 1);
+  ::close(fd);
+  return model;
+}
+
+TEST(Streams, TwoGibModelThroughAPipeReportsAsItsFileInBoundedMemory) {
+  const Scratch scratch;
+  const SparseModel model = sparse_model(scratch, (std::uint64_t{1} << 31) - 5);
+  const CliRun direct = run_cli({"--format", "json", model.path.string()});
+  const CliRun piped = run_cli({"--format", "json", "-"}, model.path.string());
+  // The same CLI on a tiny file through a pipe: what the process needs whatever the input.
+  const CliRun baseline =
+      run_cli({"--format", "json", "-"},
+              (fs::path(GGUFCHECK_SOURCE_DIR) / "examples/valid/tiny-llama.gguf").string());
+  ASSERT_EQ(piped.signal, 0);
+  ASSERT_EQ(direct.status, 1) << direct.out;
+  EXPECT_EQ(piped.status, direct.status);
+  const json report = without_paths(piped.out);
+  EXPECT_EQ(report, without_paths(direct.out));
+  // The padding byte far past the window was seen as the stream passed.
+  bool padding_found = false;
+  for (const json& f : report["files"][0]["findings"]) {
+    if (f["code"] == "GGUF4005" && f["offset"] == model.padding_byte) padding_found = true;
+  }
+  EXPECT_TRUE(padding_found) << piped.out;
+  EXPECT_EQ(report["files"][0]["facts"]["file_size"].get<std::uint64_t>(),
+            fs::file_size(model.path));
+  // The metadata is a few hundred bytes: the window (64 MiB) and the read chunk bound the rest.
+  const long growth_kib = piped.max_rss_kib - baseline.max_rss_kib;
+  RecordProperty("peak_rss_kib", static_cast<int>(piped.max_rss_kib));
+  RecordProperty("baseline_rss_kib", static_cast<int>(baseline.max_rss_kib));
+  EXPECT_LE(growth_kib, 64 * 1024 + 8 * 1024)
+      << "peak " << piped.max_rss_kib << " KiB, baseline " << baseline.max_rss_kib << " KiB";
+}
+
+// --- an allocation failure is a finding on its input -------------------------------------------
+
+TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
+  const Scratch scratch;
+  // 20,000 pairs: the model's list of pairs outgrows the 1 MiB the allocator then refuses.
+  std::vector<KeyValue> pairs;
+  for (int i = 0; i < 20000; ++i)
+    pairs.push_back(pair("test.key" + std::to_string(i), Value::u8(1)));
+  const fs::path large = scratch.file("large.gguf", write_bytes(document(pairs)));
+  const fs::path small = scratch.file("small.gguf", write_bytes(minimal_document()));
+  g_fail_large = true;
+  const Report failed = validate_file(large.string(), Options{});
+  const Report passed = validate_file(small.string(), Options{});
+  g_fail_large = false;
+  ASSERT_EQ(failed.findings.size(), 1U);
+  EXPECT_EQ(failed.findings[0].code, Code::UnreadableFile);
+  EXPECT_NE(failed.findings[0].message.find("not enough memory"), std::string::npos);
+  EXPECT_EQ(failed.exit_status(), 2);
+  EXPECT_EQ(passed.exit_status(), 0);
+}
+
+}  // namespace
+}  // namespace ggufcheck::testing
