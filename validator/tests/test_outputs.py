@@ -9,8 +9,13 @@ then checks:
   schema cannot say (counts, exit status, sort order, offsets inside the file);
 - every SARIF output against the official SARIF 2.1.0 schema, plus what GitHub code scanning
   and docs/sarif-output.md rely on: one run, one rule per code used, region.startLine 1 with
-  byteOffset/byteLength inside the file, the field path as a logical location;
-- that the SARIF results say the same thing as the JSON findings.
+  byteOffset/byteLength inside the file, the field path as a logical location, each rule's
+  helpUri and help (from the code's page in docs/diagnostics/), the invocation with its
+  notifications (unreadable inputs, dropped findings), artifact URIs absolute or relative to
+  --sarif-root;
+- that the SARIF results say the same thing as the JSON findings;
+- the text output's conventions: file names escaped like keys, the total line of a run over
+  several files, `list` sorted by code.
 
 Usage: /usr/bin/python3 test_outputs.py --ggufcheck PATH --source REPO --shared SHAREDDIR
 Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure.
@@ -42,8 +47,55 @@ CODE_RE = re.compile(r"^GGUF[0-9]{4}$")
 URI_REF_RE = re.compile(r"^([A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$")
 
 
+DEFAULT_HELP_BASE = "https://github.com/ggufcheck/ggufcheck/blob/main/docs/diagnostics/"
+DROPPED_RE = re.compile(r"^([0-9]+) findings? beyond the limit of ([0-9]+) (?:was|were) counted but not listed$")
+ANSI_RE = re.compile(rb"\x1b\[[0-9;]*m")
+
+
 class Failure(Exception):
     pass
+
+
+def page_blocks(body):
+    """The blank-line separated blocks of a Markdown section (fenced code blocks kept whole)."""
+    blocks, current, fenced = [], [], False
+    for line in body.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if current:
+                blocks.append("\n".join(current).rstrip())
+            current = []
+        else:
+            current.append(line)
+    if current:
+        blocks.append("\n".join(current).rstrip())
+    return [b for b in blocks if b]
+
+
+def page_help_parts(page):
+    """(first paragraph of "What it means" with what it introduces, last section heading, its
+    first block), read here independently of the library."""
+    sections = re.split(r"^## ", page, flags=re.M)[1:]
+    what = ""
+    for section in sections:
+        heading, _, body = section.partition("\n")
+        if heading == "What it means":
+            parts = []
+            for block in page_blocks(body):
+                parts.append(block)
+                if not block.endswith(":"):
+                    break
+            what = "\n\n".join(parts)
+    heading, _, body = sections[-1].partition("\n")
+    blocks = page_blocks(body)
+    return what, heading, blocks[0] if blocks else ""
+
+
+def file_uri_bytes(uri):
+    """The absolute path a file:/// URI names, as bytes."""
+    require(uri.startswith("file:///"), f"{uri!r} is not an absolute file:/// URI")
+    return urllib.parse.unquote_to_bytes(uri[len("file://"):])
 
 
 def require(condition, message):
@@ -170,6 +222,14 @@ class Suite:
         self.json_validator = json_cls(json_schema, format_checker=jsonschema.FormatChecker())
         self.catalogue = {}
         self.version = None
+        self.last_sarif = None
+        self.help_cache = {}
+
+    def help_parts(self, code):
+        if code not in self.help_cache:
+            with open(os.path.join(self.source, "docs", "diagnostics", code + ".md"), encoding="utf-8") as f:
+                self.help_cache[code] = page_help_parts(f.read())
+        return self.help_cache[code]
 
     def case(self, name, fn, *a, **kw):
         try:
@@ -208,6 +268,16 @@ class Suite:
         m = re.match(rb"^ggufcheck (\S+)\n$", proc.stdout)
         require(m, f"--version printed {proc.stdout!r}")
         self.version = m.group(1).decode()
+
+    def list_is_sorted(self):
+        """`list` and `list --format json` give every code once, by code number."""
+        proc = self.run(["list", "--format", "json"])
+        codes = [d["code"] for d in json.loads(proc.stdout)["diagnostics"]]
+        require(codes == sorted(codes, key=lambda c: int(c[4:])), f"`list --format json` is not sorted by code: {codes}")
+        proc = self.run(["list"])
+        require(proc.returncode == 0, f"`list` exited {proc.returncode}")
+        text_codes = [c.decode() for c in re.findall(rb"^(GGUF[0-9]{4}) ", proc.stdout, flags=re.M)]
+        require(text_codes == codes, f"`list` does not give the codes of `list --format json` in code order: {text_codes}")
 
     # ----------------------------------------------------------------------------------------
 
@@ -272,7 +342,7 @@ class Suite:
         expected_rc = 2 if counts["unreadable"] else (1 if counts["fail"] else 0)
         require(rc == expected_rc, f"exit status {rc}, expected {expected_rc} (worst of the files)")
 
-    def check_sarif(self, doc, json_doc, plain, profile, werror):
+    def check_sarif(self, doc, json_doc, plain, profile, werror, rc, root=None, help_base=DEFAULT_HELP_BASE):
         errors = list(self.sarif_validator.iter_errors(doc))
         require(not errors, "SARIF output does not match the SARIF 2.1.0 schema: " + self.error_text(errors))
         require(doc.get("version") == "2.1.0", "version is not 2.1.0")
@@ -299,14 +369,95 @@ class Suite:
                 if werror and expected == "warning":
                     expected = "error"
                 require(level == expected, f"rule {rule['id']} level {level}, catalogue says {expected} in {profile}")
-        artifacts = run.get("artifacts", [])
+            require(rule.get("helpUri") == help_base + rule["id"] + ".md",
+                    f"rule {rule['id']} helpUri {rule.get('helpUri')!r}, expected {help_base + rule['id'] + '.md'!r}")
+            what, fix_heading, fix = self.help_parts(rule["id"])
+            help_text = rule.get("help", {}).get("text", "")
+            require(what and help_text.startswith(what),
+                    f"rule {rule['id']} help.text does not start with the page's first paragraph: {help_text[:120]!r}")
+            require(fix and f"{fix_heading}:\n{fix}" in help_text,
+                    f"rule {rule['id']} help.text lacks the page's fix section {fix_heading!r}")
+            require(help_text.endswith(rule["helpUri"]), f"rule {rule['id']} help.text does not end with the page's URL")
+            markdown = rule["help"].get("markdown", "")
+            require(markdown.startswith(what) and f"**{fix_heading}**\n\n{fix}" in markdown
+                    and markdown.endswith(f"]({rule['helpUri']})"),
+                    f"rule {rule['id']} help.markdown is not the page's short form: {markdown[:120]!r}")
+            require(rule.get("fullDescription", {}).get("text", "").startswith(entry["meaning"]),
+                    f"rule {rule['id']} fullDescription does not start with the meaning")
+            props = rule.get("properties", {})
+            require(props.get("tags", [])[:2] == ["gguf", profile] and props.get("precision") in ("very-high", "high")
+                    and props.get("problem.severity") in ("error", "warning", "recommendation"),
+                    f"rule {rule['id']} properties {props}")
+        # One invocation: successful unless an input was unreadable, with a notification per
+        # unreadable input (error) and per file whose findings were dropped (warning).
+        invocations = run.get("invocations", [])
+        require(len(invocations) == 1, f"{len(invocations)} invocations, expected 1")
+        invocation = invocations[0]
         json_files = json_doc["files"]
+        any_unreadable = any(f["status"] == "unreadable" for f in json_files)
+        require(invocation.get("executionSuccessful") is (not any_unreadable),
+                f"executionSuccessful {invocation.get('executionSuccessful')} with unreadable inputs: {any_unreadable}")
+        require(invocation.get("exitCode") == rc, f"invocation exitCode {invocation.get('exitCode')} != exit status {rc}")
+        expected_notes = []
+        for i, f in enumerate(json_files):
+            for x in f["findings"]:
+                if x["code"] == "GGUF0001":
+                    expected_notes.append((i, "error", x["message"]))
+            dropped = f["summary"]["findings_dropped"]
+            if dropped:
+                expected_notes.append((i, "warning", dropped))
+        notes = invocation.get("toolExecutionNotifications", [])
+        require(len(notes) == len(expected_notes),
+                f"{len(notes)} toolExecutionNotifications, expected {len(expected_notes)}")
+        for note, (i, level, what) in zip(notes, expected_notes):
+            where = f"notification for {json_files[i]['path']}"
+            require(note.get("level") == level, f"{where}: level {note.get('level')}, expected {level}")
+            loc = note.get("locations", [{}])[0].get("physicalLocation", {}).get("artifactLocation", {})
+            require(loc.get("index") == i, f"{where}: artifactLocation.index {loc.get('index')}")
+            text = note.get("message", {}).get("text", "")
+            if level == "error":
+                require(text == what, f"{where}: message {text!r} != the GGUF0001 message {what!r}")
+                require(note.get("associatedRule", {}).get("id") == "GGUF0001", f"{where}: no associatedRule GGUF0001")
+            else:
+                m = DROPPED_RE.match(text)
+                listed = len(json_files[i]["findings"])
+                require(m and int(m.group(1)) == what and int(m.group(2)) == listed,
+                        f"{where}: message {text!r}, expected {what} findings beyond the limit of {listed}")
+        base_ids = run.get("originalUriBaseIds")
+        if root is not None:
+            root_abs = os.path.abspath(root)
+            require(base_ids and set(base_ids) == {"SRCROOT"}, f"originalUriBaseIds {base_ids}, expected SRCROOT")
+            root_uri = base_ids["SRCROOT"].get("uri", "")
+            require(root_uri.endswith("/") and URI_REF_RE.match(root_uri), f"SRCROOT uri {root_uri!r}")
+            require(file_uri_bytes(root_uri).rstrip(b"/") == os.fsencode(root_abs).rstrip(b"/"),
+                    f"SRCROOT uri {root_uri!r} is not {root_abs!r}")
+        else:
+            require(base_ids is None, f"originalUriBaseIds {base_ids} without --sarif-root")
+        artifacts = run.get("artifacts", [])
         require(len(artifacts) == len(json_files), f"{len(artifacts)} artifacts for {len(json_files)} files")
         for artifact, f in zip(artifacts, json_files):
-            uri = artifact["location"]["uri"]
+            location = artifact.get("location", {})
+            if f["path"] == "<stdin>":
+                require("uri" not in location and location.get("description", {}).get("text") == "standard input",
+                        f"standard input has the location {location}, expected no uri and a description")
+                continue
+            uri = location.get("uri", "")
             require(URI_REF_RE.match(uri), f"artifact uri {uri!r} is not a valid URI reference")
-            require(urllib.parse.unquote(uri, errors="strict") == f["path"],
-                    f"artifact uri {uri!r} does not decode to the path {f['path']!r}")
+            path_abs = os.fsencode(os.path.abspath(f["path"]))
+            if root is not None and (path_abs + b"/").startswith(os.fsencode(os.path.abspath(root)).rstrip(b"/") + b"/") \
+                    and path_abs != os.fsencode(os.path.abspath(root)):
+                rel = os.fsencode(os.path.relpath(f["path"], root))
+                require(location.get("uriBaseId") == "SRCROOT", f"artifact {uri!r} under the root has no uriBaseId SRCROOT")
+                require(not uri.startswith("file:") and not uri.startswith("/"), f"artifact uri {uri!r} under the root is not relative")
+                require(urllib.parse.unquote_to_bytes(uri) == rel, f"artifact uri {uri!r} does not decode to {rel!r}")
+            else:
+                require("uriBaseId" not in location, f"artifact {uri!r} outside any root has a uriBaseId")
+                require(file_uri_bytes(uri) == path_abs, f"artifact uri {uri!r} does not decode to {path_abs!r}")
+            if f["status"] == "unreadable":
+                require("length" not in artifact, f"unreadable input {f['path']} has an artifact length")
+            else:
+                require(artifact.get("length") == f["facts"]["file_size"],
+                        f"artifact length {artifact.get('length')} != file size {f['facts']['file_size']}")
         expected_findings = [(i, x) for i, f in enumerate(json_files) for x in f["findings"]]
         require(len(results) == len(expected_findings),
                 f"{len(results)} SARIF results but {len(expected_findings)} JSON findings")
@@ -325,15 +476,14 @@ class Suite:
             physical = locations[0].get("physicalLocation", {})
             art = physical.get("artifactLocation", {})
             require(art.get("index") == file_index, f"{where}: artifactLocation.index {art.get('index')} != {file_index}")
-            require(art.get("uri") == artifacts[file_index]["location"]["uri"], f"{where}: artifactLocation.uri differs from the artifact")
+            require({k: v for k, v in art.items() if k != "index"} == artifacts[file_index]["location"],
+                    f"{where}: artifactLocation {art} differs from the artifact's location")
             region = physical.get("region", {})
             require(region.get("startLine") == 1, f"{where}: region.startLine {region.get('startLine')}, expected 1")
             require("byteOffset" in region and "byteLength" in region, f"{where}: region without byteOffset/byteLength")
             require(region["byteOffset"] == x["offset"] and region["byteLength"] == x["length"],
                     f"{where}: region {region} differs from the JSON finding")
-            length = artifacts[file_index].get("length")
             size = json_files[file_index]["facts"]["file_size"]
-            require(length == size, f"{where}: artifact length {length} != file size {size}")
             require(region["byteOffset"] <= size and region["byteLength"] <= size - region["byteOffset"],
                     f"{where}: region 0x{region['byteOffset']:x}+{region['byteLength']} outside the {size}-byte file")
             logical = locations[0].get("logicalLocations", [])
@@ -341,10 +491,14 @@ class Suite:
                     f"{where}: logical location {logical} is not the field path {x['path']!r}")
 
     def check_run(self, label, argv, paths, profile="strict", werror=False, plain=True, stdin=None,
-                  expect_rc=None):
-        """Runs argv with --format json and --format sarif and checks both."""
+                  expect_rc=None, sarif_root=None, help_base=None):
+        """Runs argv with --format json and --format sarif and checks both; sarif_root and
+        help_base go to the SARIF run only (--sarif-root, --sarif-help-base). Returns the JSON
+        document; self.last_sarif is the SARIF one."""
+        sarif_args = (["--sarif-root", sarif_root] if sarif_root is not None else []) + \
+                     (["--sarif-help-base", help_base] if help_base is not None else [])
         pj = self.run(["--format", "json"] + argv, stdin)
-        ps = self.run(["--format", "sarif"] + argv, stdin)
+        ps = self.run(["--format", "sarif"] + sarif_args + argv, stdin)
         for proc, fmt in ((pj, "json"), (ps, "sarif")):
             require(proc.returncode in (0, 1, 2),
                     f"--format {fmt} exited {proc.returncode}; stderr: {proc.stderr.decode(errors='replace').strip()[:300]}")
@@ -362,7 +516,9 @@ class Suite:
         except ValueError as e:
             raise Failure(f"--format sarif is not JSON: {e}")
         self.check_json(jdoc, pj.returncode, paths, profile, werror, plain)
-        self.check_sarif(sdoc, jdoc, plain, profile, werror)
+        self.check_sarif(sdoc, jdoc, plain, profile, werror, ps.returncode, root=sarif_root,
+                         help_base=help_base if help_base is not None else DEFAULT_HELP_BASE)
+        self.last_sarif = sdoc
         return jdoc
 
     # ----------------------------------------------------------------------------------------
@@ -392,6 +548,7 @@ def main():
     if suite.failed:
         print(f"{suite.passed} passed, {suite.failed} failed")
         return 1
+    suite.case("list sorted by code", suite.list_is_sorted)
 
     examples = sorted(
         os.path.join(args.source, "examples", sub, name)
@@ -509,6 +666,121 @@ def main():
                     errors = list(suite.sarif_validator.iter_errors(doc))
                     require(not errors, suite.error_text(errors))
         suite.case("non-UTF-8 file name", non_utf8_name)
+
+        # SARIF for code scanning: notifications, URIs in both modes, help.
+        three = os.path.join(args.source, "examples", "broken", "three-problems.gguf")
+        spaced = generated["model with spaces #1 %20 ?x=y & ü.gguf"]
+
+        def dropped_findings():
+            suite.check_run("dropped", ["--limit", "findings=1", three], [three], plain=False, expect_rc=1)
+            inv = suite.last_sarif["runs"][0]["invocations"][0]
+            notes = inv["toolExecutionNotifications"]
+            require(inv["executionSuccessful"] is True, "a run with dropped findings is still successful")
+            require(len(notes) == 1 and notes[0]["level"] == "warning"
+                    and DROPPED_RE.match(notes[0]["message"]["text"])
+                    and DROPPED_RE.match(notes[0]["message"]["text"]).group(2) == "1",
+                    f"expected one dropped-findings warning with the limit 1: {notes}")
+        suite.case("SARIF notification for dropped findings", dropped_findings)
+
+        def unreadable_notification():
+            suite.check_run("unreadable", [three, missing], [three, missing], expect_rc=2)
+            inv = suite.last_sarif["runs"][0]["invocations"][0]
+            notes = inv["toolExecutionNotifications"]
+            require(inv["executionSuccessful"] is False and inv["exitCode"] == 2, f"invocation {inv}")
+            require(len(notes) == 1 and notes[0]["level"] == "error"
+                    and notes[0]["message"]["text"].startswith("cannot open ")
+                    and notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["index"] == 1,
+                    f"expected one error notification for the missing input: {notes}")
+            rules = suite.last_sarif["runs"][0]["tool"]["driver"]["rules"]
+            require(rules[notes[0]["associatedRule"]["index"]]["id"] == "GGUF0001", "associatedRule index")
+        suite.case("SARIF notification for an unreadable input", unreadable_notification)
+
+        def absolute_uris():
+            suite.check_run("absolute", [spaced, missing], [spaced, missing], expect_rc=2)
+            uri = suite.last_sarif["runs"][0]["artifacts"][0]["location"]["uri"]
+            expected = "file://" + urllib.parse.quote(os.path.abspath(spaced), safe="/~")
+            require(uri == expected, f"uri {uri!r}, expected {expected!r}")
+            require("%20" in uri and "%23" in uri and "%25" in uri and "%3F" in uri and "%C3%BC" in uri,
+                    f"space, #, %, ? and ü are not all percent-encoded in {uri!r}")
+        suite.case("SARIF absolute file URIs", absolute_uris)
+
+        def rooted_uris():
+            outside = three
+            run_paths = [spaced, generated["bool-byte-2.gguf"], outside, missing]
+            suite.check_run("rooted", run_paths, run_paths, sarif_root=tmp, expect_rc=2)
+            run = suite.last_sarif["runs"][0]
+            locations = [a["location"] for a in run["artifacts"]]
+            require(locations[0] == {"uri": "model%20with%20spaces%20%231%20%2520%20%3Fx%3Dy%20%26%20%C3%BC.gguf",
+                                     "uriBaseId": "SRCROOT"}, f"location {locations[0]}")
+            require(locations[2].get("uri", "").startswith("file:///") and "uriBaseId" not in locations[2],
+                    f"a file outside the root must have an absolute URI: {locations[2]}")
+            require(locations[3] == {"uri": "does-not-exist.gguf", "uriBaseId": "SRCROOT"}, f"location {locations[3]}")
+        suite.case("SARIF URIs relative to --sarif-root", rooted_uris)
+
+        def relative_root():
+            # The usual CI call: a repository-relative root, from the current directory.
+            old = os.getcwd()
+            os.chdir(args.source)
+            try:
+                rel = os.path.join("examples", "broken", "truncated.gguf")
+                suite.check_run("relative root", ["./" + rel], ["./" + rel], sarif_root=".")
+                location = suite.last_sarif["runs"][0]["artifacts"][0]["location"]
+                require(location == {"uri": "examples/broken/truncated.gguf", "uriBaseId": "SRCROOT"}, f"location {location}")
+            finally:
+                os.chdir(old)
+        suite.case("SARIF --sarif-root . from the repository", relative_root)
+
+        def help_base():
+            base = "https://example.org/ggufcheck/docs/"
+            suite.check_run("help base", [three], [three], help_base=base, expect_rc=1)
+            rules = suite.last_sarif["runs"][0]["tool"]["driver"]["rules"]
+            require(rules and all(r["helpUri"].startswith(base) for r in rules), "helpUri does not use --sarif-help-base")
+        suite.case("SARIF --sarif-help-base", help_base)
+
+        # Text output: file names escaped as keys are, whatever bytes they hold.
+        def escaped_names():
+            tmpb = os.fsencode(tmp)
+            cases = [
+                (b"new\nline.gguf", b"new\\x0aline.gguf"),
+                (b"esc\x1b[31mred.gguf", b"esc\\x1b[31mred.gguf"),
+                (b"bad-\xff-utf8.gguf", b"bad-\\xff-utf8.gguf"),
+                (b"csi-\xc2\x9b-c1.gguf", b"csi-\\xc2\\x9b-c1.gguf"),
+                (b"back\\slash\x01.gguf", b"back\\\\slash\\x01.gguf"),
+                (b"caf\xc3\xa9 ok.gguf", b"caf\xc3\xa9 ok.gguf"),
+            ]
+            for raw, shown in cases:
+                path = os.path.join(tmpb, raw)
+                shutil.copyfile(generated["bool-byte-2.gguf"], path)
+                try:
+                    for argv in (["--color", "never", path], ["--color", "never", path + b".missing"]):
+                        proc = suite.run(argv)
+                        require(proc.returncode in (1, 2), f"text run on {raw!r} exited {proc.returncode}")
+                        lines = proc.stdout.split(b"\n")
+                        require(lines[-1] == b"", f"{raw!r}: output does not end with a newline")
+                        for line in lines[:-1]:
+                            require(not re.search(rb"[\x00-\x08\x0a-\x1f\x7f]", line),
+                                    f"{raw!r}: a raw control byte reaches the terminal: {line!r}")
+                            require(line.startswith(b"  ") or line.startswith(os.path.join(tmpb, shown)),
+                                    f"{raw!r}: line {line!r} does not start with the escaped name {shown!r}")
+                        if argv[-1].endswith(b".missing"):
+                            require(os.path.join(tmpb, shown) + b".missing: No such file" in proc.stdout.replace(b"cannot open ", b""),
+                                    f"{raw!r}: the GGUF0001 message does not show the escaped name: {proc.stdout!r}")
+                finally:
+                    os.unlink(path)
+        suite.case("text output escapes file names", escaped_names)
+
+        def total_line():
+            valid = valid_examples[0]
+            for color in ("never", "always"):
+                proc = suite.run(["--color", color, valid, three, missing])
+                require(proc.returncode == 2, f"exit status {proc.returncode}")
+                last = proc.stdout.rstrip(b"\n").split(b"\n")[-1]
+                require(ANSI_RE.sub(b"", last) == b"3 files: 1 passed, 1 failed, 1 unreadable",
+                        f"--color {color}: total line {last!r}")
+                require((ANSI_RE.search(last) is not None) == (color == "always"), f"--color {color}: total line {last!r}")
+            proc = suite.run(["--color", "never", valid])
+            require(b" files: " not in proc.stdout, f"a one-file run prints a total line: {proc.stdout!r}")
+        suite.case("text total line of a run over several files", total_line)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
