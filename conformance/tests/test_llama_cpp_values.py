@@ -67,6 +67,16 @@ def main():
         args.source, ".deps/conformance/llama.cpp/models/ggml-vocab-*.gguf")))
     files += real
 
+    # Without llama.cpp's library every comparison would fail with a bare exit status: say what
+    # is missing and how to get it, once.
+    probe = subprocess.run([args.reader, files[0]], capture_output=True, text=True, timeout=60)
+    if "cannot load" in probe.stderr:
+        print(probe.stderr.strip())
+        print("llama.cpp's reader (libggml-base.so from the npm package "
+              "@node-llama-cpp/linux-x64@3.22.1) is missing: run scripts/setup.sh, which fetches "
+              "it into .deps/, or set GGUFCHECK_REFERENCE_GGML_LIB to its path")
+        return 1
+
     compared = skipped = 0
     failures = []
     for path in files:
