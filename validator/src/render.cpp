@@ -165,6 +165,11 @@ std::vector<std::string_view> markdown_blocks(std::string_view body) {
   return blocks;
 }
 
+// A fenced code block, a list or a table rather than a paragraph.
+bool is_structure(std::string_view block) {
+  return block.substr(0, 3) == "```" || block.substr(0, 2) == "- " || block.substr(0, 2) == "| ";
+}
+
 struct Section {
   std::string_view heading;
   std::string_view body;
@@ -194,18 +199,27 @@ struct Help {
 };
 
 // The short form of a code's page for a SARIF rule: the first paragraph of "What it means"
-// (with the list or code block it introduces when it ends in ':'), then the page's last
-// section, the fix ("How to fix the writer", "How to fix the file", ...), then the page's URL.
+// (with the list or code block it introduces, and the end of its sentence after that), then the
+// page's last section, the fix ("How to fix the writer", "How to fix the file", ...), then the
+// page's URL.
 Help rule_help(Code code, const std::string& help_uri) {
   const std::string page = render_explanation(code);
   const std::vector<Section> sections = page_sections(page);
   std::string what;
   for (const Section& s : sections) {
     if (s.heading != "What it means") continue;
-    for (std::string_view block : markdown_blocks(s.body)) {
+    const std::vector<std::string_view> blocks = markdown_blocks(s.body);
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      const std::string_view block = blocks[i];
       if (!what.empty()) what += "\n\n";
       what += block;
-      if (block.back() != ':') break;
+      if (!is_structure(block)) {
+        if (block.back() == '.' || block.back() == ')') break;  // a sentence ends the paragraph
+        continue;  // "... is:" or "... A pair is": what follows belongs to it
+      }
+      // After a list or code block, a paragraph that starts in lower case goes on the sentence.
+      const std::string_view next = i + 1 < blocks.size() ? blocks[i + 1] : std::string_view{};
+      if (next.empty() || !((next[0] >= 'a' && next[0] <= 'z') || next[0] == '(')) break;
     }
     break;
   }

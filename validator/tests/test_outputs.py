@@ -49,6 +49,9 @@ URI_REF_RE = re.compile(r"^([A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2}
 
 DEFAULT_HELP_BASE = "https://github.com/ggufcheck/ggufcheck/blob/main/docs/diagnostics/"
 DROPPED_RE = re.compile(r"^([0-9]+) findings? beyond the limit of ([0-9]+) (?:was|were) counted but not listed$")
+# The help a user reads stands alone: no names of the project's internal notes.
+INTERNAL_DOCS_RE = re.compile(r"shared/docs|\.\./shared|gguf-format\.md|design\.md|threats\.md|conformance\.md|docs/gguf\.md",
+                              re.I)
 ANSI_RE = re.compile(rb"\x1b\[[0-9;]*m")
 
 
@@ -74,18 +77,25 @@ def page_blocks(body):
 
 
 def page_help_parts(page):
-    """(first paragraph of "What it means" with what it introduces, last section heading, its
-    first block), read here independently of the library."""
+    """(first paragraph of "What it means" with the list or code block it introduces and the end
+    of its sentence, the last section's heading, that section's first block), read here
+    independently of the library."""
     sections = re.split(r"^## ", page, flags=re.M)[1:]
     what = ""
     for section in sections:
         heading, _, body = section.partition("\n")
         if heading == "What it means":
             parts = []
-            for block in page_blocks(body):
+            blocks = page_blocks(body)
+            for i, block in enumerate(blocks):
                 parts.append(block)
-                if not block.endswith(":"):
-                    break
+                if not block.startswith(("```", "- ", "| ")):
+                    if block[-1] in ".)":  # a sentence ends the paragraph
+                        break
+                else:  # after a list or code block, a paragraph in lower case goes on the sentence
+                    following = blocks[i + 1] if i + 1 < len(blocks) else ""
+                    if not (following[:1].islower() or following[:1] == "("):
+                        break
             what = "\n\n".join(parts)
     heading, _, body = sections[-1].partition("\n")
     blocks = page_blocks(body)
@@ -378,6 +388,7 @@ class Suite:
             require(fix and f"{fix_heading}:\n{fix}" in help_text,
                     f"rule {rule['id']} help.text lacks the page's fix section {fix_heading!r}")
             require(help_text.endswith(rule["helpUri"]), f"rule {rule['id']} help.text does not end with the page's URL")
+            require(not INTERNAL_DOCS_RE.search(help_text), f"rule {rule['id']} help.text names an internal document")
             markdown = rule["help"].get("markdown", "")
             require(markdown.startswith(what) and f"**{fix_heading}**\n\n{fix}" in markdown
                     and markdown.endswith(f"]({rule['helpUri']})"),
