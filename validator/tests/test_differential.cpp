@@ -568,7 +568,7 @@ const std::vector<Seed>& seeds() {
       out.push_back(file_seed(path, 12));
     }
     // Real files are large (0.6-2.3 MB), each mutant costs ~50 ms: 3% of the mutants.
-    for (const fs::path& path : gguf_files(shared_dir() / "data" / "real-gguf")) {
+    for (const fs::path& path : gguf_files(real_gguf_dir())) {
       out.push_back(file_seed(path, 1));
     }
     return out;
@@ -918,7 +918,7 @@ TEST(Differential, GeneratedFiles) {
 TEST(Differential, SampleAndRealFiles) {
   std::vector<fs::path> files = gguf_files(source_dir() / "examples" / "valid");
   for (const auto& f : gguf_files(source_dir() / "examples" / "broken")) files.push_back(f);
-  for (const auto& f : gguf_files(shared_dir() / "data" / "real-gguf")) files.push_back(f);
+  for (const auto& f : gguf_files(real_gguf_dir())) files.push_back(f);
   ASSERT_GE(files.size(), 12U);
   for (const fs::path& file : files) {
     const ByteVector bytes = read_file(file);

@@ -8,7 +8,7 @@ namespace {
 
 std::vector<std::filesystem::path> real_files() {
   std::vector<std::filesystem::path> files;
-  const auto dir = shared_dir() / "data" / "real-gguf";
+  const auto dir = real_gguf_dir();
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() == ".gguf") files.push_back(entry.path());
   }

@@ -62,4 +62,9 @@ inline std::filesystem::path shared_dir() {
   return GGUFCHECK_SHARED_DIR;
 }
 
+// Six vocabulary files written by llama.cpp's converter (validator/tests/data/real-gguf/).
+inline std::filesystem::path real_gguf_dir() {
+  return std::filesystem::path(GGUFCHECK_SOURCE_DIR) / "validator" / "tests" / "data" / "real-gguf";
+}
+
 }  // namespace ggufcheck::testing
