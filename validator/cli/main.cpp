@@ -1,24 +1,33 @@
 // ggufcheck: validate GGUF files. Exit status: 0 no error, 1 errors, 2 unreadable input,
-// 3 usage error, 4 internal error; with several files the worst wins.
+// 3 usage error, 4 internal error (a report that could not be written among them); with several
+// files the worst wins.
+#include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
+#include <cstring>
+#include <optional>
+#include <set>
 #include <string>
-#include <system_error>
+#include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ggufcheck/dump.hpp"
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 
-namespace fs = std::filesystem;
 using namespace ggufcheck;
 
 namespace {
@@ -30,16 +39,71 @@ struct UsageError {
   std::string message;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Standard output: every write is checked, and a report that could not be written is exit 4.
+
+int g_write_error = 0;  // the first errno of a failed write to standard output
+
+void emit(std::string_view text) {
+  if (text.empty()) return;
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() && g_write_error == 0) {
+    g_write_error = errno != 0 ? errno : EIO;
+  }
+}
+
+// Flushes and closes standard output; returns the errno of the first failure, 0 if none.
+int finish_stdout() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 && g_write_error == 0) g_write_error = errno != 0 ? errno : EIO;
+  if (std::ferror(stdout) != 0 && g_write_error == 0) g_write_error = EIO;
+  errno = 0;
+  if (std::fclose(stdout) != 0 && g_write_error == 0) g_write_error = errno != 0 ? errno : EIO;
+  return g_write_error;
+}
+
+// A closed standard stream would let the next open() take its descriptor: a report then lands in
+// (or fails against) a model file. Each closed one gets /dev/null opened the wrong way round, so
+// using it fails (EBADF) instead of succeeding silently: a closed stdout is a write error, a
+// closed stdin an unreadable '-'.
+void occupy_closed_standard_descriptors() {
+  const int modes[3] = {O_WRONLY, O_RDONLY, O_RDONLY};
+  for (int fd = 0; fd < 3; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int opened = ::open("/dev/null", modes[fd]);
+    if (opened >= 0 && opened != fd) {
+      ::dup2(opened, fd);
+      ::close(opened);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
 struct CheckArgs {
   std::vector<std::string> paths;
   std::string profile = "strict";
   std::string format = "text";
   bool werror = false;
-  std::vector<std::string> disable, enable, severity, limits;
-  unsigned jobs = 1;
+  // --disable, --enable and --severity in command-line order: the last one of a code wins.
+  enum class Kind { Disable, Enable, Severity };
+  std::vector<std::pair<Kind, std::string>> overrides;
+  std::vector<std::string> limits;
+  std::string jobs = "1";
   bool quiet = false;
   std::string color = "auto";
+  std::string sarif_help_base;
+  std::optional<std::string> sarif_root;
 };
+
+// "--profile: 'foo' is not a profile (strict, spec, llama.cpp)"
+void require_one_of(const std::string& option, const std::string& value,
+                    const std::vector<std::string>& allowed, const std::string& what) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+  throw UsageError{
+      fmt::format("{}: '{}' is not {} ({})", option, value, what, fmt::join(allowed, ", "))};
+}
 
 Code parse_code(const std::string& text) {
   const auto code = find_code(text);
@@ -47,18 +111,24 @@ Code parse_code(const std::string& text) {
   return *code;
 }
 
-std::uint64_t parse_number(const std::string& name, const std::string& text) {
+std::optional<std::uint64_t> parse_unsigned(const std::string& text) {
+  if (text.empty() || text[0] == '-' || text[0] == '+' || text[0] == ' ') return std::nullopt;
   std::size_t used = 0;
   unsigned long long v = 0;
   try {
     v = std::stoull(text, &used, 0);
   } catch (const std::exception&) {
-    used = 0;
+    return std::nullopt;
   }
-  if (used == 0 || used != text.size() || text[0] == '-') {
-    throw UsageError{fmt::format("--limit {}: '{}' is not a non-negative number", name, text)};
-  }
+  if (used != text.size()) return std::nullopt;
   return v;
+}
+
+std::uint64_t parse_number(const std::string& name, const std::string& text) {
+  const auto v = parse_unsigned(text);
+  if (!v)
+    throw UsageError{fmt::format("--limit {}: '{}' is not a non-negative number", name, text)};
+  return *v;
 }
 
 void apply_limit(Limits& limits, const std::string& spec) {
@@ -90,80 +160,225 @@ void apply_limit(Limits& limits, const std::string& spec) {
   }
 }
 
+const std::vector<std::string> kProfiles = {"strict", "spec", "llama.cpp"};
+
 Options make_options(const CheckArgs& args) {
+  require_one_of("--profile", args.profile, kProfiles, "a profile");
   Options options;
-  const auto profile = parse_profile(args.profile);
-  if (!profile)
-    throw UsageError{fmt::format("unknown profile '{}' (strict, spec, llama.cpp)", args.profile)};
-  options.profile = *profile;
+  options.profile = *parse_profile(args.profile);
   options.werror = args.werror;
-  for (const auto& c : args.disable) options.severity_overrides[parse_code(c)] = Severity::Silent;
-  for (const auto& c : args.enable) {
-    const Code code = parse_code(c);
-    if (options.severity(code) == Severity::Silent)
-      options.severity_overrides[code] = Severity::Warning;
-  }
-  for (const auto& spec : args.severity) {
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos)
-      throw UsageError{fmt::format("--severity '{}': expected CODE=LEVEL", spec)};
-    const auto level = parse_severity(spec.substr(eq + 1));
-    if (!level) {
-      throw UsageError{
-          fmt::format("--severity '{}': level must be error, warning, note or off", spec)};
+  // The last of --disable/--enable/--severity for a code wins. --enable restores the profile's
+  // severity of a code the profile reports, and makes one it keeps silent a warning.
+  for (const auto& [kind, value] : args.overrides) {
+    switch (kind) {
+      case CheckArgs::Kind::Disable:
+        options.severity_overrides[parse_code(value)] = Severity::Silent;
+        break;
+      case CheckArgs::Kind::Enable: {
+        const Code code = parse_code(value);
+        if (catalogue_entry(code).severity(options.profile) == Severity::Silent) {
+          options.severity_overrides[code] = Severity::Warning;
+        } else {
+          options.severity_overrides.erase(code);
+        }
+        break;
+      }
+      case CheckArgs::Kind::Severity: {
+        const auto eq = value.find('=');
+        if (eq == std::string::npos)
+          throw UsageError{fmt::format("--severity '{}': expected CODE=LEVEL", value)};
+        const auto level = parse_severity(value.substr(eq + 1));
+        if (!level) {
+          throw UsageError{
+              fmt::format("--severity '{}': level must be error, warning, note or off", value)};
+        }
+        options.severity_overrides[parse_code(value.substr(0, eq))] = *level;
+        break;
+      }
     }
-    options.severity_overrides[parse_code(spec.substr(0, eq))] = *level;
   }
   for (const auto& spec : args.limits) apply_limit(options.limits, spec);
   return options;
 }
 
-// Expands directories into their *.gguf files (recursively, sorted). A directory without one
-// becomes an entry that reports why.
+// ---------------------------------------------------------------------------------------------
+// Inputs: the directory walk. Nothing that could be a GGUF file is skipped without a report.
+//
+// - Every entry is looked at, hidden ones too; each directory's entries in byte order, and the
+//   files of one command-line directory come out sorted by path.
+// - A candidate is an entry whose name ends in ".gguf" (any case), or a symbolic link whose
+//   target (resolved to the end of its chain) has such a name.
+// - A regular-file candidate, directly or through a link, is validated (an open or read failure
+//   is a GGUF0001 report). A candidate that cannot be stat'ed (a dangling link, a link loop,
+//   EACCES) or that is not a regular file (a FIFO, socket or device: reading it could block
+//   forever) is a GGUF0001 report, never opened.
+// - Directories, and links to directories, are walked; each directory once, by (st_dev,
+//   st_ino), so a link loop ends and a tree reached twice is reported once. A directory that
+//   cannot be listed, and an entry that cannot be stat'ed whatever its name, is a GGUF0001
+//   report with the OS error.
+// - Dangling links and other entries whose names do not end in ".gguf" are not candidates.
+
 struct Input {
   std::string path;
   std::string problem;  // non-empty: not validated, reported as unreadable
 };
 
+bool has_gguf_name(std::string_view path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  constexpr std::string_view kSuffix = ".gguf";
+  if (name.size() < kSuffix.size()) return false;
+  const std::string_view tail = name.substr(name.size() - kSuffix.size());
+  return std::equal(tail.begin(), tail.end(), kSuffix.begin(), [](char a, char b) {
+    return (a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a) == b;
+  });
+}
+
+std::string join_path(const std::string& dir, const std::string& name) {
+  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+std::string errno_problem(const char* what, const std::string& path, int error) {
+  return fmt::format("cannot {} {}: {}", what, path, std::strerror(error));
+}
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "of an unknown type";
+}
+
+// Whether the link at `path` names a *.gguf file: its resolved target, or, when it does not
+// resolve, the last component of what it points to.
+bool link_target_has_gguf_name(const std::string& path) {
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) != nullptr) return has_gguf_name(resolved);
+  char target[PATH_MAX];
+  const ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+  if (n <= 0) return false;
+  return has_gguf_name(std::string_view(target, static_cast<std::size_t>(n)));
+}
+
+void walk_directory(const std::string& root, std::vector<Input>& found) {
+  std::set<std::pair<dev_t, ino_t>> walked;
+  struct stat st {};
+  if (::stat(root.c_str(), &st) == 0) walked.emplace(st.st_dev, st.st_ino);
+  std::vector<std::string> pending = {root};
+  while (!pending.empty()) {
+    const std::string dir = std::move(pending.back());
+    pending.pop_back();
+    DIR* handle = ::opendir(dir.c_str());
+    if (handle == nullptr) {
+      found.push_back({dir, errno_problem("list directory", dir, errno)});
+      continue;
+    }
+    std::vector<std::string> names;
+    for (;;) {
+      errno = 0;
+      const dirent* entry = ::readdir(handle);
+      if (entry == nullptr) {
+        if (errno != 0) found.push_back({dir, errno_problem("list directory", dir, errno)});
+        break;
+      }
+      const std::string_view name = entry->d_name;
+      if (name != "." && name != "..") names.emplace_back(name);
+    }
+    ::closedir(handle);
+    std::sort(names.begin(), names.end());
+
+    std::vector<std::string> subdirectories;
+    for (const std::string& name : names) {
+      const std::string path = join_path(dir, name);
+      struct stat entry_st {};
+      if (::lstat(path.c_str(), &entry_st) != 0) {
+        const int error = errno;
+        // Gone since the listing and not a candidate: nothing left to check.
+        if (error != ENOENT || has_gguf_name(name)) {
+          found.push_back({path, errno_problem("stat", path, error)});
+        }
+        continue;
+      }
+      bool candidate = has_gguf_name(name);
+      if (S_ISLNK(entry_st.st_mode)) {
+        candidate = candidate || link_target_has_gguf_name(path);
+        if (::stat(path.c_str(), &entry_st) != 0) {
+          if (candidate) found.push_back({path, errno_problem("open", path, errno)});
+          continue;
+        }
+      }
+      if (S_ISDIR(entry_st.st_mode)) {
+        if (walked.emplace(entry_st.st_dev, entry_st.st_ino).second) {
+          subdirectories.push_back(path);
+        }
+      } else if (!candidate) {
+        continue;
+      } else if (S_ISREG(entry_st.st_mode)) {
+        found.push_back({path, ""});
+      } else {
+        found.push_back({path, fmt::format("cannot read {}: not a regular file ({}); "
+                                           "give it directly to read it",
+                                           path, file_type_name(entry_st.st_mode))});
+      }
+    }
+    for (auto it = subdirectories.rbegin(); it != subdirectories.rend(); ++it) {
+      pending.push_back(std::move(*it));
+    }
+  }
+}
+
+// Expands directories into their *.gguf files. A directory without one becomes an entry that
+// reports why.
 std::vector<Input> expand_inputs(const std::vector<std::string>& paths) {
   std::vector<Input> inputs;
   for (const std::string& path : paths) {
-    std::error_code ec;
-    if (path == "-" || !fs::is_directory(path, ec)) {
+    struct stat st {};
+    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       inputs.push_back({path, ""});
       continue;
     }
-    std::vector<std::string> found;
-    fs::recursive_directory_iterator it(path, fs::directory_options::skip_permission_denied, ec);
-    for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      const fs::path& p = it->path();
-      std::error_code type_ec;
-      if (p.extension() == ".gguf" && it->is_regular_file(type_ec)) found.push_back(p.string());
-    }
-    if (ec) {
-      inputs.push_back({path, fmt::format("cannot search directory {}: {}", path, ec.message())});
-      continue;
-    }
+    std::vector<Input> found;
+    walk_directory(path, found);
     if (found.empty()) {
       inputs.push_back({path, fmt::format("no *.gguf files found under directory {}", path)});
       continue;
     }
-    std::sort(found.begin(), found.end());
-    for (auto& f : found) inputs.push_back({std::move(f), ""});
+    std::stable_sort(found.begin(), found.end(),
+                     [](const Input& a, const Input& b) { return a.path < b.path; });
+    for (auto& f : found) inputs.push_back(std::move(f));
   }
   return inputs;
 }
 
+// --color auto: FORCE_COLOR or CLICOLOR_FORCE (non-empty, not "0") colour even a pipe; else
+// NO_COLOR (non-empty) or TERM=dumb turn colour off; else colour when stdout is a terminal.
 bool use_color(const std::string& mode) {
   if (mode == "always") return true;
   if (mode == "never") return false;
+  const auto set = [](const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' && std::string_view(value) != "0";
+  };
+  if (set("FORCE_COLOR") || set("CLICOLOR_FORCE")) return true;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && *no_color != '\0') return false;
   const char* term = std::getenv("TERM");
-  return ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr &&
-         !(term != nullptr && std::string_view(term) == "dumb");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return ::isatty(STDOUT_FILENO) != 0;
 }
 
 int run_check(const CheckArgs& args) {
+  require_one_of("--format", args.format, {"text", "json", "sarif"}, "a format");
+  require_one_of("--color", args.color, {"auto", "always", "never"}, "a colour mode");
+  const auto jobs_arg = parse_unsigned(args.jobs);
+  if (!jobs_arg || *jobs_arg > 1024) {
+    throw UsageError{fmt::format("--jobs: '{}' is not a number of jobs (0..1024)", args.jobs)};
+  }
   const Options options = make_options(args);
+  if (args.paths.empty()) {
+    throw UsageError{"no input: give GGUF files or directories (see 'ggufcheck --help')"};
+  }
   const std::vector<Input> inputs = expand_inputs(args.paths);
   std::vector<Report> reports(inputs.size());
   std::atomic<std::size_t> next{0};
@@ -173,8 +388,9 @@ int run_check(const CheckArgs& args) {
                                              : unreadable_report(inputs[i].path, inputs[i].problem);
     }
   };
+  const auto requested = static_cast<unsigned>(*jobs_arg);
   const unsigned jobs =
-      std::clamp<unsigned>(args.jobs == 0 ? std::thread::hardware_concurrency() : args.jobs, 1,
+      std::clamp<unsigned>(requested == 0 ? std::thread::hardware_concurrency() : requested, 1,
                            static_cast<unsigned>(std::max<std::size_t>(inputs.size(), 1)));
   std::vector<std::thread> threads;
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
@@ -185,12 +401,18 @@ int run_check(const CheckArgs& args) {
   for (const Report& r : reports) status = std::max(status, r.exit_status());
 
   if (args.format == "json") {
-    std::fputs(render_json(reports, options, status).c_str(), stdout);
+    emit(render_json(reports, options, status));
   } else if (args.format == "sarif") {
-    std::fputs(render_sarif(reports, options).c_str(), stdout);
+    SarifOptions sarif;
+    sarif.help_base = args.sarif_help_base;
+    sarif.root = args.sarif_root;
+    emit(render_sarif(reports, options, sarif));
   } else {
     const TextStyle style{use_color(args.color), args.quiet};
-    for (const Report& r : reports) std::fputs(render_text(r, style).c_str(), stdout);
+    for (const Report& r : reports) emit(render_text(r, style));
+    // The total of a run over several files, after the per-file summaries; --quiet prints
+    // errors only, so no total either.
+    if (reports.size() > 1 && !args.quiet) emit(render_text_total(reports, style));
   }
   for (const Report& r : reports) {
     if (r.unreadable() && args.format != "text") {
@@ -203,12 +425,52 @@ int run_check(const CheckArgs& args) {
   return status;
 }
 
-// `ggufcheck FILE` means `ggufcheck check FILE`.
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+const std::vector<std::string> kSubcommands = {"check", "list", "explain", "dump", "help"};
+
+// Optimal string alignment distance (Levenshtein with adjacent transpositions).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// `ggufcheck FILE` means `ggufcheck check FILE`; a first word that is neither a path nor a
+// subcommand but is close to one is a usage error with a suggestion.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   static const std::vector<std::string> kFirst = {"check", "list", "explain", "dump",
                                                   "help",  "-h",   "--help",  "--version"};
   if (args.empty() || std::find(kFirst.begin(), kFirst.end(), args[0]) == kFirst.end()) {
+    struct stat st {};
+    if (!args.empty() && !args[0].empty() && args[0][0] != '-' && args[0].size() <= 64 &&
+        ::lstat(args[0].c_str(), &st) != 0) {
+      std::size_t best = 3;
+      std::string suggestion;
+      for (const std::string& sub : kSubcommands) {
+        const std::size_t d = edit_distance(args[0], sub);
+        if (d < best) {
+          best = d;
+          suggestion = sub;
+        }
+      }
+      if (!suggestion.empty()) {
+        throw UsageError{fmt::format("'{}' is neither a file nor a subcommand; did you mean '{}'?",
+                                     args[0], suggestion)};
+      }
+    }
     args.insert(args.begin(), "check");
   }
   if (args[0] == "help") args[0] = "--help";
@@ -216,64 +478,139 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv) {
   return args;
 }
 
+// CLI11's exceptions in ggufcheck's own words.
+std::string usage_message(const CLI::ParseError& e) {
+  const std::string what = e.what();
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    const std::size_t colon = what.find(':');
+    const std::size_t space = what.find(' ');
+    if (!what.empty() && what[0] == '-' && colon != std::string::npos && colon < space) {
+      return fmt::format("{} needs a value", what.substr(0, colon));
+    }
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    if (what.rfind("code ", 0) == 0) return "explain needs a code or a name (see 'ggufcheck list')";
+    if (what.rfind("file ", 0) == 0) return "dump needs a file";
+  }
+  return fmt::format("{} (see 'ggufcheck --help')", what);
+}
+
+// Arguments no option or positional took.
+void reject_leftovers(const CLI::App& app) {
+  for (const std::string& arg : app.remaining(true)) {
+    if (arg == "--") continue;  // the end of the options, kept by CLI11 among the extras
+    if (arg.size() > 1 && arg[0] == '-') {
+      const std::string name = arg.substr(0, arg.find('='));
+      throw UsageError{fmt::format("unknown option '{}' (see 'ggufcheck --help')", name)};
+    }
+    throw UsageError{fmt::format("unexpected argument '{}' (see 'ggufcheck --help')", arg)};
+  }
+}
+
+// A single-value option: given twice, the last one wins.
+CLI::Option* take_last(CLI::Option* option, const std::string& type_name) {
+  return option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->type_name(type_name);
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "ggufcheck: a strict, bounds-checked validator for GGUF model files.\n"
       "Exit status: 0 no error, 1 errors found, 2 an input could not be read, 3 usage error,\n"
-      "4 internal error; with several files the worst wins.",
+      "4 internal error (or the report could not be written); with several files the worst "
+      "wins.",
       "ggufcheck"};
   app.set_version_flag("--version", std::string("ggufcheck ") + std::string(tool_version()));
   app.require_subcommand(1);
-  app.footer("Run 'ggufcheck SUBCOMMAND --help' for the options of each subcommand.");
-
+  app.allow_extras();
   CheckArgs check;
   auto* cmd_check = app.add_subcommand(
       "check", "Validate files (the default subcommand: 'ggufcheck model.gguf' works too)");
-  cmd_check->add_option("paths", check.paths,
-                        "GGUF files; directories are searched recursively for *.gguf; '-' reads "
-                        "standard input");
+  cmd_check->allow_extras();
   cmd_check
-      ->add_option("--profile", check.profile,
-                   "strict (default: the CI gate), spec (what docs/gguf.md requires) or "
-                   "llama.cpp (errors exactly where llama.cpp fails to load)")
-      ->check(CLI::IsMember({"strict", "spec", "llama.cpp"}));
-  cmd_check->add_option("--format", check.format, "Output: text (default), json or sarif")
-      ->check(CLI::IsMember({"text", "json", "sarif"}));
+      ->add_option("paths", check.paths,
+                   "GGUF files; directories are searched recursively for *.gguf (hidden "
+                   "entries and links included; what cannot be read is reported); '-' "
+                   "reads standard input")
+      ->type_name("PATH");
+  take_last(cmd_check->add_option("--profile", check.profile,
+                                  "strict (default: the CI gate), spec (what the GGUF "
+                                  "specification requires) or llama.cpp (errors exactly where "
+                                  "llama.cpp fails to load)"),
+            "PROFILE");
+  take_last(
+      cmd_check->add_option("--format", check.format, "Output: text (default), json or sarif"),
+      "FORMAT");
   cmd_check->add_flag("--werror", check.werror, "Treat warnings as errors");
   cmd_check
-      ->add_option("--disable", check.disable, "Silence a diagnostic (code or name); repeatable")
-      ->allow_extra_args(false);
+      ->add_option_function<std::string>(
+          "--disable",
+          [&check](const std::string& v) {
+            check.overrides.emplace_back(CheckArgs::Kind::Disable, v);
+          },
+          "Silence a diagnostic (code or name); repeatable")
+      ->type_name("CODE")
+      ->allow_extra_args(false)
+      ->trigger_on_parse();
   cmd_check
-      ->add_option("--enable", check.enable,
-                   "Report a diagnostic the profile keeps silent, as a warning; repeatable")
-      ->allow_extra_args(false);
+      ->add_option_function<std::string>(
+          "--enable",
+          [&check](const std::string& v) {
+            check.overrides.emplace_back(CheckArgs::Kind::Enable, v);
+          },
+          "Report a diagnostic at the profile's severity, or as a warning if the "
+          "profile keeps it silent; repeatable")
+      ->type_name("CODE")
+      ->allow_extra_args(false)
+      ->trigger_on_parse();
   cmd_check
-      ->add_option("--severity", check.severity,
-                   "Set a diagnostic's severity: CODE=error|warning|note|off; repeatable")
-      ->allow_extra_args(false);
+      ->add_option_function<std::string>(
+          "--severity",
+          [&check](const std::string& v) {
+            check.overrides.emplace_back(CheckArgs::Kind::Severity, v);
+          },
+          "Set a diagnostic's severity: CODE=error|warning|note|off; repeatable. "
+          "Of --disable, --enable and --severity the last one of a code wins")
+      ->type_name("CODE=LEVEL")
+      ->allow_extra_args(false)
+      ->trigger_on_parse();
   cmd_check
       ->add_option("--limit", check.limits,
                    "Resource limit NAME=VALUE: depth (array nesting, default 64, max 1024), "
                    "kv-count, tensor-count, string-length, array-length (default unlimited; "
                    "exceeding one reports GGUF0002), findings (kept per file, default 10000)")
+      ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
-  cmd_check->add_option("-j,--jobs", check.jobs, "Validate N files in parallel (0: one per core)")
-      ->check(CLI::Range(0, 1024));
+  take_last(cmd_check->add_option("-j,--jobs", check.jobs,
+                                  "Validate N files in parallel (0: one per core)"),
+            "N");
   cmd_check->add_flag("-q,--quiet", check.quiet, "Text output: print errors only, no summaries");
-  cmd_check->add_option("--color", check.color, "Colour text output: auto (default), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
+  take_last(
+      cmd_check->add_option(
+          "--color", check.color,
+          "Colour text output: auto (default: on a terminal; NO_COLOR turns it off, FORCE_COLOR or "
+          "CLICOLOR_FORCE on), always, never"),
+      "WHEN");
+  take_last(cmd_check->add_option("--sarif-help-base", check.sarif_help_base,
+                                  "SARIF: the URL each rule's helpUri starts with (the page "
+                                  "GGUFnnnn.md is appended)"),
+            "URL");
+  take_last(cmd_check->add_option("--sarif-root", check.sarif_root,
+                                  "SARIF: artifact URIs relative to DIR (uriBaseId SRCROOT) "
+                                  "instead of absolute file:// URIs"),
+            "DIR");
 
   std::string list_format = "text";
   auto* cmd_list =
       app.add_subcommand("list", "List every diagnostic with its severity per profile");
-  cmd_list->add_option("--format", list_format, "text (default) or json")
-      ->check(CLI::IsMember({"text", "json"}));
+  cmd_list->allow_extras();
+  take_last(cmd_list->add_option("--format", list_format, "text (default) or json"), "FORMAT");
 
   std::string explain_what;
   auto* cmd_explain = app.add_subcommand(
       "explain",
       "Print a diagnostic's page (docs/diagnostics/): what it means, why it matters, an example, "
       "how to fix the writer");
+  cmd_explain->allow_extras();
   cmd_explain->add_option("code", explain_what, "A code or a name: GGUF4001 or misaligned-offset")
       ->required();
 
@@ -284,60 +621,69 @@ int run(int argc, char** argv) {
       "dump",
       "Print the canonical JSON of a file (the conformance suite's output, docs/dump.md): "
       "exit 0 accepted, 1 rejected ({\"ok\": false} with the errors), 2 unreadable");
+  cmd_dump->allow_extras();
   cmd_dump->add_option("file", dump_path, "A GGUF file; '-' reads standard input")->required();
-  cmd_dump
-      ->add_option("--level", dump_level,
-                   "0 verdict, 1 + header and counts, 2 + metadata and tensor infos (default), "
-                   "3 + SHA-256 of each tensor's data; L0..L3 work too")
-      ->check(CLI::IsMember({"0", "1", "2", "3", "L0", "L1", "L2", "L3"}));
-  cmd_dump
-      ->add_option("--profile", dump_profile,
-                   "The profile whose verdict decides acceptance: strict (default), spec or "
-                   "llama.cpp")
-      ->check(CLI::IsMember({"strict", "spec", "llama.cpp"}));
+  take_last(cmd_dump->add_option("--level", dump_level,
+                                 "0 verdict, 1 + header and counts, 2 + metadata and tensor "
+                                 "infos (default), 3 + SHA-256 of each tensor's data; L0..L3 "
+                                 "work too"),
+            "LEVEL");
+  take_last(cmd_dump->add_option("--profile", dump_profile,
+                                 "The profile whose verdict decides acceptance: strict "
+                                 "(default), spec or llama.cpp"),
+            "PROFILE");
+
+  // After the subcommands, which would inherit it.
+  app.footer(
+      "'ggufcheck FILE...' is 'ggufcheck check FILE...'. Run 'ggufcheck SUBCOMMAND --help' for "
+      "the options of each subcommand.");
 
   std::vector<std::string> args = with_default_subcommand(argc, argv);
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
     const auto subcommands = app.get_subcommands();
-    std::fputs((subcommands.empty() ? app.help() : subcommands.front()->help("ggufcheck")).c_str(),
-               stdout);
+    if (subcommands.empty()) {
+      // The top level: the subcommands, then the options of the default one.
+      emit(app.help());
+      emit("\n");
+      emit(cmd_check->help("ggufcheck"));
+    } else {
+      emit(subcommands.front()->help("ggufcheck"));
+    }
     return 0;
   } catch (const CLI::CallForVersion& e) {
-    std::puts(e.what());
+    emit(e.what());
+    emit("\n");
     return 0;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "ggufcheck: %s (see 'ggufcheck --help')\n", e.what());
-    return kExitUsage;
+    throw UsageError{usage_message(e)};
   }
+  reject_leftovers(app);
 
   if (cmd_list->parsed()) {
-    std::fputs((list_format == "json" ? render_catalogue_json() : render_catalogue_text()).c_str(),
-               stdout);
+    require_one_of("--format", list_format, {"text", "json"}, "a format of 'list'");
+    emit(list_format == "json" ? render_catalogue_json() : render_catalogue_text());
     return 0;
   }
   if (cmd_explain->parsed()) {
-    std::fputs(render_explanation(parse_code(explain_what)).c_str(), stdout);
+    emit(render_explanation(parse_code(explain_what)));
     return 0;
   }
   if (cmd_dump->parsed()) {
+    require_one_of("--level", dump_level, {"0", "1", "2", "3", "L0", "L1", "L2", "L3"}, "a level");
+    require_one_of("--profile", dump_profile, kProfiles, "a profile");
     Options options;
     options.profile = *parse_profile(dump_profile);
     const auto level = static_cast<DumpLevel>(dump_level.back() - '0');
     const Dump result = dump_file(dump_path, options, level);
-    std::fputs(result.json.c_str(), stdout);
+    emit(result.json);
     return result.exit_status;
-  }
-  if (check.paths.empty()) {
-    throw UsageError{"no input: give GGUF files or directories (see 'ggufcheck --help')"};
   }
   return run_check(check);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_guarded(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const UsageError& e) {
@@ -350,4 +696,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ggufcheck: internal error\n");
     return kExitInternal;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A reader that goes away is a write error (EPIPE, exit 4), not a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  occupy_closed_standard_descriptors();
+  const int status = run_guarded(argc, argv);
+  if (const int error = finish_stdout(); error != 0) {
+    std::fprintf(stderr, "ggufcheck: cannot write the report: %s\n", std::strerror(error));
+    return kExitInternal;
+  }
+  return status;
 }
