@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -22,11 +23,15 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <map>
+#include <new>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "../src/duplicates.hpp"  // the finder itself, for B4's colliding keys
 #include "counting_allocator.hpp"
 #include "test_support.hpp"
 
@@ -202,35 +207,121 @@ bool printable_ascii(const std::string& text) {
 // The allocator itself
 // =============================================================================================
 
-TEST(Threats, AllocatorCountsEveryForm) {
-  const PeakProbe probe;
+// Makes the allocation behind p observable: the compiler must assume that the asm reads p and
+// keeps it, so it cannot drop the new/delete pair (since C++14 it may drop any pair whose
+// pointer does not escape, and g++ -O2 did drop one here).
+void keep(const void* p) {
+  asm volatile("" : : "r"(p) : "memory");
+}
+
+struct Counted {
+  std::uint64_t allocations = 0;  // calls of a replacement operator new
+  std::size_t peak = 0;           // peak live bytes above the start
+  bool freed = false;             // the live bytes are back where they started
+};
+
+// What `form` (which allocates, keeps and frees) did to the counters.
+template <typename Form>
+Counted count(Form form) {
+  const std::size_t live = g_live_bytes.load();
   const std::uint64_t before = g_allocations.load();
-  {
-    std::vector<std::uint8_t> big(kMiB);
-    auto* single = new std::uint64_t(7);
-    auto* array = new std::uint32_t[1000];
-    struct alignas(256) Overaligned {
-      std::uint8_t bytes[256];
-    };
-    auto* aligned = new Overaligned;
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned) % 256, 0u);
-    auto* aligned_array = new Overaligned[4];
-    auto* nothrow = new (std::nothrow) std::uint64_t[16];
-    ASSERT_NE(nothrow, nullptr);
-    big[0] = static_cast<std::uint8_t>(*single);
-    array[0] = 1;
-    delete single;
-    delete[] array;
-    delete aligned;
-    delete[] aligned_array;
-    delete[] nothrow;
+  const PeakProbe probe;
+  form();
+  return {g_allocations.load() - before, probe.peak(), g_live_bytes.load() == live};
+}
+
+struct alignas(256) Overaligned {
+  std::uint8_t bytes[256];
+};
+
+TEST(Threats, AllocatorCountsEveryForm) {
+  std::uintptr_t aligned_at = 1;
+  std::uintptr_t aligned_array_at = 1;
+  // One new-expression of each form: exactly one counted allocation each, its bytes in the
+  // peak, and freed by the matching delete. If the sanitizer runtime's operator new were in
+  // use instead, nothing would be counted.
+  const std::vector<std::pair<const char*, Counted>> forms = {
+      {"new T", count([] {
+         auto* p = new std::uint64_t(7);
+         keep(p);
+         delete p;
+       })},
+      {"new T[n]", count([] {
+         auto* p = new std::uint32_t[1000];
+         keep(p);
+         delete[] p;
+       })},
+      {"new (align_val_t) T", count([&] {
+         auto* p = new Overaligned;
+         keep(p);
+         aligned_at = reinterpret_cast<std::uintptr_t>(p);
+         delete p;
+       })},
+      {"new (align_val_t) T[n]", count([&] {
+         auto* p = new Overaligned[4];
+         keep(p);
+         aligned_array_at = reinterpret_cast<std::uintptr_t>(p);
+         delete[] p;
+       })},
+      {"new (nothrow) T", count([] {
+         auto* p = new (std::nothrow) std::uint64_t(7);
+         keep(p);
+         delete p;
+       })},
+      {"new (nothrow) T[n]", count([] {
+         auto* p = new (std::nothrow) std::uint64_t[16];
+         keep(p);
+         delete[] p;
+       })},
+      {"new (align_val_t, nothrow) T", count([] {
+         auto* p = new (std::nothrow) Overaligned;
+         keep(p);
+         delete p;
+       })},
+      {"new (align_val_t, nothrow) T[n]", count([] {
+         auto* p = new (std::nothrow) Overaligned[4];
+         keep(p);
+         delete[] p;
+       })},
+      // The calls themselves, which no optimiser may elide.
+      {"operator new(n)", count([] {
+         void* p = ::operator new(100);
+         keep(p);
+         ::operator delete(p, 100);
+       })},
+      {"operator new[](n)", count([] {
+         void* p = ::operator new[](100);
+         keep(p);
+         ::operator delete[](p);
+       })},
+      {"operator new(n, align_val_t)", count([] {
+         void* p = ::operator new (100, std::align_val_t{512});
+         keep(p);
+         ::operator delete (p, 100, std::align_val_t{512});
+       })},
+      {"operator new[](n, align_val_t, nothrow)", count([] {
+         void* p = ::operator new[](100, std::align_val_t{512}, std::nothrow);
+         keep(p);
+         ::operator delete[](p, std::align_val_t{512});
+       })},
+  };
+  for (const auto& [form, counted] : forms) {
+    SCOPED_TRACE(form);
+    EXPECT_EQ(counted.allocations, 1u);
+    EXPECT_GE(counted.peak, sizeof(std::uint64_t));
+    EXPECT_TRUE(counted.freed);
   }
-  // If the sanitizer runtime's operator new were in use instead, nothing would be counted.
-  EXPECT_GE(g_allocations.load() - before, 6u);
-  EXPECT_GE(probe.peak(), kMiB);
-  // Everything was freed again: the live count is back to where it started.
-  const PeakProbe after;
-  EXPECT_EQ(after.peak(), 0u);
+  EXPECT_EQ(aligned_at % 256, 0u);
+  EXPECT_EQ(aligned_array_at % 256, 0u);
+  EXPECT_GE(forms[3].second.peak, 4 * sizeof(Overaligned));
+  // What the library allocates goes through std::allocator, and its bytes make the peak.
+  const Counted big = count([] {
+    std::vector<std::uint8_t> bytes(kMiB);
+    keep(bytes.data());
+  });
+  EXPECT_EQ(big.allocations, 1u);
+  EXPECT_GE(big.peak, kMiB);
+  EXPECT_TRUE(big.freed);
 }
 
 TEST(Threats, ValidFilesStayFarBelowTheBound) {
@@ -575,6 +666,135 @@ TEST(Threats, B4_DuplicateKey) {
       {{"general.alignment", Value::u32(32), {}}, {"general.alignment", Value::u32(64), {}}})));
   EXPECT_TRUE(has_code(alignments.strict, Code::DuplicateKey));
   EXPECT_TRUE(has_code(alignments.llama, Code::DuplicateKey));
+}
+
+// --- B4 with keys chosen to collide --------------------------------------------------------
+//
+// The duplicate check once used an unseeded std::hash in a table of the smallest power of two
+// >= 2x the entries, with linear probing: names whose hashes agree in the low bits made one
+// long cluster, and n of them cost n^2/2 comparisons. These names do that (with whatever
+// std::hash this program has): the finder must give the earliest duplicates all the same.
+
+// The old table's capacity for `entries` names.
+std::size_t unseeded_table_capacity(std::size_t entries) {
+  std::size_t capacity = 16;
+  while (capacity < entries * 2) capacity *= 2;
+  return capacity;
+}
+
+// `count` distinct keys "collide.<base 36>" whose std::hash masked to `capacity` falls in
+// [0, slots): deterministic, a brute-force search of about count * capacity / slots names.
+std::vector<std::string> colliding_keys(std::size_t count, std::size_t capacity,
+                                        std::size_t slots) {
+  std::vector<std::string> keys;
+  for (std::uint64_t n = 0; keys.size() < count; ++n) {
+    std::string key = "collide.";
+    for (std::uint64_t rest = n; rest != 0 || key.size() == 8; rest /= 36) {
+      key.push_back("0123456789abcdefghijklmnopqrstuvwxyz"[rest % 36]);
+    }
+    if ((std::hash<std::string_view>{}(key) & (capacity - 1)) < slots) keys.push_back(key);
+  }
+  return keys;
+}
+
+// The names of a file: 3000 colliding keys, then some of them again (one three times), in an
+// order where the later copies are spread between the first ones.
+struct CollidingNames {
+  std::vector<std::string> names;
+  std::vector<std::pair<std::size_t, std::size_t>> duplicates;  // (index, earliest index)
+};
+
+CollidingNames colliding_names(std::size_t first_index) {
+  constexpr std::size_t kUnique = 3000;
+  constexpr std::array<std::size_t, 7> kRepeated = {0, 1, 777, 1500, 2998, 2999, 1500};
+  const std::size_t entries = first_index + kUnique + kRepeated.size();
+  const std::vector<std::string> keys = colliding_keys(kUnique, unseeded_table_capacity(entries),
+                                                       unseeded_table_capacity(entries) / 256);
+  CollidingNames out;
+  std::map<std::string, std::size_t> first;  // the reference: the earliest index of each name
+  auto add = [&](const std::string& name) {
+    const std::size_t index = first_index + out.names.size();
+    const auto [it, inserted] = first.try_emplace(name, index);
+    if (!inserted) out.duplicates.emplace_back(index, it->second);
+    out.names.push_back(name);
+  };
+  std::size_t next = 0;
+  for (const std::size_t repeated : kRepeated) {
+    while (next <= std::min(repeated + 200, kUnique - 1)) add(keys[next++]);
+    add(keys[repeated]);
+  }
+  while (next < kUnique) add(keys[next++]);
+  return out;
+}
+
+// Every insert's answer, as (index, earlier index) for the names that had one.
+template <typename Finder>
+std::vector<std::pair<std::size_t, std::size_t>> duplicates_found(
+    Finder& finder, const std::vector<std::string>& names) {
+  std::vector<std::pair<std::size_t, std::size_t>> found;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (const std::optional<std::size_t> earlier = finder.insert(names[i], i)) {
+      found.emplace_back(i, *earlier);
+    }
+  }
+  return found;
+}
+
+TEST(Threats, B4_CollidingNamesFindTheEarliestDuplicates) {
+  const CollidingNames c = colliding_names(0);
+  ASSERT_EQ(c.duplicates.size(), 7u);
+  ASSERT_EQ(c.duplicates.back().second, c.duplicates[3].second);  // the third copy: the first
+  // The library's finder: the names cluster under std::hash, not under its seeded hash, so it
+  // stays in the hash table.
+  detail::DuplicateFinder seeded(c.names.size());
+  EXPECT_EQ(duplicates_found(seeded, c.names), c.duplicates);
+  EXPECT_FALSE(seeded.ordered()) << "a probe sequence of over " << seeded.kMaxProbes
+                                 << " slots for names that collide only under std::hash";
+  // Under std::hash itself the cluster outgrows the probe bound, and the finder goes on with
+  // its ordered map: the same answers.
+  struct UnseededHash {
+    std::uint64_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>{}(name);
+    }
+  };
+  detail::BasicDuplicateFinder<UnseededHash> unseeded(c.names.size());
+  EXPECT_EQ(duplicates_found(unseeded, c.names), c.duplicates);
+  EXPECT_TRUE(unseeded.ordered());
+  // A hash that is one constant: the fallback from the 257th name on, the same answers again.
+  struct ConstantHash {
+    std::uint64_t operator()(std::string_view) const { return 42; }
+  };
+  detail::BasicDuplicateFinder<ConstantHash> constant(c.names.size());
+  EXPECT_EQ(duplicates_found(constant, c.names), c.duplicates);
+  EXPECT_TRUE(constant.ordered());
+}
+
+TEST(Threats, B4_CollidingKeysReportTheEarliestDuplicates) {
+  // The same names as metadata keys after general.architecture: each repeated key is reported
+  // once, in file order, at its own pair, naming the earliest pair with that key.
+  Document doc = minimal_document();
+  const std::size_t first_index = doc.metadata.size();
+  const CollidingNames c = colliding_names(first_index);
+  for (const std::string& name : c.names) doc.metadata.push_back({name, Value::u8(1), {}});
+  const Written written = write(doc);
+  for (const Profile profile : kAllProfiles) {
+    SCOPED_TRACE(to_string(profile));
+    const Report report = run(written.bytes, profile).report;
+    std::vector<std::pair<std::size_t, std::size_t>> reported;
+    for (const Finding& f : report.findings) {
+      if (f.code != Code::DuplicateKey) continue;
+      const auto pair =
+          std::find_if(written.layout.pairs.begin(), written.layout.pairs.end(),
+                       [&](const WrittenPair& p) { return p.key_offset == f.offset; });
+      ASSERT_NE(pair, written.layout.pairs.end()) << f.offset << ": " << f.message;
+      const std::size_t at = f.message.find("as kv[");
+      ASSERT_NE(at, std::string::npos) << f.message;
+      reported.emplace_back(static_cast<std::size_t>(pair - written.layout.pairs.begin()),
+                            std::stoul(f.message.substr(at + 6)));
+    }
+    EXPECT_EQ(reported, c.duplicates);
+    EXPECT_EQ(report.findings_dropped, 0u);
+  }
 }
 
 TEST(Threats, B5_KeyWithNulShadowsAlignment) {
