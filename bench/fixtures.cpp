@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <unordered_set>
@@ -152,6 +154,54 @@ std::vector<std::uint8_t> tokenizer_file(std::size_t vocab_size) {
   add(doc, "tokenizer.chat_template",
       Value::string("{% for message in messages %}<s>{{ message['role'] }}\n"
                     "{{ message['content'] }}</s>\n{% endfor %}"));
+  return write_bytes(doc);
+}
+
+namespace {
+
+// The capacity of the old table for `entries` names.
+std::size_t unseeded_table_capacity(std::size_t entries) {
+  std::size_t capacity = 16;
+  while (capacity < entries * 2) capacity *= 2;
+  return capacity;
+}
+
+// "key." and six base-36 digits of n, the same length as the ordinary "key.000001".
+std::string base36_key(std::uint64_t n) {
+  constexpr std::string_view kDigits = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::string key = "key.000000";
+  for (std::size_t i = key.size(); i-- > 4; n /= 36) key[i] = kDigits[n % 36];
+  return key;
+}
+
+// `count` distinct keys whose std::hash, masked to the old table's capacity for the file's
+// entries (these keys and general.architecture), falls in its lowest 1/256: a brute-force
+// search through about 256 * count candidates (a fraction of a second for 10^5).
+std::vector<std::string> colliding_keys(std::size_t count) {
+  const std::size_t capacity = unseeded_table_capacity(count + 1);
+  const std::size_t slots = capacity / 256;
+  std::vector<std::string> keys;
+  keys.reserve(count);
+  for (std::uint64_t n = 0; keys.size() < count; ++n) {
+    std::string key = base36_key(n);
+    if ((std::hash<std::string_view>{}(key) & (capacity - 1)) < slots) keys.push_back(key);
+  }
+  return keys;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> keys_file(std::size_t count, KeyShape shape) {
+  std::vector<std::string> keys;
+  if (shape == KeyShape::Colliding) {
+    keys = colliding_keys(count);
+  } else {
+    keys.reserve(count);
+    for (std::size_t i = 1; i <= count; ++i) keys.push_back(fmt::format("key.{:06}", i));
+  }
+  Document doc;
+  add(doc, "general.architecture", Value::string("llama"));
+  for (std::string& key : keys) add(doc, std::move(key), Value::u8(1));
   return write_bytes(doc);
 }
 

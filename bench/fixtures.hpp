@@ -34,6 +34,15 @@ void write_file(const std::filesystem::path& path, const std::vector<std::uint8_
 // each vocab_size long, and the usual general.* and tokenizer.* scalars; no tensors.
 [[nodiscard]] std::vector<std::uint8_t> tokenizer_file(std::size_t vocab_size);
 
+// The duplicate-key case: a valid file of general.architecture and `count` more uint8 pairs
+// whose keys are either ordinary ("key.000001", ...) or chosen to collide in the table the
+// duplicate check once used: libstdc++'s unseeded std::hash<std::string_view>, masked to the
+// smallest power of two >= 2x the keys, with linear probing. Their masked hashes all fall in the
+// lowest 1/256 of that table (slots [0, 1024) for 10^5 keys), so there they made one primary
+// cluster and cost count^2/2 probes. Same key length (10 bytes) in both files; deterministic.
+enum class KeyShape { Ordinary, Colliding };
+[[nodiscard]] std::vector<std::uint8_t> keys_file(std::size_t count, KeyShape shape);
+
 // A small file whose header or one array claims an absurd count (threats.md).
 struct HostileFile {
   std::string name;  // what it claims, for the report

@@ -1,7 +1,9 @@
 // ggufcheck_bench: design.md section 5 measured. On a ~16 MB tokenizer-shaped file it times
 // `cat`, the ggufcheck CLI and ggml's own reader (each as a process, and the two readers also
 // in-process), prints the ratios against the targets, then measures the CLI's peak RSS on that
-// file and on hostile headers. `--smoke` does all of it once on a small file, for ctest.
+// file and on hostile headers. It also times validate() on 10^5 metadata keys chosen to collide
+// in an unseeded hash table against 10^5 ordinary ones (the colliding file within 2x). `--smoke`
+// does all of it once on a small file, for ctest.
 //
 // Hidden modes, used by the benchmark itself:
 //   --ggml-load FILE [--ggml-lib LIB] ggml's reader in a process of its own
@@ -33,6 +35,8 @@ namespace {
 
 constexpr std::size_t kVocabSize = 250'000;
 constexpr std::size_t kSmokeVocabSize = 2'000;
+constexpr std::size_t kKeyCount = 100'000;  // the duplicate-key case: keys per file
+constexpr std::size_t kSmokeKeyCount = 2'000;
 constexpr std::uint64_t kMiB = 1024;                       // in KiB, the unit of ru_maxrss
 constexpr std::uint64_t kTokenizerHeadroomKib = 8 * kMiB;  // design.md: "plus a few MiB"
 constexpr std::uint64_t kHostileLimitKib = 16 * kMiB;
@@ -204,6 +208,18 @@ int run(int argc, char** argv) {
     return expect_pass(
         ggufcheck::validate({tokenizer_bytes.data(), tokenizer_bytes.size()}, options));
   });
+  // The duplicate-key case, in memory: keys chosen to collide in an unseeded table against
+  // ordinary ones, the same number and length.
+  const std::size_t key_count = config.smoke ? kSmokeKeyCount : kKeyCount;
+  const std::vector<std::uint8_t> ordinary_keys = keys_file(key_count, KeyShape::Ordinary);
+  const std::vector<std::uint8_t> colliding_keys = keys_file(key_count, KeyShape::Colliding);
+  add(subject::kOrdinaryKeys, [&] {
+    return expect_pass(ggufcheck::validate({ordinary_keys.data(), ordinary_keys.size()}, options));
+  });
+  add(subject::kCollidingKeys, [&] {
+    return expect_pass(
+        ggufcheck::validate({colliding_keys.data(), colliding_keys.size()}, options));
+  });
   if (ggml) {
     add(subject::kGgmlProcess, [&] { return expect_exit(ggml_command, 0); });
     add(subject::kGgmlInProcess, [&]() -> std::optional<std::string> {
@@ -231,8 +247,11 @@ int run(int argc, char** argv) {
 
   const std::string description = fmt::format("{:.1f} MiB, {} tokens and merges", in_mib(size),
                                               config.smoke ? kSmokeVocabSize : kVocabSize);
-  const bool ok =
-      print_summary({collector, description, ggml_missing, std::move(memory), !config.smoke});
+  const std::string keys_description =
+      fmt::format("{} metadata keys of 10 bytes per file ({} KiB), validated in memory", key_count,
+                  colliding_keys.size() / 1024);
+  const bool ok = print_summary(
+      {collector, description, keys_description, ggml_missing, std::move(memory), !config.smoke});
   return ok ? 0 : 1;
 }
 

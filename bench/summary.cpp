@@ -50,6 +50,8 @@ constexpr std::array kTimes = {
     Described{subject::kValidateFile, "ggufcheck::validate_file(FILE)", "in-process"},
     Described{subject::kValidateBytes, "ggufcheck::validate(), file in RAM", "in-process"},
     Described{subject::kGgmlInProcess, "ggml gguf_init_from_file(FILE)", "in-process"},
+    Described{subject::kOrdinaryKeys, "validate(), ordinary keys", "in-process"},
+    Described{subject::kCollidingKeys, "validate(), std::hash-colliding keys", "in-process"},
 };
 
 struct RatioTarget {
@@ -64,6 +66,9 @@ constexpr std::array kRatios = {
     RatioTarget{"ggml / ggufcheck (processes)", subject::kGgmlProcess, subject::kCli, 10.0, false},
     RatioTarget{"ggml / ggufcheck (in-process)", subject::kGgmlInProcess, subject::kValidateFile,
                 10.0, false},
+    // Duplicate detection must not go quadratic on keys chosen to collide (issue 12).
+    RatioTarget{"colliding / ordinary keys", subject::kCollidingKeys, subject::kOrdinaryKeys, 2.0,
+                true},
 };
 
 std::string verdict(bool judge, bool met) {
@@ -88,6 +93,7 @@ bool print_summary(const SummaryInput& input) {
   if (input.ggml_missing) {
     fmt::print("NOTE: ggml's reader was NOT measured: {}\n", *input.ggml_missing);
   }
+  fmt::print("Duplicate-key case: {}\n", input.keys_description);
   if (!input.judge) fmt::print("(smoke run: figures are not judged)\n");
 
   fmt::print("\nWall-clock time per run (best repetition):\n");

@@ -21,6 +21,8 @@ inline constexpr std::string_view kGgmlProcess = "ggml/process";
 inline constexpr std::string_view kValidateFile = "ggufcheck/validate_file";
 inline constexpr std::string_view kValidateBytes = "ggufcheck/validate_in_memory";
 inline constexpr std::string_view kGgmlInProcess = "ggml/gguf_init_from_file";
+inline constexpr std::string_view kOrdinaryKeys = "ggufcheck/ordinary_keys";
+inline constexpr std::string_view kCollidingKeys = "ggufcheck/colliding_keys";
 }  // namespace subject
 
 // The name of the statistic "best repetition" that each benchmark computes.
@@ -52,6 +54,7 @@ struct MemoryFigure {
 struct SummaryInput {
   const Collector& times;
   std::string file_description;             // "16.0 MB, 250000 tokens"
+  std::string keys_description;             // the two files of the duplicate-key case
   std::optional<std::string> ggml_missing;  // why ggml was not measured
   std::vector<MemoryFigure> memory;
   bool judge = true;  // false in smoke runs: figures only, no PASS/MISS
