@@ -418,7 +418,7 @@ int run_check(const CheckArgs& args) {
     if (r.unreadable() && args.format != "text") {
       for (const Finding& f : r.findings) {
         if (f.code == Code::UnreadableFile)
-          std::fprintf(stderr, "ggufcheck: %s\n", f.message.c_str());
+          std::fprintf(stderr, "ggufcheck: %s\n", shown_name(f.message).c_str());
       }
     }
   }

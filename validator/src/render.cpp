@@ -79,10 +79,6 @@ bool needs_escape(std::string_view name) {
   return false;
 }
 
-std::string shown_name(std::string_view name) {
-  return needs_escape(name) ? detail::escape(name, name.size()) : std::string(name);
-}
-
 // The path as an absolute, lexically normal path ("." and ".." folded, symlinks not resolved).
 std::filesystem::path absolute_path(std::string_view path) {
   std::error_code ec;
@@ -287,6 +283,10 @@ std::string severities_line(const CatalogueEntry& e) {
 
 std::string_view tool_version() {
   return GGUFCHECK_VERSION;
+}
+
+std::string shown_name(std::string_view name) {
+  return needs_escape(name) ? detail::escape(name, name.size()) : std::string(name);
 }
 
 std::string render_text(const Report& report, const TextStyle& style) {

@@ -37,6 +37,10 @@ struct SarifOptions {
 [[nodiscard]] std::string render_text_total(std::span<const Report> reports,
                                             const TextStyle& style);
 
+// A file name (or a message that holds one) as text output shows it: escaped as keys are when it
+// holds control bytes, invalid UTF-8 or a backslash, as it is otherwise.
+[[nodiscard]] std::string shown_name(std::string_view name);
+
 // The catalogue, for `ggufcheck list` and `explain`.
 [[nodiscard]] std::string render_catalogue_text();
 [[nodiscard]] std::string render_catalogue_json();
