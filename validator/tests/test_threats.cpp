@@ -287,7 +287,7 @@ TEST(Threats, AllocatorCountsEveryForm) {
       {"operator new(n)", count([] {
          void* p = ::operator new(100);
          keep(p);
-         ::operator delete(p, 100);
+         ::operator delete(p);
        })},
       {"operator new[](n)", count([] {
          void* p = ::operator new[](100);
@@ -297,7 +297,7 @@ TEST(Threats, AllocatorCountsEveryForm) {
       {"operator new(n, align_val_t)", count([] {
          void* p = ::operator new (100, std::align_val_t{512});
          keep(p);
-         ::operator delete (p, 100, std::align_val_t{512});
+         ::operator delete (p, std::align_val_t{512});
        })},
       {"operator new[](n, align_val_t, nothrow)", count([] {
          void* p = ::operator new[](100, std::align_val_t{512}, std::nothrow);
