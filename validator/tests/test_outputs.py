@@ -17,7 +17,7 @@ then checks:
 - the text output's conventions: file names escaped like keys, the total line of a run over
   several files, `list` sorted by code.
 
-Usage: /usr/bin/python3 test_outputs.py --ggufcheck PATH --source REPO --shared SHAREDDIR
+Usage: /usr/bin/python3 test_outputs.py --ggufcheck PATH --source REPO
 Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure.
 """
 
@@ -215,11 +215,12 @@ class Suite:
     def __init__(self, args):
         self.exe = args.ggufcheck
         self.source = args.source
-        self.shared = args.shared
         self.passed = 0
         self.failed = 0
         self.failures = []
-        with open(os.path.join(self.shared, "data", "sarif-schema-2.1.0.json"), encoding="utf-8") as f:
+        # The official SARIF 2.1.0 schema (OASIS), committed beside the tests.
+        with open(os.path.join(self.source, "validator", "tests", "data", "sarif-schema-2.1.0.json"),
+                  encoding="utf-8") as f:
             sarif_schema = json.load(f)
         with open(os.path.join(self.source, "docs", "json-output.schema.json"), encoding="utf-8") as f:
             json_schema = json.load(f)
@@ -547,7 +548,6 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ggufcheck", required=True)
     parser.add_argument("--source", required=True)
-    parser.add_argument("--shared", required=True)
     args = parser.parse_args()
     for path in (args.ggufcheck,):
         if not os.access(path, os.X_OK):
@@ -567,7 +567,7 @@ def main():
         for name in os.listdir(os.path.join(args.source, "examples", sub))
         if name.endswith(".gguf"))
     valid_examples = [p for p in examples if os.sep + "valid" + os.sep in p]
-    real_dir = os.path.join(args.shared, "data", "real-gguf")
+    real_dir = os.path.join(args.source, "validator", "tests", "data", "real-gguf")
     real = sorted(os.path.join(real_dir, n) for n in os.listdir(real_dir) if n.endswith(".gguf"))
 
     tmp = tempfile.mkdtemp(prefix="ggufcheck-outputs-")
