@@ -441,7 +441,7 @@ TEST(CliExitStatus, ValidFilesExitZero) {
 
 TEST(CliExitStatus, RealFilesExitZeroInEveryProfile) {
   std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(shared_dir() / "data" / "real-gguf")) {
+  for (const auto& entry : fs::directory_iterator(real_gguf_dir())) {
     if (entry.path().extension() == ".gguf") files.push_back(entry.path().string());
   }
   ASSERT_FALSE(files.empty());
@@ -630,7 +630,7 @@ TEST(CliCheck, DashReadsStandardInputFromAPipe) {
   EXPECT_NE(b.at("files").at(0).at("path").get<std::string>(), file);
 
   // A valid file, larger than a pipe buffer, through standard input passes.
-  const ByteVector big = read_file(shared_dir() / "data" / "real-gguf" / "ggml-vocab-falcon.gguf");
+  const ByteVector big = read_file(real_gguf_dir() / "ggml-vocab-falcon.gguf");
   ASSERT_GT(big.size(), 1U << 20);
   const RunResult r = run_cli({"-"}, stdin_bytes(std::string(big.begin(), big.end())));
   EXPECT_EQ(r.status, 0) << r;
@@ -688,7 +688,7 @@ TEST(CliCheck, ParallelJobsGiveByteIdenticalOutputInInputOrder) {
       dir.write("b-both.gguf", error_and_warning_bytes()).string(),
       example("broken/course-chapter-header.gguf"),
   };
-  for (const auto& entry : fs::directory_iterator(shared_dir() / "data" / "real-gguf")) {
+  for (const auto& entry : fs::directory_iterator(real_gguf_dir())) {
     if (entry.path().extension() == ".gguf") files.push_back(entry.path().string());
   }
   for (const std::string format : {"text", "json", "sarif"}) {
