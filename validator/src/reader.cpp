@@ -3,43 +3,13 @@
 
 #include "checks.hpp"
 #include "cursor.hpp"
+#include "file_kind.hpp"
 #include "utf8.hpp"
 
 namespace ggufcheck::detail {
 namespace {
 
 constexpr std::string_view kMagic = "GGUF";
-
-std::string bad_magic_hint(std::string_view magic) {
-  struct Legacy {
-    std::string_view bytes;
-    std::string_view what;
-  };
-  // Legacy ggml formats stored their magic as a little-endian u32, so the bytes read reversed.
-  static constexpr Legacy kLegacy[] = {
-      {"lmgg", "a legacy GGML file (pre-GGUF ggml format)"},
-      {"fmgg", "a legacy GGMF file (pre-GGUF ggml format)"},
-      {"tjgg", "a legacy GGJT file (pre-GGUF ggml format)"},
-      {"algg", "a legacy GGLA (LoRA adapter) file"},
-      {"asgg", "a legacy GGSA file"},
-      {"GGML", "a legacy GGML file"},
-      {"GGMF", "a legacy GGMF file"},
-      {"GGJT", "a legacy GGJT file"},
-      {"GGLA", "a legacy GGLA (LoRA adapter) file"},
-      {"GGSA", "a legacy GGSA file"},
-  };
-  for (const auto& legacy : kLegacy) {
-    if (magic == legacy.bytes) {
-      return fmt::format("this looks like {}; convert it to GGUF with llama.cpp's converter",
-                         legacy.what);
-    }
-  }
-  if (magic == "FUGG") {
-    return "the magic is the 4 bytes \"GGUF\" (47 47 55 46); the writer stored it as a "
-           "byte-swapped u32";
-  }
-  return "a GGUF file starts with the 4 bytes \"GGUF\" (47 47 55 46); this is not a GGUF file";
-}
 
 class Reader {
  public:
@@ -84,15 +54,19 @@ class Reader {
   bool read_header() {
     const Bytes bytes = model_.bytes;
     const std::uint64_t size = bytes.size();
-    if (size < 4) {
-      sink_.report(Code::TruncatedHeader, 0, size, "header", "",
-                   "file is {} bytes long; a GGUF header needs at least 24", size);
-      return false;
-    }
-    const std::string_view magic(reinterpret_cast<const char*>(bytes.data()), 4);
-    if (magic != kMagic) {
-      sink_.report(Code::BadMagic, 0, 4, "header.magic", bad_magic_hint(magic),
-                   "magic is \"{}\", expected \"GGUF\"", escape(magic));
+    // The magic is checked on the bytes there are: a file shorter than 4 bytes whose bytes
+    // already differ from "GGUF" is bad-magic (a 2-byte "{}" is an API's answer, not a cut
+    // GGUF file); the empty file and the prefixes of "GGUF" are truncated. The message says
+    // what the file is when its first bytes tell (file_kind.cpp), the hint what to do.
+    const std::string_view magic(reinterpret_cast<const char*>(bytes.data()),
+                                 static_cast<std::size_t>(std::min<std::uint64_t>(size, 4)));
+    if (magic != kMagic.substr(0, magic.size())) {
+      const Identification kind =
+          sink_.enabled(Code::BadMagic) ? identify_file(bytes) : Identification{};
+      sink_.report(Code::BadMagic, 0, magic.size(), "header.magic", kind.hint,
+                   "magic is \"{}\"{}, expected \"GGUF\"{}{}", escape(magic),
+                   size < 4 ? fmt::format(" (a {}-byte file)", size) : "",
+                   kind.what.empty() ? "" : ": ", kind.what);
       return false;
     }
     if (size < 8) {

@@ -17,11 +17,13 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "file_kind.hpp"
 #include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
@@ -30,6 +32,9 @@
 namespace ggufcheck {
 namespace {
 
+using ggufcheck::detail::file_signatures;
+using ggufcheck::detail::FileSignature;
+using ggufcheck::detail::kIdentifyWindow;
 using ggufcheck::testing::ByteVector;
 using ggufcheck::testing::check;
 using ggufcheck::testing::codes;
@@ -280,6 +285,197 @@ Scenario huge_value(Value empty_value, std::uint64_t count_at, std::uint64_t cou
   return s;
 }
 
+// --- files that are not GGUF (GGUF1002 says what they are) ------------------------------------
+
+ByteVector text_bytes(std::string_view text) {
+  return ByteVector(text.begin(), text.end());
+}
+ByteVector concat(ByteVector a, const ByteVector& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+ByteVector le64(std::uint64_t v) {
+  ByteVector out;
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  return out;
+}
+
+struct NotGguf {
+  std::string label;  // the test is named GGUF1002_<label>
+  ByteVector bytes;
+  std::string message;  // the whole message
+  std::string hint_has;
+};
+
+// A zip whose first local header names `name` (enough of a zip for the identification: the
+// signature, the header fields, the name).
+ByteVector zip_local_header(std::string_view name) {
+  ByteVector out = {'P', 'K', 3, 4, 20, 0, 0, 0, 0, 0, 0, 0, 0x21, 0};
+  out.resize(26, 0);  // crc and sizes
+  out.push_back(static_cast<std::uint8_t>(name.size() & 0xFF));
+  out.push_back(static_cast<std::uint8_t>(name.size() >> 8));
+  out.insert(out.end(), {0, 0});  // no extra field
+  return concat(out, text_bytes(name));
+}
+
+ByteVector tar_header(std::string_view name) {
+  ByteVector out(512, 0);
+  std::copy(name.begin(), name.end(), out.begin());
+  const std::string_view magic(
+      "ustar\0"
+      "00",
+      8);
+  std::copy(magic.begin(), magic.end(), out.begin() + 257);
+  return out;
+}
+
+std::vector<NotGguf> not_gguf_samples() {
+  const std::string lfs =
+      "version https://git-lfs.github.com/spec/v1\n"
+      "oid sha256:0f343b0931126a20f133d67c2b018a3b3c57a6f4d3a3b1c7a2b1c0d9e8f7a6b5\n"
+      "size 4368657152\n";
+  const std::string safetensors_header =
+      R"({"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})";
+  const ByteVector safetensors = concat(
+      concat(le64(safetensors_header.size()), text_bytes(safetensors_header)), ByteVector(4, 0));
+  return {
+      {"GitLfsPointer", text_bytes(lfs),
+       "magic is \"vers\", expected \"GGUF\": this is a Git LFS pointer, not the model (the "
+       "pointer names 4368657152 bytes)",
+       "git lfs pull"},
+      {"GitLfsPointerWithoutSize", text_bytes("version https://git-lfs.github.com/spec/v1\n"),
+       "magic is \"vers\", expected \"GGUF\": this is a Git LFS pointer, not the model",
+       "git lfs install"},
+      {"GitLfsPointerSizeOverflows",
+       text_bytes("version https://git-lfs.github.com/spec/v1\nsize 99999999999999999999\n"),
+       "magic is \"vers\", expected \"GGUF\": this is a Git LFS pointer, not the model",
+       "git lfs pull"},
+      {"HtmlPage",
+       text_bytes("\xef\xbb\xbf\n  <!doctype HTML><html><head><TITLE>\n  403 Forbidden\n  "
+                  "</TITLE></head></html>"),
+       "magic is \"\\xef\\xbb\\xbf\\x0a\", expected \"GGUF\": this is an HTML page, not the model "
+       "(title \"403 Forbidden\")",
+       "/resolve/"},
+      {"HtmlWithoutTitle", text_bytes("<html><body>Moved</body></html>"),
+       "magic is \"<htm\", expected \"GGUF\": this is an HTML page, not the model", "web page"},
+      {"HtmlTitleEscapedAndShortened",
+       text_bytes("<head><title>\x1b[31m\"" + std::string(100, 'x') + "</title>"),
+       "magic is \"<hea\", expected \"GGUF\": this is an HTML page, not the model (title "
+       "\"\\x1b[31m\\\"" +
+           std::string(54, 'x') + "...(106 bytes)\")",
+       "web page"},
+      {"JsonError", text_bytes(R"({"error":"Repository not found"})"),
+       "magic is \"{\\\"er\", expected \"GGUF\": this is a JSON document, not the model (error "
+       "\"Repository not found\")",
+       "API answer"},
+      {"JsonShorterThanHeader", text_bytes("{ \"error\" : \"x\\\"y\" }"),
+       "magic is \"{ \\\"e\", expected \"GGUF\": this is a JSON document, not the model (error "
+       "\"x\\\"y\")",
+       "access token"},
+      {"JsonNestedErrorMessage",
+       text_bytes(R"({"error":{"code":401,"message":"Invalid credentials"}})"),
+       "magic is \"{\\\"er\", expected \"GGUF\": this is a JSON document, not the model (message "
+       "\"Invalid credentials\")",
+       "API answer"},
+      {"JsonTwoBytes", text_bytes("[]"),
+       "magic is \"[]\" (a 2-byte file), expected \"GGUF\": this is a JSON document, not the "
+       "model",
+       "API answer"},
+      {"Gzip",
+       concat(ByteVector{0x1f, 0x8b, 8, 8, 0, 0, 0, 0, 0, 3},
+              text_bytes(std::string_view("m.gguf\0x", 8))),
+       "magic is \"\\x1f\\x8b\\x08\\x08\", expected \"GGUF\": this is a gzip-compressed file (of "
+       "\"m.gguf\")",
+       "gunzip"},
+      {"GzipWithoutName", ByteVector{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 3, 0},
+       "magic is \"\\x1f\\x8b\\x08\\x00\", expected \"GGUF\": this is a gzip-compressed file",
+       "gunzip"},
+      {"Zstd", ByteVector{0x28, 0xb5, 0x2f, 0xfd, 0x20, 0},
+       "magic is \"(\\xb5/\\xfd\", expected \"GGUF\": this is a zstd-compressed file", "zstd -d"},
+      {"Xz", ByteVector{0xfd, '7', 'z', 'X', 'Z', 0, 0, 1},
+       "magic is \"\\xfd7zX\", expected \"GGUF\": this is an xz-compressed file", "xz -d"},
+      {"Bzip2", ByteVector{'B', 'Z', 'h', '9', 0x31, 0x41, 0x59, 0x26, 0x53, 0x59},
+       "magic is \"BZh9\", expected \"GGUF\": this is a bzip2-compressed file", "bunzip2"},
+      {"Zip", zip_local_header("weights/model.gguf"),
+       "magic is \"PK\\x03\\x04\", expected \"GGUF\": this is a zip archive (first entry "
+       "\"weights/model.gguf\")",
+       "unzip"},
+      {"EmptyZip", concat(ByteVector{'P', 'K', 5, 6}, ByteVector(18, 0)),
+       "magic is \"PK\\x05\\x06\", expected \"GGUF\": this is an empty zip archive", "again"},
+      {"Tar", tar_header("model.gguf"),
+       "magic is \"mode\", expected \"GGUF\": this is a tar archive (first entry \"model.gguf\")",
+       "tar -xf"},
+      {"Safetensors", safetensors,
+       "magic is \"6\\x00\\x00\\x00\", expected \"GGUF\": this is a safetensors file, not GGUF",
+       "convert_hf_to_gguf.py"},
+      {"PytorchZip", zip_local_header("model/data.pkl"),
+       "magic is \"PK\\x03\\x04\", expected \"GGUF\": this is a PyTorch checkpoint (torch.save's "
+       "zip format, first entry \"model/data.pkl\")",
+       "convert_hf_to_gguf.py"},
+      {"PytorchZipVersionFirst", zip_local_header("archive/version"),
+       "magic is \"PK\\x03\\x04\", expected \"GGUF\": this is a PyTorch checkpoint (torch.save's "
+       "zip format, first entry \"archive/version\")",
+       "only checkpoints you trust"},
+      {"PytorchLegacy",
+       ByteVector{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50,
+                  0x19, '.'},
+       "magic is \"\\x80\\x02\\x8a\\x0a\", expected \"GGUF\": this is a PyTorch checkpoint "
+       "(torch.save's legacy format)",
+       "convert_hf_to_gguf.py"},
+      {"Pickle", ByteVector{0x80, 0x04, 0x95, 0x0a, 0, 0, 0, 0, 0, 0, 0, '}'},
+       "magic is \"\\x80\\x04\\x95\\x0a\", expected \"GGUF\": this looks like a Python pickle "
+       "(protocol 4), e.g. a PyTorch checkpoint",
+       "runs code"},
+      {"Onnx",
+       concat(text_bytes("\x08\x07\x12\x07pytorch\x1a\x03"
+                         "2.0"),
+              ByteVector{0x3a, 0x02, 0x12, 0x00}),
+       "magic is \"\\x08\\x07\\x12\\x07\", expected \"GGUF\": this looks like an ONNX model "
+       "(producer \"pytorch 2.0\")",
+       "ONNX"},
+      {"OnnxGraphOnly", ByteVector{0x08, 0x09, 0x3a, 0x02, 0x12, 0x00},
+       "magic is \"\\x08\\x09:\\x02\", expected \"GGUF\": this looks like an ONNX model", "ONNX"},
+      {"ByteSwappedMagic", concat(text_bytes("FUGG"), ByteVector(20, 0)),
+       "magic is \"FUGG\", expected \"GGUF\": this is \"GGUF\" stored as a byte-swapped u32",
+       "byte-swapped u32"},
+      {"LegacyGgla", concat(text_bytes("algg"), ByteVector(20, 0)),
+       "magic is \"algg\", expected \"GGUF\": this is a legacy GGLA file (a pre-GGUF LoRA "
+       "adapter)",
+       "convert_lora_to_gguf.py"},
+  };
+}
+
+// Bytes that look like a kind by their first bytes but are not: the generic message and hint.
+// A false "this is ONNX" (or JSON, or safetensors) is worse than none.
+std::vector<std::pair<std::string, ByteVector>> not_quite_samples() {
+  const std::string header = R"({"w":{}})";
+  return {
+      {"onnx ir_version 0", ByteVector{0x08, 0x00, 0x12, 0x01, 'a', 0, 0, 0}},
+      {"onnx fields out of order", ByteVector{0x08, 0x07, 0x1a, 0x01, 'a', 0x12, 0x01, 'a'}},
+      {"onnx empty graph only", ByteVector{0x08, 0x07, 0x3a, 0x00, 0, 0, 0, 0}},
+      {"onnx producer not printable", ByteVector{0x08, 0x07, 0x12, 0x02, 0x01, 0x02, 0, 0}},
+      {"onnx graph longer than the file", ByteVector{0x08, 0x07, 0x3a, 0x7f, 0, 0, 0, 0}},
+      {"onnx wrong wire type", ByteVector{0x08, 0x07, 0x10, 0x01, 0, 0, 0, 0}},
+      {"json with a control byte", text_bytes(std::string("{\"a\":\"\x01\"}"))},
+      {"json-like brace", text_bytes("{abc")},
+      {"safetensors length past the end", concat(le64(1000), text_bytes(header))},
+      {"safetensors header not closed", concat(le64(9), text_bytes("{\"w\":{} x"))},
+      {"safetensors length zero", concat(le64(0), text_bytes("{\"}"))},
+      {"bzip2 without block magic", text_bytes("BZh9abcdef")},
+      {"bzip2 level 0", concat(text_bytes("BZh0"), ByteVector{0x31, 0x41, 0x59, 0x26, 0x53, 0x59})},
+      {"gzip reserved flags", ByteVector{0x1f, 0x8b, 8, 0x80, 0, 0, 0, 0}},
+      {"pickle unknown first opcode", ByteVector{0x80, 0x02, 0x00, 0x00}},
+      {"tar magic, file ends before its terminator",
+       [] {
+         ByteVector v(262, 'a');
+         std::memcpy(v.data() + 257, "ustar", 5);
+         return v;
+       }()},
+      {"html in the middle", text_bytes("x<html>")},
+      {"lfs pointer of another spec", text_bytes("version https://example.com/spec/v1\n")},
+  };
+}
+
 std::vector<CodeCase> code_cases() {
   const std::string tmp = ::testing::TempDir();
   std::vector<CodeCase> cases = {
@@ -367,14 +563,28 @@ std::vector<CodeCase> code_cases() {
          ByteVector bytes = write_bytes(minimal_document());
          std::memcpy(bytes.data(), "tjgg", 4);  // GGJT stored as a little-endian u32
          Scenario s = at(bytes, 0, 4, "header.magic");
-         s.hint_has = "GGJT";
+         s.message_has = ": this is a legacy GGJT file (pre-GGUF ggml format)";
+         s.hint_has = "legacy ggml";
          return s;
        }},
       {Code::BadMagic, "NotGguf",
        [] {
          ByteVector bytes = write_bytes(minimal_document());
-         std::memcpy(bytes.data(), "PK\x03\x04", 4);
-         return at(bytes, 0, 4, "header.magic");
+         std::memcpy(bytes.data(),
+                     "\x7f"
+                     "ELF",
+                     4);  // no kind the identification knows
+         Scenario s = at(bytes, 0, 4, "header.magic");
+         s.hint_has = "this is not a GGUF file";
+         return s;
+       }},
+      {Code::BadMagic, "ThreeBytesThatAreNotGguf",
+       [] {
+         // Shorter than the magic, but its bytes already differ from "GGUF": bad-magic, not
+         // truncated-header (a prefix of "GGUF" is truncated: TruncatedHeader cases).
+         Scenario s = at(ByteVector{'G', 'G', 'X'}, 0, 3, "header.magic");
+         s.message_has = "magic is \"GGX\" (a 3-byte file), expected \"GGUF\"";
+         return s;
        }},
       {Code::UnsupportedVersion, "Version4",
        [] {
@@ -896,6 +1106,17 @@ std::vector<CodeCase> code_cases() {
                    kv_path(2, "tokenizer.ggml.bos_token_id"));
        }},
   };
+  // One case per kind of file that is not GGUF (not_gguf_samples() below).
+  for (const NotGguf& sample : not_gguf_samples()) {
+    cases.push_back({Code::BadMagic, sample.label, [sample] {
+                       Scenario s =
+                           at(sample.bytes, 0, std::min<std::uint64_t>(4, sample.bytes.size()),
+                              "header.magic");
+                       s.message_has = sample.message;
+                       s.hint_has = sample.hint_has;
+                       return s;
+                     }});
+  }
   return cases;
 }
 
@@ -1468,6 +1689,175 @@ TEST(CodeBehaviour, TensorTypeIdsByCategory) {
     if (tensor_type(type)->removed() || tensor_type(type)->recent()) continue;
     EXPECT_TRUE(code_for(type).empty()) << "type " << type;
   }
+}
+
+// --- GGUF1002: what the file is, read within its bytes -----------------------------------------
+
+// `content` in a mapping where the byte after it, and everything from `readable` on, is an
+// inaccessible page: a read past the bytes there are, or past the first `readable` bytes,
+// crashes the test. `size` (>= content) is the size the validator is told.
+class GuardedBytes {
+ public:
+  GuardedBytes(const ByteVector& content, std::size_t size, std::size_t readable)
+      : page_(static_cast<std::size_t>(::sysconf(_SC_PAGESIZE))) {
+    const std::size_t readable_pages = (std::min(readable, size) + page_ - 1) / page_;
+    mapped_ = ((size + page_ - 1) / page_ + 1) * page_;  // one guard page at least
+    void* region = ::mmap(nullptr, mapped_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED) return;
+    base_ = static_cast<std::uint8_t*>(region);
+    // The content ends exactly at a page boundary when it is the whole span: placed at the end
+    // of its pages.
+    const std::size_t span_pages = (size + page_ - 1) / page_;
+    start_ = base_ + span_pages * page_ - size;
+    if (readable_pages > 0 &&
+        ::mprotect(base_, readable_pages * page_, PROT_READ | PROT_WRITE) != 0) {
+      return;
+    }
+    if (content.size() > std::min(readable, size)) return;
+    if (!content.empty()) std::memcpy(start_, content.data(), content.size());
+    size_ = size;
+    ok_ = true;
+  }
+  ~GuardedBytes() {
+    if (base_ != nullptr) ::munmap(base_, mapped_);
+  }
+  GuardedBytes(const GuardedBytes&) = delete;
+  GuardedBytes& operator=(const GuardedBytes&) = delete;
+  [[nodiscard]] bool ok() const { return ok_; }
+  [[nodiscard]] Bytes bytes() const { return {start_, size_}; }
+
+ private:
+  std::size_t page_;
+  std::uint8_t* base_ = nullptr;
+  std::uint8_t* start_ = nullptr;
+  std::size_t mapped_ = 0;
+  std::size_t size_ = 0;
+  bool ok_ = false;
+};
+
+const Finding* bad_magic_of(const Report& report) {
+  return report.findings.size() == 1 && report.findings[0].code == Code::BadMagic
+             ? &report.findings[0]
+             : nullptr;
+}
+
+TEST(BadMagic, EachKindGetsItsExactMessage) {
+  for (const NotGguf& sample : not_gguf_samples()) {
+    SCOPED_TRACE(sample.label);
+    const Report report = check(sample.bytes, Profile::Strict);
+    const Finding* f = bad_magic_of(report);
+    ASSERT_NE(f, nullptr) << describe(report);
+    EXPECT_EQ(f->message, sample.message);
+    EXPECT_NE(f->hint.find(sample.hint_has), std::string::npos) << f->hint;
+  }
+}
+
+TEST(BadMagic, LookalikesGetTheGenericMessage) {
+  for (const auto& [what, bytes] : not_quite_samples()) {
+    SCOPED_TRACE(what);
+    const Report report = check(bytes, Profile::Strict);
+    const Finding* f = bad_magic_of(report);
+    ASSERT_NE(f, nullptr) << describe(report);
+    EXPECT_EQ(f->message.find(": this"), std::string::npos) << f->message;
+    EXPECT_EQ(f->hint,
+              "a GGUF file starts with the 4 bytes \"GGUF\" (47 47 55 46); this is not a GGUF "
+              "file");
+  }
+}
+
+// Every prefix of every sample, its last byte against an inaccessible page: the identification
+// reads only the bytes there are (a cut pointer, a 3-byte gzip, a 300-byte tar header).
+TEST(BadMagic, ReadsNoBytePastTheEnd) {
+  std::vector<ByteVector> all;
+  for (const NotGguf& sample : not_gguf_samples()) all.push_back(sample.bytes);
+  for (const auto& [what, bytes] : not_quite_samples()) all.push_back(bytes);
+  for (const ByteVector& bytes : all) {
+    for (std::size_t n = 1; n <= bytes.size(); ++n) {
+      const ByteVector prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+      const GuardedBytes guarded(prefix, n, n);
+      ASSERT_TRUE(guarded.ok());
+      const Report report = validate(guarded.bytes(), Options{});
+      ASSERT_FALSE(report.findings.empty());
+      // A prefix of "GGUF" is truncated; everything else here is bad-magic.
+      const std::string_view head(reinterpret_cast<const char*>(prefix.data()),
+                                  std::min<std::size_t>(n, 4));
+      const Code want = std::string_view("GGUF").substr(0, head.size()) == head
+                            ? Code::TruncatedHeader
+                            : Code::BadMagic;
+      EXPECT_EQ(report.findings[0].code, want) << describe(report);
+      EXPECT_EQ(report.findings[0].length, std::min<std::uint64_t>(n, 4));
+    }
+  }
+}
+
+// A file of 64 MiB of which only the first 4 KiB can be read: the identification looks at no
+// more (an HTML page or a JSON answer that never ends, a tar header's name without a NUL).
+TEST(BadMagic, LooksOnlyAtTheFirstFourKibibytes) {
+  const std::size_t big = std::size_t{64} << 20;
+  struct Case {
+    std::string what;
+    ByteVector head;
+    std::string message_has;
+  };
+  std::vector<Case> cases = {
+      {"html", text_bytes("<html><head><title>" + std::string(5000, 't')),
+       "this is an HTML page, not the model"},
+      {"json", text_bytes("{\"error\":\"" + std::string(5000, 'e')),
+       "this is a JSON document, not the model (error \""},
+      {"json of spaces", text_bytes("{" + std::string(5000, ' ')), ""},
+      {"lfs",
+       text_bytes("version https://git-lfs.github.com/spec/v1\nsize " + std::string(5000, '9')),
+       "this is a Git LFS pointer, not the model"},
+      {"zip name past the window", zip_local_header(std::string(5000, 'n')),
+       "this is a zip archive"},
+      {"unknown", ByteVector(5000, 0xAB), ""},
+  };
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    c.head.resize(kIdentifyWindow);
+    const GuardedBytes guarded(c.head, big, kIdentifyWindow);
+    ASSERT_TRUE(guarded.ok());
+    const Report report = validate(guarded.bytes(), Options{});
+    const Finding* f = bad_magic_of(report);
+    ASSERT_NE(f, nullptr) << describe(report);
+    EXPECT_NE(f->message.find(c.message_has), std::string::npos) << f->message;
+  }
+}
+
+// A safetensors header may end far beyond the first 4 KiB: its last bytes are the one read
+// outside them (8 bytes, at the offset the header length gives, inside the file).
+TEST(BadMagic, SafetensorsHeaderEndIsReadWhereTheLengthSaysOnly) {
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t header_length = 3 * page;  // ends at a page boundary: 8 + N - 8 .. 8 + N
+  ByteVector content = le64(header_length);
+  const std::string json = "{\"w\":{}";
+  content.insert(content.end(), json.begin(), json.end());
+  content.resize(8 + header_length, ' ');
+  content[8 + header_length - 1] = '}';
+  // Readable: the whole header (the test cannot open a hole in the middle of the mapping
+  // without more machinery); the bytes after it, 1 MiB of the claimed file, are not.
+  const GuardedBytes guarded(content, content.size() + (1u << 20), content.size());
+  ASSERT_TRUE(guarded.ok());
+  const Report report = validate(guarded.bytes(), Options{});
+  const Finding* f = bad_magic_of(report);
+  ASSERT_NE(f, nullptr) << describe(report);
+  EXPECT_NE(f->message.find("this is a safetensors file"), std::string::npos) << f->message;
+}
+
+// The table the identification starts from: every signature matches at its offset, names are
+// unique identifiers (for a fuzz dictionary), and no signature runs past the window.
+TEST(BadMagic, SignatureTableIsWellFormed) {
+  std::set<std::string_view> names;
+  for (const FileSignature& s : file_signatures()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name;
+    EXPECT_FALSE(s.bytes.empty()) << s.name;
+    EXPECT_LE(s.offset + s.bytes.size(), kIdentifyWindow) << s.name;
+    EXPECT_NE(to_string(s.kind), "unknown") << s.name;
+    for (const char c : s.name) {
+      EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') << s.name;
+    }
+  }
+  EXPECT_GE(names.size(), 20u);
 }
 
 }  // namespace
