@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -695,6 +696,232 @@ void add_codes(Registry& r) {
     options.narrow_widths = true;
     return write_bytes(small, options);
   });
+}
+
+// --- codes/GGUF1002-bad-magic-<kind>: files that are not GGUF ------------------------------
+//
+// What a CI gate is handed instead of a model: a Git LFS pointer, a web page or API answer, an
+// archive, another model format. Each is small and synthetic (no model data) but well-formed as
+// its own kind: the archives pass `gzip -t`, `zstd -t`, `xz -t`, `bzip2 -t`, `unzip -t` and
+// `tar -t`, and hold the minimal GGUF file where they hold anything.
+
+ByteVector text_bytes(std::string_view text) {
+  return ByteVector(text.begin(), text.end());
+}
+
+void append_u16(ByteVector& out, std::uint16_t v) {
+  out.push_back(static_cast<std::uint8_t>(v & 0xFF));
+  out.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+void append_text(ByteVector& out, std::string_view text) {
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+// CRC-32 (IEEE 802.3, reflected 0xEDB88320) as gzip, zip and xz use it.
+std::uint32_t crc32(const ByteVector& bytes, std::size_t from = 0, std::size_t to = SIZE_MAX) {
+  std::uint32_t crc = 0xFFFFFFFFu;
+  for (std::size_t i = from; i < std::min(to, bytes.size()); ++i) {
+    crc ^= bytes[i];
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+
+// gzip of `data` as one stored deflate block, with the original name in FNAME.
+ByteVector gzip_of(const ByteVector& data, std::string_view name) {
+  ByteVector out = {0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0x00, 0x03};  // FNAME, mtime 0, Unix
+  append_text(out, name);
+  out.push_back(0);
+  out.push_back(0x01);  // BFINAL, stored
+  append_u16(out, static_cast<std::uint16_t>(data.size()));
+  append_u16(out, static_cast<std::uint16_t>(~data.size()));
+  out.insert(out.end(), data.begin(), data.end());
+  append_u32(out, crc32(data));
+  append_u32(out, static_cast<std::uint32_t>(data.size()));
+  return out;
+}
+
+// A zstd frame of `data` as one raw block: single segment, a 1-byte content size, no checksum.
+ByteVector zstd_of(const ByteVector& data) {
+  ByteVector out = {0x28, 0xb5, 0x2f, 0xfd, 0x20, static_cast<std::uint8_t>(data.size())};
+  const std::uint32_t block = (static_cast<std::uint32_t>(data.size()) << 3) | 1;  // last, raw
+  for (int i = 0; i < 3; ++i) out.push_back(static_cast<std::uint8_t>(block >> (8 * i)));
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+// An xz stream with no block (what `xz` writes for empty input): header, empty index, footer.
+ByteVector empty_xz() {
+  ByteVector out = {0xfd, '7', 'z', 'X', 'Z', 0x00, 0x00, 0x01};  // stream flags: CRC32
+  append_u32(out, crc32(ByteVector{0x00, 0x01}));
+  const std::size_t index = out.size();
+  out.insert(out.end(), {0x00, 0x00, 0x00, 0x00});  // indicator, 0 records, padding
+  append_u32(out, crc32(out, index));
+  ByteVector footer = {0x01, 0x00, 0x00, 0x00, 0x00, 0x01};  // backward size (8 / 4 - 1), flags
+  append_u32(out, crc32(footer));
+  out.insert(out.end(), footer.begin(), footer.end());
+  append_text(out, "YZ");
+  return out;
+}
+
+// A zip of stored entries: local headers and data, the central directory, its end record.
+ByteVector zip_of(const std::vector<std::pair<std::string, ByteVector>>& entries) {
+  ByteVector out, central;
+  for (const auto& [name, data] : entries) {
+    const auto offset = static_cast<std::uint32_t>(out.size());
+    const std::uint32_t crc = crc32(data);
+    const auto size = static_cast<std::uint32_t>(data.size());
+    const auto name_length = static_cast<std::uint16_t>(name.size());
+    append_u32(out, 0x04034b50);
+    for (const int v : {20, 0, 0, 0, 0x21})
+      append_u16(out, static_cast<std::uint16_t>(v));  // stored, 1980-01-01
+    for (const std::uint32_t v : {crc, size, size}) append_u32(out, v);
+    append_u16(out, name_length);
+    append_u16(out, 0);
+    append_text(out, name);
+    out.insert(out.end(), data.begin(), data.end());
+    append_u32(central, 0x02014b50);
+    for (const int v : {20, 20, 0, 0, 0, 0x21}) append_u16(central, static_cast<std::uint16_t>(v));
+    for (const std::uint32_t v : {crc, size, size}) append_u32(central, v);
+    for (const std::uint16_t v :
+         {name_length, std::uint16_t{0}, std::uint16_t{0}, std::uint16_t{0}, std::uint16_t{0}}) {
+      append_u16(central, v);
+    }
+    append_u32(central, 0);  // external attributes
+    append_u32(central, offset);
+    append_text(central, name);
+  }
+  const auto central_offset = static_cast<std::uint32_t>(out.size());
+  out.insert(out.end(), central.begin(), central.end());
+  append_u32(out, 0x06054b50);
+  const auto count = static_cast<std::uint16_t>(entries.size());
+  for (const std::uint16_t v : {std::uint16_t{0}, std::uint16_t{0}, count, count}) {
+    append_u16(out, v);
+  }
+  append_u32(out, static_cast<std::uint32_t>(central.size()));
+  append_u32(out, central_offset);
+  append_u16(out, 0);
+  return out;
+}
+
+// A POSIX ustar archive of one file: its 512-byte header, the data padded to 512, two zero
+// blocks.
+ByteVector tar_of(std::string_view name, const ByteVector& data) {
+  ByteVector header(512, 0);
+  const auto field = [&header](std::size_t at, std::string_view text) {
+    std::copy(text.begin(), text.end(), header.begin() + static_cast<std::ptrdiff_t>(at));
+  };
+  char size[13];
+  std::snprintf(size, sizeof size, "%011o", static_cast<unsigned>(data.size()));
+  field(0, name);
+  field(100, "0000644");
+  field(108, "0000000");
+  field(116, "0000000");
+  field(124, size);
+  field(136, "00000000000");
+  field(148, "        ");  // the checksum counts its own field as spaces
+  field(156, "0");
+  field(257, std::string_view("ustar\0"
+                              "00",
+                              8));
+  unsigned sum = 0;
+  for (const std::uint8_t b : header) sum += b;
+  char checksum[8];
+  std::snprintf(checksum, sizeof checksum, "%06o", sum);
+  field(148, std::string_view(checksum, 7));  // six digits, NUL, and the space stays
+  ByteVector out = header;
+  out.insert(out.end(), data.begin(), data.end());
+  out.resize((out.size() + 511) / 512 * 512 + 1024, 0);
+  return out;
+}
+
+// A safetensors file: the u64 header length, the JSON header padded with spaces to a multiple
+// of 8, then the data (two F32 zeros).
+ByteVector safetensors_file() {
+  std::string header = R"({"weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+  header.resize((header.size() + 7) / 8 * 8, ' ');
+  ByteVector out;
+  append_u64(out, header.size());
+  append_text(out, header);
+  out.resize(out.size() + 8, 0);
+  return out;
+}
+
+// pickle.dumps({}, protocol=2): PROTO 2, EMPTY_DICT, BINPUT 0, STOP.
+const ByteVector kEmptyDictPickle = {0x80, 0x02, '}', 'q', 0x00, '.'};
+
+// A protobuf length-delimited field with a one-byte tag and a one-byte length.
+void append_field(ByteVector& out, std::uint8_t tag, const ByteVector& value) {
+  out.push_back(tag);
+  out.push_back(static_cast<std::uint8_t>(value.size()));
+  out.insert(out.end(), value.begin(), value.end());
+}
+
+// An ONNX ModelProto: ir_version 8, producer "pytorch" "2.1.0", a graph named "main" with no
+// node, opset_import version 17.
+ByteVector onnx_model() {
+  ByteVector out = {0x08, 0x08};
+  append_field(out, 0x12, text_bytes("pytorch"));
+  append_field(out, 0x1a, text_bytes("2.1.0"));
+  ByteVector graph;
+  append_field(graph, 0x12, text_bytes("main"));  // GraphProto.name
+  append_field(out, 0x3a, graph);
+  append_field(out, 0x42, ByteVector{0x10, 0x11});  // OperatorSetIdProto.version 17
+  return out;
+}
+
+void add_not_gguf(Registry& r) {
+  const auto kind = [&r](const std::string& name, std::string description,
+                         std::function<ByteVector()> build) {
+    r.add("codes/GGUF1002-bad-magic-" + name, std::move(description), {"GGUF1002"},
+          std::move(build));
+  };
+  kind("git-lfs-pointer", "a Git LFS pointer (version, oid, size) instead of a 4 GiB model", [] {
+    return text_bytes(
+        "version https://git-lfs.github.com/spec/v1\n"
+        "oid sha256:4a7f0c1b5e2d93866c0d2e1f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b\n"
+        "size 4368657152\n");
+  });
+  kind("html-page", "the 404 page of a web server instead of the model", [] {
+    return text_bytes(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<title>404 Not Found</title>\n</head>\n<body>\n<h1>Not Found</h1>\n"
+        "<p>The requested URL was not found on this server.</p>\n</body>\n</html>\n");
+  });
+  kind("json-error", "a 21-byte JSON error of an API, shorter than a GGUF header",
+       [] { return text_bytes(R"({"error":"Not Found"})"); });
+  kind("json-2-bytes", "the 2-byte JSON answer {}, shorter than the magic",
+       [] { return text_bytes("{}"); });
+  kind("gzip", "the minimal GGUF file compressed with gzip (named model.gguf inside)",
+       [] { return gzip_of(write_bytes(minimal_document()), "model.gguf"); });
+  kind("zstd", "the minimal GGUF file in a zstd frame",
+       [] { return zstd_of(write_bytes(minimal_document())); });
+  kind("xz", "an empty xz stream", [] { return empty_xz(); });
+  kind("bzip2", "an empty bzip2 stream", [] {
+    return ByteVector{'B', 'Z', 'h', '9', 0x17, 0x72, 0x45, 0x38, 0x50, 0x90, 0, 0, 0, 0};
+  });
+  kind("zip", "a zip archive holding the minimal GGUF file as model.gguf", [] {
+    return zip_of({{"model.gguf", write_bytes(minimal_document())}});
+  });
+  kind("tar", "a tar archive holding the minimal GGUF file as model.gguf",
+       [] { return tar_of("model.gguf", write_bytes(minimal_document())); });
+  kind("safetensors", "a safetensors file with one F32 [2] tensor",
+       [] { return safetensors_file(); });
+  kind("pytorch-zip", "a PyTorch checkpoint in torch.save's zip format (archive/data.pkl first)",
+       [] {
+         return zip_of(
+             {{"archive/data.pkl", kEmptyDictPickle}, {"archive/version", text_bytes("3\n")}});
+       });
+  kind("pytorch-legacy",
+       "the first records of torch.save's legacy format: its pickled magic number and protocol "
+       "version 1001",
+       [] {
+         return ByteVector{0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a,
+                           0xa8, 0x50, 0x19, '.',  0x80, 0x02, 'M',  0xe9, 0x03, '.'};
+       });
+  kind("pickle", "a Python pickle of an empty dict (protocol 2)", [] { return kEmptyDictPickle; });
+  kind("onnx", "an ONNX model with an empty graph (producer pytorch 2.1.0)",
+       [] { return onnx_model(); });
 }
 
 // --- threats/: one or more files per row of threats.md -----------------------------------------
@@ -1408,6 +1635,7 @@ std::vector<Recipe> recipes() {
   Registry registry;
   add_valid(registry);
   add_codes(registry);
+  add_not_gguf(registry);
   add_threats(registry);
   add_hostile(registry);
   add_writers(registry);

@@ -298,5 +298,50 @@ TEST(Corpus, WriterFilesCarryTheirNote) {
   }
 }
 
+// Each codes/GGUF1002-bad-magic-<kind> file is a file that is not GGUF: its one finding is
+// GGUF1002 and the message says what the file is (a new kind file needs its line here).
+TEST(Corpus, NonGgufFilesAreNamedInTheMessage) {
+  const std::map<std::string, std::string> kinds = {
+      {"bzip2", "this is a bzip2-compressed file"},
+      {"git-lfs-pointer", "this is a Git LFS pointer, not the model (the pointer names "},
+      {"gzip", "this is a gzip-compressed file (of \"model.gguf\")"},
+      {"html-page", "this is an HTML page, not the model (title \"404 Not Found\")"},
+      {"json-2-bytes", "(a 2-byte file), expected \"GGUF\": this is a JSON document"},
+      {"json-error", "this is a JSON document, not the model (error \"Not Found\")"},
+      {"onnx", "this looks like an ONNX model (producer \"pytorch 2.1.0\")"},
+      {"pickle", "this looks like a Python pickle (protocol 2)"},
+      {"pytorch-legacy", "this is a PyTorch checkpoint (torch.save's legacy format)"},
+      {"pytorch-zip",
+       "this is a PyTorch checkpoint (torch.save's zip format, first entry "
+       "\"archive/data.pkl\")"},
+      {"safetensors", "this is a safetensors file"},
+      {"tar", "this is a tar archive (first entry \"model.gguf\")"},
+      {"xz", "this is an xz-compressed file"},
+      {"zip", "this is a zip archive (first entry \"model.gguf\")"},
+      {"zstd", "this is a zstd-compressed file"},
+  };
+  const std::string prefix = "codes/GGUF1002-bad-magic-";
+  std::set<std::string> seen;
+  for (const nlohmann::json& entry : files()) {
+    const std::string id = entry.at("id");
+    if (id.rfind(prefix, 0) != 0) continue;
+    const std::string kind = id.substr(prefix.size());
+    seen.insert(kind);
+    const auto want = kinds.find(kind);
+    ASSERT_NE(want, kinds.end()) << id << ": add the kind's expected message to this test";
+    for (const Profile profile : kAllProfiles) {
+      const Report& report = report_of(entry.at("path"), profile);
+      ASSERT_EQ(report.findings.size(), 1u) << id << describe(report);
+      const Finding& f = report.findings[0];
+      EXPECT_EQ(code_string(f.code), "GGUF1002") << id;
+      EXPECT_NE(f.message.find(want->second), std::string::npos) << id << ": " << f.message;
+      EXPECT_EQ(f.hint.find("this is not a GGUF file"), std::string::npos) << id << ": " << f.hint;
+    }
+  }
+  for (const auto& [kind, message] : kinds) {
+    EXPECT_EQ(seen.count(kind), 1u) << prefix << kind << " is missing";
+  }
+}
+
 }  // namespace
 }  // namespace ggufcheck::testing
