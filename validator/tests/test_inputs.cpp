@@ -1,6 +1,7 @@
 // How inputs are read: a file that shrinks while it is read, streams read in bounded chunks (the
 // report of `cat f | ggufcheck -` is that of `ggufcheck f`), /dev/zero, an allocation failure on
-// one input. A program of its own: it replaces the global allocator to fail on demand.
+// one input. A program of its own: it replaces the global allocator to fail on demand
+// (counting_allocator's g_refuse_from_bytes).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -8,40 +9,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <new>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "checks.hpp"
+#include "counting_allocator.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
-
-// --- an allocator that fails large allocations on demand -------------------------------------
-
-namespace {
-std::atomic<bool> g_fail_large{false};
-constexpr std::size_t kLarge = std::size_t{1} << 20;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  if (g_fail_large.load(std::memory_order_relaxed) && size >= kLarge) throw std::bad_alloc();
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
 
 namespace ggufcheck::testing {
 namespace {
@@ -320,10 +301,10 @@ TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
     pairs.push_back(pair("test.key" + std::to_string(i), Value::u8(1)));
   const fs::path large = scratch.file("large.gguf", write_bytes(document(pairs)));
   const fs::path small = scratch.file("small.gguf", write_bytes(minimal_document()));
-  g_fail_large = true;
+  g_refuse_from_bytes = std::size_t{1} << 20;
   const Report failed = validate_file(large.string(), Options{});
   const Report passed = validate_file(small.string(), Options{});
-  g_fail_large = false;
+  g_refuse_from_bytes = 0;
   ASSERT_EQ(failed.findings.size(), 1U);
   EXPECT_EQ(failed.findings[0].code, Code::UnreadableFile);
   EXPECT_NE(failed.findings[0].message.find("not enough memory"), std::string::npos);

@@ -31,8 +31,8 @@
 #include <utility>
 #include <vector>
 
-#include "../src/duplicates.hpp"  // the finder itself, for B4's colliding keys
 #include "counting_allocator.hpp"
+#include "duplicates.hpp"  // the finder itself, for B4's colliding keys
 #include "test_support.hpp"
 
 // --- the counting allocator ----------------------------------------------------------------

@@ -22,12 +22,14 @@ namespace ggufcheck::testing {
 std::atomic<std::size_t> g_live_bytes{0};
 std::atomic<std::size_t> g_peak_bytes{0};
 std::atomic<std::uint64_t> g_allocations{0};
+std::atomic<std::size_t> g_refuse_from_bytes{0};
 
 }  // namespace ggufcheck::testing
 
 using ggufcheck::testing::g_allocations;
 using ggufcheck::testing::g_live_bytes;
 using ggufcheck::testing::g_peak_bytes;
+using ggufcheck::testing::g_refuse_from_bytes;
 
 namespace {
 
@@ -42,6 +44,8 @@ void note_allocated(void* p) noexcept {
 }
 
 void* try_allocate(std::size_t size, std::size_t alignment) noexcept {
+  const std::size_t refuse = g_refuse_from_bytes.load(std::memory_order_relaxed);
+  if (refuse != 0 && size >= refuse) return nullptr;
   if (size == 0) size = 1;
   void* p = nullptr;
   if (alignment <= alignof(std::max_align_t)) {

@@ -16,6 +16,9 @@ namespace ggufcheck::testing {
 extern std::atomic<std::size_t> g_live_bytes;     // bytes currently allocated
 extern std::atomic<std::size_t> g_peak_bytes;     // the highest g_live_bytes since the last reset
 extern std::atomic<std::uint64_t> g_allocations;  // allocations since the start
+// Non-zero: every allocation of at least this many bytes fails (std::bad_alloc, or nullptr for
+// the nothrow forms), to test what an allocation failure does.
+extern std::atomic<std::size_t> g_refuse_from_bytes;
 
 // The peak of live heap bytes above the level at construction.
 class PeakProbe {
