@@ -14,7 +14,7 @@ Checks, in both directions:
   exit status its output implies (2 unreadable, 1 an error, else 0), and the output reports the
   page's code with the catalogue's severity for the profile used;
 - `ggufcheck explain CODE` and `ggufcheck explain NAME` print exactly the page;
-- docs/diagnostics/README.md holds the index table of every code, in catalogue order, exactly
+- docs/diagnostics/README.md holds the index table of every code, in code order, exactly
   as generated from the catalogue.
 
 Update mode (`--update` or GGUFCHECK_UPDATE_DOCS=1, used by scripts/update-diagnostic-pages)
