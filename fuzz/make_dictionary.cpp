@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "file_kind.hpp"
 #include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
@@ -78,6 +79,10 @@ int main(int argc, char** argv) {
     }
   }
 
+  dict.comment("signatures of files that are not GGUF (GGUF1002 names them)");
+  for (const auto& signature : ggufcheck::detail::file_signatures()) {
+    dict.add("not_gguf_" + std::string(signature.name), signature.bytes);
+  }
   dict.comment("value type ids (u32), the first unknown one included");
   for (std::uint32_t id = 0; id <= ggufcheck::kValueTypeCount; ++id) {
     const std::string name = id < ggufcheck::kValueTypeCount
