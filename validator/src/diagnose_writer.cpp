@@ -64,11 +64,11 @@ std::optional<Finding> first_structural_error(Bytes bytes, const StreamTail* tai
     return f.severity == Severity::Error && breaks_structure(f.code);
   });
   if (!broken) return std::nullopt;
-  const Finding* first = nullptr;
+  std::optional<Finding> first;
   for (const Finding& f : findings) {
-    if (f.severity == Severity::Error && (first == nullptr || f.offset < first->offset)) first = &f;
+    if (f.severity == Severity::Error && (!first || f.offset < first->offset)) first = f;
   }
-  return *first;
+  return first;
 }
 
 // Under the dialect, every declared entry is read (at least one: an empty file has nothing a
