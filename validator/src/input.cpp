@@ -452,10 +452,18 @@ std::optional<std::string> with_input(const std::string& path,
     }
     return std::nullopt;
   }
+  // dump needs every byte (it hashes the tensor data): the stream is read whole, up to a limit,
+  // and no further than a magic that is not GGUF.
   StreamBuffer buffer;
   bool eof = false;
   for (std::size_t want = kStreamChunk; !eof; want += std::min(want, kStreamWindow)) {
     if (!buffer.fill(fd, want, eof)) return errno_text("read", path);
+    const Bytes bytes = buffer.bytes();
+    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) != 0) break;
+    if (!eof && bytes.size() >= kStreamMetadataLimit) {
+      return fmt::format("cannot read {}: a stream of more than {} bytes (give the file itself)",
+                         path, kStreamMetadataLimit);
+    }
   }
   use(buffer.bytes());
   return std::nullopt;

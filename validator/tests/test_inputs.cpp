@@ -213,6 +213,13 @@ TEST(Streams, DevZeroStopsAtTheMagic) {
   EXPECT_EQ(doc["files"][0]["findings"][0]["code"], "GGUF1002");
 }
 
+TEST(Streams, DumpOfDevZeroStopsAtTheMagic) {
+  const CliRun run = run_cli({"dump", "/dev/zero"});
+  ASSERT_EQ(run.signal, 0);
+  EXPECT_EQ(run.status, 1);
+  EXPECT_EQ(json::parse(run.out)["errors"][0]["code"], "GGUF1002");
+}
+
 TEST(Streams, EveryExampleAndCorpusFileReportsAsItsFile) {
   std::vector<fs::path> files;
   for (const char* dir : {"examples", "corpus"}) {
