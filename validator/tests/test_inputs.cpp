@@ -64,7 +64,8 @@ struct CliRun {
 
 // Runs the CLI with `args`; standard input from `input` (a path: through `cat`, so a pipe) when
 // given.
-CliRun run_cli(const std::vector<std::string>& args, const std::string& piped_file = "") {
+CliRun run_cli(const std::vector<std::string>& args, const std::string& piped_file = "",
+               std::size_t address_space_limit = 0) {
   int out_pipe[2];
   if (::pipe(out_pipe) != 0) throw std::runtime_error("pipe");
   int in_pipe[2] = {-1, -1};
@@ -84,6 +85,10 @@ CliRun run_cli(const std::vector<std::string>& args, const std::string& piped_fi
   }
   const pid_t child = ::fork();
   if (child == 0) {
+    if (address_space_limit != 0) {
+      const struct rlimit limit = {address_space_limit, address_space_limit};
+      if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(126);
+    }
     if (in_pipe[0] >= 0) {
       ::dup2(in_pipe[0], STDIN_FILENO);
       ::close(in_pipe[0]);
@@ -317,6 +322,32 @@ TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
   EXPECT_NE(failed.findings[0].message.find("not enough memory"), std::string::npos);
   EXPECT_EQ(failed.exit_status(), 2);
   EXPECT_EQ(passed.exit_status(), 0);
+}
+
+// The CLI under an address-space limit that one input's model exceeds (2 * 10^6 pairs, about
+// 350 MB of entries): that input is unreadable with the reason, the others are still reported.
+TEST(AllocationFailure, TheCliReportsEveryInputWhenOneRunsOutOfMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit";
+#else
+  const Scratch scratch;
+  std::vector<KeyValue> pairs;
+  pairs.reserve(2000000);
+  for (int i = 0; i < 2000000; ++i) pairs.push_back(pair("k" + std::to_string(i), Value::u8(1)));
+  const fs::path large = scratch.file("large.gguf", write_bytes(document(pairs)));
+  pairs = {};
+  const fs::path small = scratch.file("small.gguf", write_bytes(minimal_document()));
+  const CliRun run =
+      run_cli({"--format", "json", large.string(), small.string()}, "", std::size_t{256} << 20);
+  ASSERT_EQ(run.signal, 0);
+  EXPECT_EQ(run.status, 2) << run.out;
+  const json doc = json::parse(run.out);
+  ASSERT_EQ(doc["files"].size(), 2U);
+  EXPECT_EQ(doc["files"][0]["findings"][0]["code"], "GGUF0001");
+  EXPECT_NE(doc["files"][0]["findings"][0]["message"].get<std::string>().find("not enough memory"),
+            std::string::npos);
+  EXPECT_EQ(doc["files"][1]["summary"]["errors"], 0);
+#endif
 }
 
 }  // namespace
