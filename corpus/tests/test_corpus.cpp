@@ -1,7 +1,8 @@
 // The committed corpus against its manifest (corpus/manifest.json): every file's size and
 // sha256, the codes and verdict of every file under every profile, the coverage of the catalogue
-// and of the rows of threats.md, the valid/ files, the memory hostile files may cost, and the
-// writer-diagnosis notes on files that must not get them.
+// and of the threat rows of docs/threat-model.md, the valid/ files, the memory hostile files may
+// cost, and the writer-diagnosis notes on files that must not get them (on valid/ and on the
+// real files of validator/tests/data/real-gguf/).
 //
 // This program includes the counting global allocator (support/counting_allocator.hpp; the .cpp
 // is compiled into it) to measure what validate() allocates.
@@ -183,22 +184,24 @@ TEST(Corpus, EveryCatalogueCodeHasItsCodesFile) {
   }
 }
 
+// The rows of the project's threat model, docs/threat-model.md: lines "| A1 | ...".
 TEST(Corpus, EveryThreatRowHasAFile) {
-  std::ifstream in(shared_dir() / "docs" / "threats.md");
-  ASSERT_TRUE(in) << "cannot read threats.md under " << shared_dir();
+  const fs::path threat_model = fs::path(GGUFCHECK_SOURCE_DIR) / "docs" / "threat-model.md";
+  std::ifstream in(threat_model);
+  ASSERT_TRUE(in) << "cannot read " << threat_model;
   const std::regex row(R"(^\| ([A-Z][0-9]+) \|)");
   std::vector<std::string> rows;
   for (std::string line; std::getline(in, line);) {
     std::smatch m;
     if (std::regex_search(line, m, row)) rows.push_back(m[1]);
   }
-  EXPECT_GE(rows.size(), 48u) << "threats.md rows A1..H3";
+  EXPECT_GE(rows.size(), 48u) << threat_model << ": rows A1..H3";
   for (const std::string& id : rows) {
     const bool found = std::any_of(files().begin(), files().end(), [&](const nlohmann::json& e) {
       const std::string path = e.at("path");
       return path.rfind("threats/" + id + "-", 0) == 0 && e.value("threat", "") == id;
     });
-    EXPECT_TRUE(found) << "no threats/" << id << "-*.gguf for row " << id;
+    EXPECT_TRUE(found) << "no threats/" << id << "-*.gguf for row " << id << " of " << threat_model;
   }
 }
 
@@ -256,7 +259,7 @@ TEST(Corpus, NoWriterNoteOnValidOrRealFiles) {
     if (group_of(entry) == "valid")
       paths.push_back(corpus_dir() / entry.at("path").get<std::string>());
   }
-  const fs::path real = shared_dir() / "data" / "real-gguf";
+  const fs::path real = real_gguf_dir();
   ASSERT_TRUE(fs::is_directory(real)) << real;
   std::size_t real_files = 0;
   for (const auto& item : fs::directory_iterator(real)) {
