@@ -1,4 +1,4 @@
-// The hostile file shapes of docs/threats.md, rows A1..F3: each one is built with the writer,
+// The hostile file shapes of docs/threat-model.md, rows A1..F3: each one is built with the writer,
 // patched at the offsets its Layout reports, validated under every profile, and must be
 // flagged with the catalogue's code without crashing, with every finding inside the file, and
 // without allocating in proportion to the sizes the file claims.
