@@ -1,8 +1,8 @@
 // The conformance cases. Each one builds a file with the library's writer (patching bytes at the
 // offsets its Layout reports where the writer has no option for the fault) and declares the
-// verdict of each profile from ../shared/docs/gguf-format.md: `spec` is what the GGUF document
-// requires, `llama.cpp` what the pinned reference reader does (section 6 there). One fault per
-// n_ case; the rest of each file is valid in both profiles.
+// verdict of each profile from the format's rules (docs/format.md): `spec` is what the GGUF
+// document requires, `llama.cpp` what the pinned reference reader does (its reference-reader
+// section). One fault per n_ case; the rest of each file is valid in both profiles.
 #include "cases.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The conformance cases as data: one Case per file, with the verdict each profile expects
-// (../shared/docs/conformance.md). generate.cpp writes the files, their canonical outputs and
+// (conformance/README.md). generate.cpp writes the files, their canonical outputs and
 // manifest.json from this list. The verdicts are declared from gguf-format.md (the spec's rules
 // and what the reference reader does), never copied from what ggufcheck prints: the runner
 // compares the two.

@@ -57,11 +57,6 @@ inline ByteVector read_file(const std::filesystem::path& path) {
   return ByteVector(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// ../shared beside the checkout (CI has it too).
-inline std::filesystem::path shared_dir() {
-  return GGUFCHECK_SHARED_DIR;
-}
-
 // Six vocabulary files written by llama.cpp's converter (validator/tests/data/real-gguf/).
 inline std::filesystem::path real_gguf_dir() {
   return std::filesystem::path(GGUFCHECK_SOURCE_DIR) / "validator" / "tests" / "data" / "real-gguf";
