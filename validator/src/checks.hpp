@@ -33,6 +33,19 @@ void diagnose_writer(Bytes bytes, const StreamTail* tail, Sink& sink);
 std::optional<std::string> with_input(const std::string& path,
                                       const std::function<void(Bytes)>& use);
 
+// How a stream is read (input.cpp): what it keeps past the end of its tensor infos (also what
+// writer diagnosis sees of it) and the largest step by which the kept bytes grow while the
+// metadata is looked for; the size of each read; the bytes after which a stream whose metadata
+// is still not read is given up (GGUF0002).
+struct StreamLimits {
+  std::size_t window = std::size_t{64} << 20;
+  std::size_t chunk = std::size_t{1} << 20;
+  std::size_t metadata_limit = std::size_t{4} << 30;
+};
+// Validates what `fd` streams (path names it in messages, shown in the report).
+[[nodiscard]] Report validate_stream(int fd, const std::string& path, const std::string& shown,
+                                     const Options& options, const StreamLimits& limits = {});
+
 // Validates the bytes kept of an input and, for a stream, what is known of the rest.
 [[nodiscard]] Report validate_input(Bytes kept, const StreamTail* tail, const Options& options,
                                     std::string path);

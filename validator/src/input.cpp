@@ -29,6 +29,7 @@
 
 #include "checks.hpp"
 #include "cursor.hpp"
+#include "file_kind.hpp"
 #include "ggufcheck/validate.hpp"
 
 namespace ggufcheck {
@@ -43,12 +44,9 @@ const StreamTail::Probe* StreamTail::first_nonzero(std::uint64_t begin, std::uin
 namespace {
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-// What a stream keeps past the end of its tensor infos (also what writer diagnosis sees of it),
-// and the largest step by which the kept bytes grow while the metadata is looked for.
-constexpr std::size_t kStreamWindow = 64 * kMiB;
-// A stream whose metadata is still not read after this many bytes is given up (GGUF0002).
-constexpr std::size_t kStreamMetadataLimit = std::size_t{4} << 30;
-constexpr std::size_t kStreamChunk = kMiB;
+constexpr std::size_t kStreamWindow = detail::StreamLimits{}.window;
+constexpr std::size_t kStreamMetadataLimit = detail::StreamLimits{}.metadata_limit;
+constexpr std::size_t kStreamChunk = detail::StreamLimits{}.chunk;
 
 class FileDescriptor {
  public:
@@ -265,8 +263,8 @@ Probe probe_stream(Bytes bytes, const Options& options) {
 }
 
 // Passes the rest of the stream, recording the first non-zero byte after each probe's begin.
-bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail) {
-  std::vector<std::uint8_t> chunk(kStreamChunk);
+bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_size) {
+  std::vector<std::uint8_t> chunk(chunk_size);
   std::vector<std::size_t> pending;  // probes begun, not yet answered
   std::size_t next = 0;              // the first probe not begun
   std::uint64_t at = kept;           // file offset of chunk[0]
@@ -330,23 +328,33 @@ Report limit_report(Report report, std::uint64_t offset, std::string message) {
   return report;
 }
 
+}  // namespace
+
+namespace detail {
+
 // Validates a stream: the metadata and a window after it kept, the rest passed (see top).
 Report validate_stream(int fd, const std::string& path, const std::string& shown,
-                       const Options& options) {
+                       const Options& options, const StreamLimits& limits) {
   StreamBuffer buffer;
   bool eof = false;
-  std::size_t want = kStreamChunk;
+  std::size_t want = limits.chunk;
   for (;;) {
     if (!buffer.fill(fd, want, eof)) return unreadable_report(shown, errno_text("read", path));
     const Bytes bytes = buffer.bytes();
-    // Not GGUF (or nothing more to read): the bytes so far decide.
-    if (eof || (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) != 0)) {
-      return validate(bytes, options, shown);
+    if (eof) return validate(bytes, options, shown);
+    // Not GGUF: the first bytes say what it is (file_kind.hpp reads at most kIdentifyWindow of
+    // them), and the rest is not read (/dev/zero must end).
+    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) != 0) {
+      if (bytes.size() < kIdentifyWindow &&
+          !buffer.fill(fd, static_cast<std::size_t>(kIdentifyWindow), eof)) {
+        return unreadable_report(shown, errno_text("read", path));
+      }
+      return validate(buffer.bytes(), options, shown);
     }
     Probe probe = probe_stream(bytes, options);
     if (probe.tensors_complete) {
       std::uint64_t window_end = 0;
-      if (!detail::checked_add(probe.model.infos_end, kStreamWindow, window_end)) {
+      if (!checked_add(probe.model.infos_end, limits.window, window_end)) {
         window_end = UINT64_MAX;
       }
       if (window_end > buffer.size()) {
@@ -356,7 +364,7 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
       }
       if (eof) return validate(buffer.bytes(), options, shown);
       StreamTail tail;
-      for (const auto& [begin, end] : detail::padding_ranges(probe.model, buffer.size())) {
+      for (const auto& [begin, end] : padding_ranges(probe.model, buffer.size())) {
         tail.probes.push_back({begin, end, 0, 0, false});
       }
       std::sort(tail.probes.begin(), tail.probes.end(),
@@ -368,17 +376,17 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
                                       return a.begin == b.begin;
                                     }),
                         tail.probes.end());
-      if (!pass_tail(fd, buffer.size(), tail)) {
+      if (!pass_tail(fd, buffer.size(), tail, limits.chunk)) {
         return unreadable_report(shown, errno_text("read", path));
       }
-      return detail::validate_input(buffer.bytes(), &tail, options, shown);
+      return validate_input(buffer.bytes(), &tail, options, shown);
     }
     // The reader stopped short of the tensor data. If more bytes moved it on, read more; if a
     // whole window past where it stopped did not, the stop is the file's own, and what follows
     // is not needed (nor read: /dev/zero must end).
     const std::size_t kept = buffer.size();
-    const bool stuck = kept - std::min<std::uint64_t>(kept, probe.stop) >= kStreamWindow;
-    if (stuck || kept >= kStreamMetadataLimit) {
+    const bool stuck = kept - std::min<std::uint64_t>(kept, probe.stop) >= limits.window;
+    if (stuck || kept >= limits.metadata_limit) {
       Report report = validate(bytes, options, shown);
       return limit_report(
           std::move(report), kept,
@@ -389,9 +397,13 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
                               "the most ggufcheck keeps of a stream",
                               kept));
     }
-    want = kept + std::min(std::max(kept, kStreamChunk), kStreamWindow);
+    want = kept + std::min(std::max(kept, limits.chunk), limits.window);
   }
 }
+
+}  // namespace detail
+
+namespace {
 
 Report validate_regular(int fd, const struct stat& before, const std::string& path,
                         const std::string& shown, const Options& options) {
@@ -401,7 +413,7 @@ Report validate_regular(int fd, const struct stat& before, const std::string& pa
   const GuardedMapping mapping(data, size);
   if (!mapping.guarded()) {
     // Every slot of the SIGBUS handler is taken: read it as a stream, which cannot fault.
-    return validate_stream(fd, path, shown, options);
+    return detail::validate_stream(fd, path, shown, options);
   }
   prefault_metadata(data, size);
   Report report = validate(mapping.bytes(), options, shown);
@@ -486,7 +498,7 @@ Report validate_file(const std::string& path, const Options& options) {
     if (S_ISREG(st.st_mode) && st.st_size > 0) {
       return validate_regular(fd, st, path, shown, options);
     }
-    return validate_stream(fd, path, shown, options);
+    return detail::validate_stream(fd, path, shown, options);
   } catch (const std::bad_alloc&) {
     return unreadable_report(
         shown,

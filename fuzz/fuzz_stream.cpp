@@ -1,0 +1,95 @@
+// Streams against files: the bytes written to a pipe and read as a stream, with a window and a
+// read size of a few bytes (so that the kept bytes, the passed tail and its padding probes all
+// take part), must give the report of the same bytes given whole (validate), finding for finding
+// and fact for fact. Two documented exceptions: writer diagnosis (GGUF1901..1904) sees only the
+// kept bytes of a stream, and a stream whose metadata stops parsing is given up a window past
+// that point (a GGUF0002 finding; then the report must fail). A stream that is not GGUF is read
+// no further than its first bytes: only its first finding and verdict are compared.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "checks.hpp"
+#include "ggufcheck/render.hpp"
+#include "ggufcheck/validate.hpp"
+#include "pipeline.hpp"
+
+namespace {
+
+using namespace ggufcheck;
+
+bool writer_note(const Finding& f) {
+  const auto number = static_cast<unsigned>(f.code);
+  return number >= 1901 && number <= 1904;
+}
+
+// The report as JSON, without writer diagnosis's notes (they are counted in the summary too).
+std::string comparable(Report report, const Options& options) {
+  std::erase_if(report.findings, writer_note);
+  report.notes = 0;
+  for (const Finding& f : report.findings) report.notes += f.severity == Severity::Note;
+  const Report reports[] = {std::move(report)};
+  return render_json(reports, options, 0);
+}
+
+std::string check_stream(Bytes bytes, std::size_t window, std::size_t chunk, Profile profile) {
+  int ends[2];
+  if (::pipe(ends) != 0) return "";
+  // The whole input fits in the pipe, so it is written before it is read.
+  if (::fcntl(ends[1], F_SETPIPE_SZ, 1 << 20) < static_cast<int>(bytes.size()) ||
+      ::write(ends[1], bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+    ::close(ends[0]);
+    ::close(ends[1]);
+    return "";
+  }
+  ::close(ends[1]);
+  Options options;
+  options.profile = profile;
+  detail::StreamLimits limits;
+  limits.window = window;
+  limits.chunk = chunk;
+  const Report streamed = detail::validate_stream(ends[0], "<pipe>", "<input>", options, limits);
+  ::close(ends[0]);
+  const bool given_up =
+      !streamed.findings.empty() && streamed.findings.back().code == Code::LimitExceeded &&
+      streamed.findings.back().message.find("stopped reading the stream") != std::string::npos;
+  if (given_up) {
+    return streamed.errors > 0 ? "" : "a stream that was given up passes";
+  }
+  const Report whole = validate(bytes, options, "<input>");
+  // Not GGUF: a stream is read no further than its first bytes, so its size and what the
+  // identification makes of them can differ; the verdict cannot.
+  if (bytes.size() >= 4 &&
+      std::string_view(reinterpret_cast<const char*>(bytes.data()), 4) != "GGUF") {
+    const bool same = !streamed.findings.empty() && !whole.findings.empty() &&
+                      streamed.findings[0].code == whole.findings[0].code &&
+                      streamed.exit_status() == whole.exit_status();
+    return same ? "" : "a stream that is not GGUF is judged otherwise than its bytes";
+  }
+  const std::string a = comparable(streamed, options);
+  const std::string b = comparable(whole, options);
+  if (a != b) {
+    return "the stream's report differs from the file's (window " + std::to_string(window) +
+           ", chunk " + std::to_string(chunk) + "):\nstream: " + a + "\nfile:   " + b;
+  }
+  return "";
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const Bytes bytes(data, size);
+  // The window and the read size from the input's length, so a replay is deterministic.
+  const std::size_t window = 1 + size % 61;
+  const std::size_t chunk = 1 + size % 13;
+  for (const Profile profile : {Profile::Strict, Profile::LlamaCpp}) {
+    fuzz::fail_if(check_stream(bytes, window, chunk, profile), bytes);
+  }
+  return 0;
+}
