@@ -193,7 +193,9 @@ export function isResourceFailure(e) {
   }
   if (["ERR_STRING_TOO_LONG", "ERR_BUFFER_TOO_LARGE", "ERR_FS_FILE_TOO_LARGE", "ENOMEM"].includes(e.code)) return true;
   // Buffer.alloc(size) refusing a size (over buffer.constants.MAX_LENGTH): an allocation failure.
+  // Node 20 and later say ERR_OUT_OF_RANGE ("size"), Node 18 (Debian 12's) ERR_INVALID_ARG_VALUE.
   if (e.code === "ERR_OUT_OF_RANGE" && /"size"/.test(message)) return true;
+  if (e.code === "ERR_INVALID_ARG_VALUE" && /'size'/.test(message)) return true;
   return false;
 }
 
