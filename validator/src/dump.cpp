@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks.hpp"
+#include "cursor.hpp"
 #include "ggufcheck/document.hpp"
 #include "ggufcheck/format.hpp"
 #include "utf8.hpp"
@@ -179,13 +180,18 @@ Dump dump(Bytes bytes, const Report& report, DumpLevel level) {
   }
   out["version"] = std::to_string(document->version);
   out["endianness"] = document->endian == Endian::Little ? "little" : "big";
-  out["alignment"] = std::to_string(layout.alignment);
+  // The alignment and data start in force are the report's: they follow the profile's key
+  // rules (the llama.cpp profile reads "general.alignment\0x" as general.alignment, as ggml
+  // does), which read_document's spec reading does not.
+  const std::uint64_t alignment = report.facts.alignment;
+  const std::uint64_t data_start = report.facts.data_start.value_or(layout.data_start);
+  out["alignment"] = std::to_string(alignment);
   out["tensor_count"] = std::to_string(document->tensors.size());
   out["kv_count"] = std::to_string(document->metadata.size());
   if (level == DumpLevel::Header) return Dump{with_newline(out), 0};
 
   // Readers disagree on where the data of a file without tensors starts: only with tensors.
-  if (!document->tensors.empty()) out["data_offset"] = std::to_string(layout.data_start);
+  if (!document->tensors.empty()) out["data_offset"] = std::to_string(data_start);
   Json metadata = Json::array();
   for (const KeyValue& kv : document->metadata) metadata.push_back(pair_json(kv));
   out["metadata"] = std::move(metadata);
@@ -203,8 +209,12 @@ Dump dump(Bytes bytes, const Report& report, DumpLevel level) {
     t["offset"] = std::to_string(tensor.offset.value_or(0));
     if (level == DumpLevel::Data) {
       // An accepted file has every tensor's data inside it.
-      const auto& range = layout.tensor_data[i];
-      t["data_sha256"] = range ? sha256_hex(bytes.subspan(range->offset, range->length)) : "";
+      const auto nbytes = tensor_nbytes(tensor.type, tensor.dims);
+      std::uint64_t start = 0;
+      const bool inside = nbytes && data_start <= bytes.size() &&
+                          detail::checked_add(data_start, tensor.offset.value_or(0), start) &&
+                          start <= bytes.size() && *nbytes <= bytes.size() - start;
+      t["data_sha256"] = inside ? sha256_hex(bytes.subspan(start, *nbytes)) : "";
     }
     tensors.push_back(std::move(t));
   }
