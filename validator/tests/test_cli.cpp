@@ -283,46 +283,6 @@ RunResult run_cli(const std::vector<std::string>& args, const RunOptions& option
 // ---------------------------------------------------------------------------------------------
 // Files
 
-// A unique directory under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "ggufcheck-cli-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
-  // Lets every user enter the directory (mkdtemp makes it 0700), for runs as "nobody"; the
-  // files in it are written with the umask's modes.
-  const TempDir& share() const {
-    fs::permissions(path_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                               fs::perms::others_read | fs::perms::others_exec);
-    return *this;
-  }
-
-  fs::path write(const fs::path& relative, const ByteVector& bytes) const {
-    const fs::path full = path_ / relative;
-    fs::create_directories(full.parent_path());
-    std::ofstream out(full, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw std::runtime_error("cannot write " + full.string());
-    return full;
-  }
-
- private:
-  fs::path path_;
-};
-
 fs::path source_dir() {
   return GGUFCHECK_SOURCE_DIR;
 }

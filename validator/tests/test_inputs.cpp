@@ -29,32 +29,6 @@ namespace {
 
 using json = nlohmann::json;
 
-class Scratch {
- public:
-  Scratch() {
-    std::string pattern = (fs::temp_directory_path() / "ggufcheck-inputs-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp");
-    dir_ = pattern;
-  }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  Scratch(const Scratch&) = delete;
-  Scratch& operator=(const Scratch&) = delete;
-  [[nodiscard]] fs::path file(const std::string& name, const ByteVector& bytes) const {
-    const fs::path path = dir_ / name;
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()),
-               static_cast<std::streamsize>(bytes.size()));
-    return path;
-  }
-  [[nodiscard]] const fs::path& dir() const { return dir_; }
-
- private:
-  fs::path dir_;
-};
-
 struct CliRun {
   int status = -1;  // exit status, or -1
   int signal = 0;   // the signal that ended it, or 0
@@ -153,8 +127,8 @@ ByteVector large_metadata_file() {
 }
 
 TEST(ChangingFile, ShrunkWhileMappedIsReportedNotASignal) {
-  const Scratch scratch;
-  const fs::path path = scratch.file("shrinks.gguf", large_metadata_file());
+  const TempDir scratch;
+  const fs::path path = scratch.write("shrinks.gguf", large_metadata_file());
   Report report;
   // The file is cut to 100 bytes after it is mapped and before a byte of it is read: every page
   // past the first faults. The handler lets the read go on; the input is then unreadable.
@@ -168,8 +142,8 @@ TEST(ChangingFile, ShrunkWhileMappedIsReportedNotASignal) {
 }
 
 TEST(ChangingFile, ModifiedInPlaceIsReported) {
-  const Scratch scratch;
-  const fs::path path = scratch.file("modified.gguf", large_metadata_file());
+  const TempDir scratch;
+  const fs::path path = scratch.write("modified.gguf", large_metadata_file());
   const auto error = detail::with_input(path.string(), [&](Bytes) {
     // A later modification time with the same size: rewritten in place.
     struct timespec times[2] = {{0, UTIME_OMIT}, {1, 0}};
@@ -183,12 +157,12 @@ TEST(ChangingFile, ModifiedInPlaceIsReported) {
 // always one of the verdicts (a cut before the read is a truncated file, exit 1; one during it
 // is exit 2).
 TEST(ChangingFile, TruncatedDuringValidationManyTimesNeverKillsTheProcess) {
-  const Scratch scratch;
+  const TempDir scratch;
   const ByteVector bytes = large_metadata_file();
   std::mt19937_64 random(20261201);
   int unreadable = 0;
   for (int round = 0; round < 40; ++round) {
-    const fs::path path = scratch.file("cut.gguf", bytes);
+    const fs::path path = scratch.write("cut.gguf", bytes);
     const pid_t cutter = ::fork();
     if (cutter == 0) {
       const auto size = static_cast<off_t>(random() % bytes.size());
@@ -251,7 +225,7 @@ struct SparseModel {
   std::uint64_t padding_byte = 0;
 };
 
-SparseModel sparse_model(const Scratch& scratch, std::uint64_t first_size) {
+SparseModel sparse_model(const TempDir& scratch, std::uint64_t first_size) {
   constexpr std::uint32_t kI8 = 24;
   Document doc = document(
       {quantization_version()},
@@ -262,7 +236,7 @@ SparseModel sparse_model(const Scratch& scratch, std::uint64_t first_size) {
   // section starts at the aligned end of what it wrote.
   const std::uint64_t data_start = (bytes.size() + 31) / 32 * 32;
   bytes.resize(data_start, 0);
-  const fs::path path = scratch.file("sparse.gguf", bytes);
+  const fs::path path = scratch.write("sparse.gguf", bytes);
   const std::uint64_t total = data_start + (first_size + 31) / 32 * 32 + 32;
   EXPECT_EQ(::truncate(path.c_str(), static_cast<off_t>(total)), 0);
   SparseModel model{path, data_start + first_size + 1};
@@ -274,7 +248,7 @@ SparseModel sparse_model(const Scratch& scratch, std::uint64_t first_size) {
 }
 
 TEST(Streams, TwoGibModelThroughAPipeReportsAsItsFileInBoundedMemory) {
-  const Scratch scratch;
+  const TempDir scratch;
   const SparseModel model = sparse_model(scratch, (std::uint64_t{1} << 31) - 5);
   const CliRun direct = run_cli({"--format", "json", model.path.string()});
   const CliRun piped = run_cli({"--format", "json", "-"}, model.path.string());
@@ -306,13 +280,13 @@ TEST(Streams, TwoGibModelThroughAPipeReportsAsItsFileInBoundedMemory) {
 // --- an allocation failure is a finding on its input -------------------------------------------
 
 TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
-  const Scratch scratch;
+  const TempDir scratch;
   // 20,000 pairs: the model's list of pairs outgrows the 1 MiB the allocator then refuses.
   std::vector<KeyValue> pairs;
   for (int i = 0; i < 20000; ++i)
     pairs.push_back(pair("test.key" + std::to_string(i), Value::u8(1)));
-  const fs::path large = scratch.file("large.gguf", write_bytes(document(pairs)));
-  const fs::path small = scratch.file("small.gguf", write_bytes(minimal_document()));
+  const fs::path large = scratch.write("large.gguf", write_bytes(document(pairs)));
+  const fs::path small = scratch.write("small.gguf", write_bytes(minimal_document()));
   g_refuse_from_bytes = std::size_t{1} << 20;
   const Report failed = validate_file(large.string(), Options{});
   const Report passed = validate_file(small.string(), Options{});
@@ -330,13 +304,13 @@ TEST(AllocationFailure, TheCliReportsEveryInputWhenOneRunsOutOfMemory) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit";
 #else
-  const Scratch scratch;
+  const TempDir scratch;
   std::vector<KeyValue> pairs;
   pairs.reserve(2000000);
   for (int i = 0; i < 2000000; ++i) pairs.push_back(pair("k" + std::to_string(i), Value::u8(1)));
-  const fs::path large = scratch.file("large.gguf", write_bytes(document(pairs)));
+  const fs::path large = scratch.write("large.gguf", write_bytes(document(pairs)));
   pairs = {};
-  const fs::path small = scratch.file("small.gguf", write_bytes(minimal_document()));
+  const fs::path small = scratch.write("small.gguf", write_bytes(minimal_document()));
   const CliRun run =
       run_cli({"--format", "json", large.string(), small.string()}, "", std::size_t{256} << 20);
   ASSERT_EQ(run.signal, 0);

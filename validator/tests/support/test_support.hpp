@@ -1,12 +1,15 @@
 // Helpers shared by the unit tests: build files with the writer, validate them, query reports.
 #pragma once
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -56,6 +59,51 @@ inline ByteVector read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   return ByteVector(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
+
+// A unique directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "ggufcheck-test-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+  // Lets every user enter the directory (mkdtemp makes it 0700), for runs as "nobody"; the
+  // files in it are written with the umask's modes.
+  const TempDir& share() const {
+    std::filesystem::permissions(
+        path_, std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                   std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                   std::filesystem::perms::others_exec);
+    return *this;
+  }
+
+  std::filesystem::path write(const std::filesystem::path& relative,
+                              const ByteVector& bytes) const {
+    const std::filesystem::path full = path_ / relative;
+    std::filesystem::create_directories(full.parent_path());
+    std::ofstream out(full, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw std::runtime_error("cannot write " + full.string());
+    return full;
+  }
+
+ private:
+  std::filesystem::path path_;
+};
 
 // Six vocabulary files written by llama.cpp's converter (validator/tests/data/real-gguf/).
 inline std::filesystem::path real_gguf_dir() {
