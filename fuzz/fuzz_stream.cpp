@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "checks.hpp"
+#include "checks/checks.hpp"
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 #include "pipeline.hpp"

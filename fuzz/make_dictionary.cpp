@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "file_kind.hpp"
 #include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
+#include "read/file_kind.hpp"
 
 namespace {
 

@@ -23,10 +23,10 @@
 #include <string_view>
 #include <vector>
 
-#include "file_kind.hpp"
 #include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
+#include "read/file_kind.hpp"
 #include "test_support.hpp"
 
 namespace ggufcheck {

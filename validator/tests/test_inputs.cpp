@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "checks.hpp"
+#include "checks/checks.hpp"
 #include "counting_allocator.hpp"
 #include "test_support.hpp"
 

@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "counting_allocator.hpp"
-#include "duplicates.hpp"  // the finder itself, for B4's colliding keys
 #include "test_support.hpp"
+#include "util/duplicates.hpp"  // the finder itself, for B4's colliding keys
 
 // --- the counting allocator ----------------------------------------------------------------
 //

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "test_support.hpp"
-#include "utf8.hpp"
+#include "util/utf8.hpp"
 
 namespace ggufcheck::testing {
 namespace {

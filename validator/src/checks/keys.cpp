@@ -1,8 +1,8 @@
 // Checks of metadata keys and values.
-#include "checks.hpp"
-#include "cursor.hpp"
-#include "duplicates.hpp"
-#include "utf8.hpp"
+#include "checks/checks.hpp"
+#include "read/cursor.hpp"
+#include "util/duplicates.hpp"
+#include "util/utf8.hpp"
 
 namespace ggufcheck::detail {
 

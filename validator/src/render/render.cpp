@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "pages.hpp"
-#include "sink.hpp"
-#include "utf8.hpp"
+#include "render/pages.hpp"
+#include "report/sink.hpp"
+#include "util/utf8.hpp"
 
 namespace ggufcheck {
 namespace {

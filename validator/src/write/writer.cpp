@@ -6,7 +6,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "cursor.hpp"
+#include "read/cursor.hpp"
 
 namespace ggufcheck {
 

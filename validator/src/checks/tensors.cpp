@@ -2,11 +2,11 @@
 #include <algorithm>
 #include <optional>
 
-#include "checks.hpp"
-#include "cursor.hpp"
-#include "duplicates.hpp"
+#include "checks/checks.hpp"
 #include "ggufcheck/writer.hpp"
-#include "utf8.hpp"
+#include "read/cursor.hpp"
+#include "util/duplicates.hpp"
+#include "util/utf8.hpp"
 
 namespace ggufcheck::detail {
 namespace {

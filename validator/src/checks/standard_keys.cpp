@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <array>
 
-#include "checks.hpp"
-#include "cursor.hpp"
+#include "checks/checks.hpp"
+#include "read/cursor.hpp"
 
 namespace ggufcheck::detail {
 namespace {

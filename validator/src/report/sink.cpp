@@ -1,4 +1,4 @@
-#include "sink.hpp"
+#include "report/sink.hpp"
 
 namespace ggufcheck::detail {
 

@@ -27,10 +27,10 @@
 #include <optional>
 #include <vector>
 
-#include "checks.hpp"
-#include "cursor.hpp"
-#include "file_kind.hpp"
+#include "checks/checks.hpp"
 #include "ggufcheck/validate.hpp"
+#include "read/cursor.hpp"
+#include "read/file_kind.hpp"
 
 namespace ggufcheck {
 

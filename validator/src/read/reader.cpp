@@ -1,10 +1,10 @@
 #include <algorithm>
 #include <bit>
 
-#include "checks.hpp"
-#include "cursor.hpp"
-#include "file_kind.hpp"
-#include "utf8.hpp"
+#include "checks/checks.hpp"
+#include "read/cursor.hpp"
+#include "read/file_kind.hpp"
+#include "util/utf8.hpp"
 
 namespace ggufcheck::detail {
 namespace {

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "checks.hpp"
-#include "cursor.hpp"
+#include "checks/checks.hpp"
 #include "ggufcheck/document.hpp"
 #include "ggufcheck/format.hpp"
-#include "utf8.hpp"
+#include "read/cursor.hpp"
+#include "util/utf8.hpp"
 
 namespace ggufcheck {
 namespace {

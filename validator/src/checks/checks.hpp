@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ggufcheck/model.hpp"
-#include "sink.hpp"
+#include "report/sink.hpp"
 
 namespace ggufcheck::detail {
 

@@ -1,4 +1,4 @@
-#include "file_kind.hpp"
+#include "read/file_kind.hpp"
 
 #include <fmt/format.h>
 
@@ -6,8 +6,8 @@
 #include <array>
 #include <optional>
 
-#include "cursor.hpp"
-#include "sink.hpp"
+#include "read/cursor.hpp"
+#include "report/sink.hpp"
 
 namespace ggufcheck::detail {
 namespace {

@@ -2,7 +2,7 @@
 // Keiser and Lemire, "Validating UTF-8 in less than one instruction per byte", 2021), else the
 // shift DFA of utf8.hpp. A vocabulary holds megabytes of short strings; checking each string
 // byte by byte was most of the validation time.
-#include "utf8.hpp"
+#include "util/utf8.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

@@ -1,7 +1,7 @@
 #include "ggufcheck/document.hpp"
 
-#include "checks.hpp"
-#include "cursor.hpp"
+#include "checks/checks.hpp"
+#include "read/cursor.hpp"
 
 namespace ggufcheck {
 namespace {

@@ -1,6 +1,6 @@
 // The seeded hash of duplicates.hpp: XXH3-64, header-only (XXH_INLINE_ALL), under a seed drawn
 // from the kernel once per process.
-#include "duplicates.hpp"
+#include "util/duplicates.hpp"
 
 #include <sys/random.h>
 

@@ -8,7 +8,7 @@
 #include <bit>
 #include <optional>
 
-#include "checks.hpp"
+#include "checks/checks.hpp"
 
 namespace ggufcheck::detail {
 namespace {

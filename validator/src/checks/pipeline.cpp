@@ -1,8 +1,7 @@
-#include "ggufcheck/validate.hpp"
-
 #include <algorithm>
 
-#include "checks.hpp"
+#include "checks/checks.hpp"
+#include "ggufcheck/validate.hpp"
 
 namespace ggufcheck {
 
