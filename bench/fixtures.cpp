@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -45,6 +47,15 @@ void write_file(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
   out.close();
   if (!out)
     throw BenchError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+}
+
+void read_through(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chunk(1U << 20);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()))) {
+  }
+  if (in.bad() || !in.eof())
+    throw BenchError(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
 }
 
 namespace {
@@ -207,11 +218,81 @@ std::vector<std::uint8_t> keys_file(std::size_t count, KeyShape shape) {
 
 namespace {
 
+constexpr std::uint32_t kGgmlF32 = 0;  // ggml's type id
+
 Document minimal_document() {
   Document doc;
   add(doc, "general.architecture", Value::string("llama"));
   return doc;
 }
+
+void write_or_throw(std::ofstream& out, const fs::path& path, const void* data, std::size_t size) {
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
+  if (!out)
+    throw BenchError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> tensors_file(std::size_t count) {
+  constexpr std::uint64_t kElements = 32 / sizeof(float);
+  Document doc = minimal_document();
+  doc.tensors.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    doc.tensors.push_back({fmt::format("t{:06}", i), {kElements}, kGgmlF32, {}, {}});
+  }
+  return write_bytes(doc);
+}
+
+void write_sparse_alignment_file(const fs::path& path, std::uint32_t alignment) {
+  Document doc = minimal_document();
+  add(doc, "general.alignment", Value::u32(alignment));
+  doc.tensors.push_back(
+      {"sparse", {alignment / sizeof(float)}, kGgmlF32, {}, std::vector<std::uint8_t>{}});
+  // The writer pads in memory: told a small alignment, it writes the same header and infos, of
+  // which the file keeps those alone; the rest up to the data's end is a hole, zeros as padding
+  // and this tensor's data may be.
+  WriteOptions small_padding;
+  small_padding.alignment = kDefaultAlignment;
+  Written written = write(doc, small_padding);
+  written.bytes.resize(written.layout.infos_end);
+  write_file(path, written.bytes);
+  fs::resize_file(path, 2 * static_cast<std::uint64_t>(alignment));
+}
+
+void write_long_string_file(const fs::path& path, std::uint64_t length) {
+  Document doc = minimal_document();
+  add(doc, "bench.long_string", Value::string(""));
+  Written written = write(doc);
+  // The file ends with the empty string's length (u64, little-endian): patched to `length`, then
+  // the string's bytes are appended.
+  const std::uint64_t length_offset = written.layout.pairs.back().value_offset;
+  for (std::size_t i = 0; i < 8; ++i) {
+    written.bytes.at(length_offset + i) = static_cast<std::uint8_t>(length >> (8 * i));
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  write_or_throw(out, path, written.bytes.data(), written.bytes.size());
+  constexpr std::string_view kText = "a benchmark string that goes on and on; ";
+  std::string chunk;
+  while (chunk.size() < (1U << 20)) chunk += kText;
+  for (std::uint64_t left = length; left > 0;) {
+    const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
+    write_or_throw(out, path, chunk.data(), size);
+    left -= size;
+  }
+  out.close();
+  if (!out)
+    throw BenchError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
+}
+
+std::uint64_t allocated_bytes(const fs::path& path) {
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0)
+    throw BenchError(fmt::format("cannot stat {}: {}", path.string(), std::strerror(errno)));
+  return static_cast<std::uint64_t>(status.st_blocks) * 512;  // st_blocks counts 512-byte units
+}
+
+namespace {
 
 // A valid file with one small array, whose element count is then patched to claim `count`.
 HostileFile huge_array(std::string name, ValueType element_type, Value element,

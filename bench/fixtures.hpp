@@ -30,6 +30,10 @@ class TempDir {
 
 void write_file(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes);
 
+// Reads the file through once and drops the bytes: the first of several commands measured on it
+// then does not pay alone for reading it from disk, or for the page cache's zeros of a hole.
+void read_through(const std::filesystem::path& path);
+
 // A vocabulary-only file shaped like a large tokenizer: tokens, scores, token types and merges,
 // each vocab_size long, and the usual general.* and tokenizer.* scalars; no tensors.
 [[nodiscard]] std::vector<std::uint8_t> tokenizer_file(std::size_t vocab_size);
@@ -42,6 +46,26 @@ void write_file(const std::filesystem::path& path, const std::vector<std::uint8_
 // cluster and cost count^2/2 probes. Same key length (10 bytes) in both files; deterministic.
 enum class KeyShape { Ordinary, Colliding };
 [[nodiscard]] std::vector<std::uint8_t> keys_file(std::size_t count, KeyShape shape);
+
+// The scale files (issue 13: a compact model, a streaming dump).
+
+// general.architecture and `count` tensor infos "t000000", "t000001", ... of 8 F32 each (32 bytes,
+// the alignment: no padding between them), with their zero data. 71 bytes a tensor with its data:
+// 71 MB for 10^6.
+[[nodiscard]] std::vector<std::uint8_t> tensors_file(std::size_t count);
+
+// A valid file of general.architecture, general.alignment = `alignment` (a power of two) and one
+// tensor of `alignment` bytes whose data starts at `alignment`: 2 * alignment bytes long, of which
+// only the header is written; the padding and the data are a hole (ftruncate), so with 2^31 the
+// file is 4 GiB long and a few KiB on disk.
+void write_sparse_alignment_file(const std::filesystem::path& path, std::uint32_t alignment);
+
+// general.architecture and one pair bench.long_string whose value is `length` bytes of ASCII
+// text, written in chunks: the string is never in memory whole.
+void write_long_string_file(const std::filesystem::path& path, std::uint64_t length);
+
+// What the file takes on disk (st_blocks), to show that a sparse file is one.
+[[nodiscard]] std::uint64_t allocated_bytes(const std::filesystem::path& path);
 
 // A small file whose header or one array claims an absurd count (threats.md).
 struct HostileFile {

@@ -2,18 +2,32 @@
 // `cat`, the ggufcheck CLI and ggml's own reader (each as a process, and the two readers also
 // in-process), prints the ratios against the targets, then measures the CLI's peak RSS on that
 // file and on hostile headers. It also times validate() on 10^5 metadata keys chosen to collide
-// in an unseeded hash table against 10^5 ordinary ones (the colliding file within 2x). `--smoke`
-// does all of it once on a small file, for ctest.
+// in an unseeded hash table against 10^5 ordinary ones (the colliding file within 2x).
+//
+// The scale files of issue 13, each validated (or dumped) by the CLI as a process: 10^5 and 10^6
+// metadata pairs and tensor infos (time linear in their number, peak RSS within the file's size
+// plus 32 MiB, and 10^5 pairs far faster than ggml's reader), a sparse 4 GiB file whose
+// general.alignment of 2^31 puts the data behind a hole (peak RSS under 64 MiB), and `dump
+// --level 3` of the tokenizer file and of a 1 GiB string (within the file's size plus 64 MiB).
+// With --baseline-cli, an older ggufcheck runs beside the new one: interleaved with it on the
+// tokenizer file (the new one no slower), and once on every file the memory figures use.
+//
+// `--smoke` does all of it once on small files, for ctest.
 //
 // Hidden modes, used by the benchmark itself:
 //   --ggml-load FILE [--ggml-lib LIB] ggml's reader in a process of its own
 //   --peak-rss COMMAND ARGS...        run COMMAND, print its exit status and peak RSS
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -33,13 +47,25 @@ using namespace ggufcheck::bench;
 
 namespace {
 
-constexpr std::size_t kVocabSize = 250'000;
-constexpr std::size_t kSmokeVocabSize = 2'000;
-constexpr std::size_t kKeyCount = 100'000;  // the duplicate-key case: keys per file
-constexpr std::size_t kSmokeKeyCount = 2'000;
-constexpr std::uint64_t kMiB = 1024;                       // in KiB, the unit of ru_maxrss
+// What a run works on: the full sizes, or small ones for --smoke.
+struct Sizes {
+  std::size_t vocab;               // tokens, and merges, of the tokenizer file
+  std::size_t keys;                // pairs of each duplicate-key file; the ordinary one is PAIRS
+  std::size_t tensors;             // tensor infos of TENSORS
+  std::uint32_t sparse_alignment;  // SPARSE is twice this long
+  std::uint64_t long_string;       // bytes of LONG_STRING's string
+  std::size_t baseline_rounds;     // of the new CLI against the baseline, one run of each a round
+};
+// 201 rounds on the tokenizer file: about 2 s.
+constexpr Sizes kFullSizes{250'000, 100'000, 100'000, 1U << 31, 1ULL << 30, 201};
+constexpr Sizes kSmokeSizes{2'000, 2'000, 2'000, 1U << 20, 1ULL << 20, 3};
+constexpr std::size_t kTenfold = 10;  // PAIRS_X10 and TENSORS_X10 against PAIRS and TENSORS
+constexpr std::uint64_t kMiB = 1024;  // in KiB, the unit of ru_maxrss
 constexpr std::uint64_t kTokenizerHeadroomKib = 8 * kMiB;  // design.md: "plus a few MiB"
 constexpr std::uint64_t kHostileLimitKib = 16 * kMiB;
+constexpr std::uint64_t kScaleHeadroomKib = 32 * kMiB;  // issue 13's limits
+constexpr std::uint64_t kSparseLimitKib = 64 * kMiB;
+constexpr std::uint64_t kDumpHeadroomKib = 64 * kMiB;
 constexpr int kExitErrorsFound = 1;  // the CLI's status for a file with errors
 
 // Defaults for a full run, before the user's own flags so that those win: repetitions give a
@@ -52,7 +78,8 @@ struct Config {
   bool smoke = false;
   std::optional<std::string> write_tokenizer;  // write the file there and stop (for profiling)
   std::string ggml_library = default_ggml_library();
-  std::vector<char*> benchmark_args;  // argv[0] and whatever Google Benchmark should parse
+  std::optional<std::string> baseline_cli;  // an older ggufcheck to compare with
+  std::vector<char*> benchmark_args;        // argv[0] and whatever Google Benchmark should parse
 };
 
 Config parse_arguments(int argc, char** argv) {
@@ -69,12 +96,19 @@ Config parse_arguments(int argc, char** argv) {
       config.write_tokenizer = arg.substr(std::string_view("--write-tokenizer=").size());
     } else if (arg == "--ggml-lib" && i + 1 < argc) {
       config.ggml_library = argv[++i];
+    } else if (arg.starts_with("--baseline-cli=")) {
+      config.baseline_cli = arg.substr(std::string_view("--baseline-cli=").size());
+    } else if (arg == "--baseline-cli" && i + 1 < argc) {
+      config.baseline_cli = argv[++i];
     } else {
       if (arg == "--help") {
         std::puts(
-            "ggufcheck_bench [--smoke] [--ggml-lib=PATH] [Google Benchmark flags]\n"
-            "  --smoke                  run every comparison once on a small file (ctest)\n"
+            "ggufcheck_bench [--smoke] [--ggml-lib=PATH] [--baseline-cli=PATH] [Google Benchmark "
+            "flags]\n"
+            "  --smoke                  run every comparison once on small files (ctest)\n"
             "  --ggml-lib=PATH          libggml-base.so to compare with (or GGUFCHECK_GGML_LIB)\n"
+            "  --baseline-cli=PATH      an older ggufcheck binary to run beside this one\n"
+            "                           (bench/run.sh --with-baseline builds one)\n"
             "  --write-tokenizer=PATH   write the benchmark's file there and stop\n");
       }
       rest.push_back(argv[i]);
@@ -97,7 +131,7 @@ using Subject = std::function<std::optional<std::string>()>;
 struct Registrar {
   bool smoke;  // one iteration each
 
-  void operator()(std::string_view name, Subject subject) const {
+  benchmark::internal::Benchmark* operator()(std::string_view name, Subject subject) const {
     auto* bench = benchmark::RegisterBenchmark(
         std::string(name).c_str(), [subject = std::move(subject)](benchmark::State& state) {
           for (auto _ : state) {
@@ -112,6 +146,7 @@ struct Registrar {
       return *std::min_element(times.begin(), times.end());
     });
     if (smoke) bench->Iterations(1)->Repetitions(1);
+    return bench;
   }
 };
 
@@ -147,21 +182,108 @@ Files write_files(const fs::path& dir, std::size_t vocab_size) {
   return files;
 }
 
-// Peak RSS of a command, shown for information until the caller sets a limit.
-MemoryFigure measure(const std::string& self, std::string what,
-                     const std::vector<std::string>& argv, int expected_exit) {
-  const ProcessResult result = measure_peak_rss(self, argv);
-  MemoryFigure figure;
-  figure.what = std::move(what);
-  figure.peak_rss_kib = result.peak_rss_kib;
-  if (!result.exited_with(expected_exit)) {
-    figure.problem = fmt::format("{}, expected exit status {}", result.describe(), expected_exit);
-  }
-  return figure;
-}
-
 double in_mib(std::uint64_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+// The scale files but LONG_STRING, which is written for its measurement and removed after (1 GiB
+// on disk), with one line each for the summary.
+struct ScaleFiles {
+  fs::path pairs, pairs_tenfold, tensors, tensors_tenfold, sparse;
+  std::vector<std::string> descriptions;
+};
+
+ScaleFiles write_scale_files(const fs::path& dir, const Sizes& sizes,
+                             const std::vector<std::uint8_t>& ordinary_keys) {
+  ScaleFiles files{dir / "pairs.gguf",       dir / "pairs-x10.gguf", dir / "tensors.gguf",
+                   dir / "tensors-x10.gguf", dir / "sparse.gguf",    {}};
+  auto describe = [&](std::string_view name, const fs::path& path, std::string what) {
+    files.descriptions.push_back(
+        fmt::format("{:<12} {}, {:.1f} MiB", name, what, in_mib(fs::file_size(path))));
+  };
+  write_file(files.pairs, ordinary_keys);
+  describe("PAIRS", files.pairs, fmt::format("{} uint8 metadata pairs", sizes.keys));
+  write_file(files.pairs_tenfold, keys_file(kTenfold * sizes.keys, KeyShape::Ordinary));
+  describe("PAIRS_X10", files.pairs_tenfold,
+           fmt::format("{} uint8 metadata pairs", kTenfold * sizes.keys));
+  write_file(files.tensors, tensors_file(sizes.tensors));
+  describe("TENSORS", files.tensors, fmt::format("{} tensor infos of 32 bytes", sizes.tensors));
+  write_file(files.tensors_tenfold, tensors_file(kTenfold * sizes.tensors));
+  describe("TENSORS_X10", files.tensors_tenfold,
+           fmt::format("{} tensor infos of 32 bytes", kTenfold * sizes.tensors));
+  write_sparse_alignment_file(files.sparse, sizes.sparse_alignment);
+  describe(
+      "SPARSE", files.sparse,
+      fmt::format("general.alignment = 2^{}, one tensor behind the padding, {} KiB on disk",
+                  std::countr_zero(sizes.sparse_alignment), allocated_bytes(files.sparse) / 1024));
+  files.descriptions.push_back(
+      fmt::format("{:<12} one string value of {:.1f} MiB (written when measured, removed after)",
+                  "LONG_STRING", in_mib(sizes.long_string)));
+  return files;
+}
+
+// Said plainly, before writing a file the disk cannot take.
+void require_free_space(const fs::path& dir, std::uint64_t bytes) {
+  const std::uintmax_t available = fs::space(dir).available;
+  if (available < bytes) {
+    throw BenchError(fmt::format("{} has {:.1f} MiB free, the benchmark needs {:.1f} MiB there",
+                                 dir.string(), in_mib(available), in_mib(bytes)));
+  }
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+// The new CLI's command against the same with the baseline CLI: one run of each a round, which
+// goes first alternating, so that both meet the machine in the same state. Each round gives a
+// ratio; the median of those is robust to the load that comes and goes during the rounds.
+Interleaved interleave(const std::vector<std::string>& command, const std::string& baseline_cli,
+                       std::size_t rounds) {
+  std::vector<std::string> baseline_command = command;
+  baseline_command[0] = baseline_cli;
+  Interleaved result;
+  result.rounds = rounds;
+  const auto timed = [&](const std::vector<std::string>& argv) -> std::optional<double> {
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult ran = run_process(argv);
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (ran.exited_with(0)) return elapsed.count();
+    result.problem =
+        fmt::format("{} ended with {}, expected exit status 0", argv[0], ran.describe());
+    return std::nullopt;
+  };
+  std::vector<double> new_times, old_times, ratios;
+  for (std::size_t round = 0; round < rounds; ++round) {
+    std::optional<double> new_time, old_time;
+    if (round % 2 == 0) {
+      new_time = timed(command);
+      old_time = timed(baseline_command);
+    } else {
+      old_time = timed(baseline_command);
+      new_time = timed(command);
+    }
+    if (!new_time || !old_time) return result;
+    new_times.push_back(*new_time);
+    old_times.push_back(*old_time);
+    ratios.push_back(*new_time / *old_time);
+  }
+  result.new_seconds = median(std::move(new_times));
+  result.old_seconds = median(std::move(old_times));
+  result.ratio = median(std::move(ratios));
+  return result;
+}
+
+// Peak RSS and time of one run of a command.
+Measured measure(const std::string& self, const std::vector<std::string>& argv, int expected_exit) {
+  const ProcessResult result = measure_peak_rss(self, argv);
+  Measured measured{result.peak_rss_kib, result.seconds, {}};
+  if (!result.exited_with(expected_exit)) {
+    measured.problem = fmt::format("{}, expected exit status {}", result.describe(), expected_exit);
+  }
+  return measured;
 }
 
 int run(int argc, char** argv) {
@@ -172,14 +294,24 @@ int run(int argc, char** argv) {
     return 2;
 
   if (config.write_tokenizer) {
-    write_file(*config.write_tokenizer, tokenizer_file(kVocabSize));
+    write_file(*config.write_tokenizer, tokenizer_file(kFullSizes.vocab));
     return 0;
   }
+  if (config.baseline_cli && ::access(config.baseline_cli->c_str(), X_OK) != 0) {
+    throw BenchError(
+        fmt::format("--baseline-cli {}: {}", *config.baseline_cli, std::strerror(errno)));
+  }
+  const Sizes& sizes = config.smoke ? kSmokeSizes : kFullSizes;
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   const std::string cli = GGUFCHECK_BENCH_CLI;
   const TempDir dir;
-  const Files files = write_files(dir.path(), config.smoke ? kSmokeVocabSize : kVocabSize);
+  const Files files = write_files(dir.path(), sizes.vocab);
   const std::string tokenizer = files.tokenizer.string();
+  // The duplicate-key case, in memory: keys chosen to collide in an unseeded table against
+  // ordinary ones, the same number and length. The ordinary ones are also PAIRS.
+  const std::vector<std::uint8_t> ordinary_keys = keys_file(sizes.keys, KeyShape::Ordinary);
+  const std::vector<std::uint8_t> colliding_keys = keys_file(sizes.keys, KeyShape::Colliding);
+  const ScaleFiles scale = write_scale_files(dir.path(), sizes, ordinary_keys);
 
   std::unique_ptr<GgmlReader> ggml;
   std::optional<std::string> ggml_missing;
@@ -192,27 +324,31 @@ int run(int argc, char** argv) {
 
   // The commands, shared by the timing and the memory measurements.
   const std::vector<std::string> cat_command = {"/bin/cat", tokenizer};
-  const std::vector<std::string> cli_command = {cli, "--quiet", tokenizer};
-  const std::vector<std::string> ggml_command = {self, "--ggml-load", tokenizer, "--ggml-lib",
-                                                 config.ggml_library};
+  const auto cli_check = [&](const fs::path& file) {
+    return std::vector<std::string>{cli, "--quiet", file.string()};
+  };
+  const auto ggml_load = [&](const fs::path& file) {
+    return std::vector<std::string>{self, "--ggml-load", file.string(), "--ggml-lib",
+                                    config.ggml_library};
+  };
+  const std::vector<std::string> cli_command = cli_check(files.tokenizer);
+  const std::vector<std::string> ggml_command = ggml_load(files.tokenizer);
 
   const ggufcheck::Options options;  // the CLI's defaults: the strict profile
   const std::vector<std::uint8_t>& tokenizer_bytes = files.tokenizer_bytes;
   const std::uint64_t size = tokenizer_bytes.size();
   const Registrar add{config.smoke};
-  add(subject::kCat, [&] { return expect_exit(cat_command, 0); });
-  add(subject::kCli, [&] { return expect_exit(cli_command, 0); });
+  const auto add_process = [&](std::string_view name, std::vector<std::string> command) {
+    return add(name, [command = std::move(command)] { return expect_exit(command, 0); });
+  };
+  add_process(subject::kCat, cat_command);
+  add_process(subject::kCli, cli_command);
   add(subject::kValidateFile,
       [&] { return expect_pass(ggufcheck::validate_file(tokenizer, options)); });
   add(subject::kValidateBytes, [&] {
     return expect_pass(
         ggufcheck::validate({tokenizer_bytes.data(), tokenizer_bytes.size()}, options));
   });
-  // The duplicate-key case, in memory: keys chosen to collide in an unseeded table against
-  // ordinary ones, the same number and length.
-  const std::size_t key_count = config.smoke ? kSmokeKeyCount : kKeyCount;
-  const std::vector<std::uint8_t> ordinary_keys = keys_file(key_count, KeyShape::Ordinary);
-  const std::vector<std::uint8_t> colliding_keys = keys_file(key_count, KeyShape::Colliding);
   add(subject::kOrdinaryKeys, [&] {
     return expect_pass(ggufcheck::validate({ordinary_keys.data(), ordinary_keys.size()}, options));
   });
@@ -220,38 +356,92 @@ int run(int argc, char** argv) {
     return expect_pass(
         ggufcheck::validate({colliding_keys.data(), colliding_keys.size()}, options));
   });
+  add_process(subject::kCliPairs, cli_check(scale.pairs));
+  add_process(subject::kCliPairsTenfold, cli_check(scale.pairs_tenfold));
+  add_process(subject::kCliTensors, cli_check(scale.tensors));
+  add_process(subject::kCliTensorsTenfold, cli_check(scale.tensors_tenfold));
   if (ggml) {
-    add(subject::kGgmlProcess, [&] { return expect_exit(ggml_command, 0); });
+    add_process(subject::kGgmlProcess, ggml_command);
     add(subject::kGgmlInProcess, [&]() -> std::optional<std::string> {
       if (ggml->load(tokenizer)) return std::nullopt;
       return "gguf_init_from_file returned null for the benchmark's own file";
     });
+    // One repetition: ggml's duplicate-key search is quadratic, about 20 s a run on 10^5 pairs,
+    // and the target's bound is far from where the ratio falls.
+    add_process(subject::kGgmlPairs, ggml_load(scale.pairs))->Repetitions(1);
   }
 
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::Shutdown();
 
+  std::optional<Interleaved> interleaved;
+  if (config.baseline_cli)
+    interleaved = interleave(cli_command, *config.baseline_cli, sizes.baseline_rounds);
+
+  // The CLI with `arguments` on `file`, and the baseline CLI on the same when there is one.
+  const auto cli_figure = [&](std::string what, const std::vector<std::string>& arguments,
+                              const fs::path& file, int expected_exit) {
+    std::vector<std::string> command = {cli};
+    command.insert(command.end(), arguments.begin(), arguments.end());
+    command.push_back(file.string());
+    read_through(file);
+    MemoryFigure figure{std::move(what), measure(self, command, expected_exit), {}, false, {}};
+    if (config.baseline_cli) {
+      command[0] = *config.baseline_cli;
+      figure.baseline = measure(self, command, expected_exit);
+    }
+    return figure;
+  };
+  const auto file_plus = [](const fs::path& file, std::uint64_t headroom_kib) {
+    return fs::file_size(file) / 1024 + headroom_kib;
+  };
   std::vector<MemoryFigure> memory;
-  memory.push_back(measure(self, "measurement floor: /bin/true", {"/bin/true"}, 0));
-  memory.push_back(measure(
-      self, fmt::format("ggufcheck, tokenizer file ({:.1f} MiB)", in_mib(size)), cli_command, 0));
+  memory.push_back(
+      {"measurement floor: /bin/true", measure(self, {"/bin/true"}, 0), {}, false, {}});
+  const std::vector<std::string> check = {"--quiet"};
+  const std::vector<std::string> dump = {"dump", "--level", "3"};
+  memory.push_back(cli_figure(fmt::format("ggufcheck, tokenizer file ({:.1f} MiB)", in_mib(size)),
+                              check, files.tokenizer, 0));
   memory.back().limit_kib = size / 1024 + kTokenizerHeadroomKib;
-  if (ggml) memory.push_back(measure(self, "ggml reader, tokenizer file", ggml_command, 0));
-  for (const auto& [claim, path] : files.hostile) {
+  if (ggml) {
     memory.push_back(
-        measure(self, "ggufcheck, " + claim, {cli, "--quiet", path.string()}, kExitErrorsFound));
+        {"ggml reader, tokenizer file", measure(self, ggml_command, 0), {}, false, {}});
+  }
+  for (const auto& [claim, path] : files.hostile) {
+    memory.push_back(cli_figure("ggufcheck, " + claim, check, path, kExitErrorsFound));
     memory.back().limit_kib = kHostileLimitKib;
     memory.back().strict_limit = true;
   }
+  memory.push_back(cli_figure("ggufcheck, PAIRS", check, scale.pairs, 0));
+  memory.push_back(cli_figure("ggufcheck, PAIRS_X10", check, scale.pairs_tenfold, 0));
+  memory.back().limit_kib = file_plus(scale.pairs_tenfold, kScaleHeadroomKib);
+  memory.push_back(cli_figure("ggufcheck, TENSORS", check, scale.tensors, 0));
+  memory.push_back(cli_figure("ggufcheck, TENSORS_X10", check, scale.tensors_tenfold, 0));
+  memory.back().limit_kib = file_plus(scale.tensors_tenfold, kScaleHeadroomKib);
+  memory.push_back(cli_figure("ggufcheck, SPARSE", check, scale.sparse, 0));
+  memory.back().limit_kib = kSparseLimitKib;
+  memory.back().strict_limit = true;
+  memory.push_back(
+      cli_figure("ggufcheck dump --level 3, tokenizer file", dump, files.tokenizer, 0));
+  memory.back().limit_kib = file_plus(files.tokenizer, kDumpHeadroomKib);
+  {
+    const fs::path long_string = dir.path() / "long-string.gguf";
+    require_free_space(dir.path(), sizes.long_string);
+    write_long_string_file(long_string, sizes.long_string);
+    memory.push_back(cli_figure("ggufcheck dump --level 3, LONG_STRING", dump, long_string, 0));
+    memory.back().limit_kib = file_plus(long_string, kDumpHeadroomKib);
+    fs::remove(long_string);
+  }
 
-  const std::string description = fmt::format("{:.1f} MiB, {} tokens and merges", in_mib(size),
-                                              config.smoke ? kSmokeVocabSize : kVocabSize);
+  const std::string description =
+      fmt::format("{:.1f} MiB, {} tokens and merges", in_mib(size), sizes.vocab);
   const std::string keys_description =
-      fmt::format("{} metadata keys of 10 bytes per file ({} KiB), validated in memory", key_count,
+      fmt::format("{} metadata keys of 10 bytes per file ({} KiB), validated in memory", sizes.keys,
                   colliding_keys.size() / 1024);
-  const bool ok = print_summary(
-      {collector, description, keys_description, ggml_missing, std::move(memory), !config.smoke});
+  const bool ok =
+      print_summary({collector, description, keys_description, scale.descriptions, ggml_missing,
+                     config.baseline_cli, interleaved, std::move(memory), !config.smoke});
   return ok ? 0 : 1;
 }
 

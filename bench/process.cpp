@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
@@ -126,7 +127,7 @@ ProcessResult measure_peak_rss(const std::string& self, const std::vector<std::s
   ProcessResult result;
   std::istringstream fields(ran.output);
   if (!ran.exited_with(0) ||
-      !(fields >> result.exit_code >> result.signal >> result.peak_rss_kib)) {
+      !(fields >> result.exit_code >> result.signal >> result.peak_rss_kib >> result.seconds)) {
     throw BenchError(
         fmt::format("the peak-RSS helper failed on {} ({})", argv.at(0), ran.describe()));
   }
@@ -137,6 +138,7 @@ int peak_rss_helper_main(const std::vector<std::string>& argv) {
   if (argv.empty()) return 2;
   // fork, not posix_spawn: the forked copy of this small process starts with a tiny high-water
   // mark (only its copied anonymous pages), which is all exec passes on to the command.
+  const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) return 2;
   if (pid == 0) {
@@ -148,8 +150,9 @@ int peak_rss_helper_main(const std::vector<std::string>& argv) {
     ::_exit(127);
   }
   const ProcessResult result = wait_for(pid, argv[0]);
-  std::printf("%d %d %llu\n", result.exit_code, result.signal,
-              static_cast<unsigned long long>(result.peak_rss_kib));
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  std::printf("%d %d %llu %.6f\n", result.exit_code, result.signal,
+              static_cast<unsigned long long>(result.peak_rss_kib), elapsed.count());
   return 0;
 }
 

@@ -11,6 +11,7 @@ struct ProcessResult {
   int exit_code = -1;  // -1 when ended by a signal
   int signal = 0;
   std::uint64_t peak_rss_kib = 0;  // ru_maxrss; see measure_peak_rss for why not to trust it here
+  double seconds = 0;              // wall-clock, from start to exit; set by measure_peak_rss
   std::string output;              // standard output, when captured
 
   [[nodiscard]] bool exited_with(int code) const { return signal == 0 && exit_code == code; }
@@ -29,7 +30,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output = 
 // peak at our size. The helper is a freshly exec'd small process that forks the command.
 ProcessResult measure_peak_rss(const std::string& self, const std::vector<std::string>& argv);
 
-// The helper's side: forks and execs argv, waits, prints "exit_code signal peak_rss_kib".
+// The helper's side: forks and execs argv, waits, prints "exit_code signal peak_rss_kib seconds".
 int peak_rss_helper_main(const std::vector<std::string>& argv);
 
 }  // namespace ggufcheck::bench

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace ggufcheck::bench {
 
@@ -25,15 +26,22 @@ void Collector::ReportRuns(const std::vector<Run>& runs) {
       samples_[name].push_back(seconds);
     } else if (run.aggregate_name == kBestStatistic) {
       best_[name] = seconds;
+    } else if (run.aggregate_name == kMedianStatistic) {
+      median_[name] = seconds;
     }
   }
 }
 
-std::optional<double> Collector::seconds(std::string_view name) const {
-  if (const auto it = best_.find(name); it != best_.end()) return it->second;
+std::optional<double> Collector::seconds(std::string_view name, Statistic statistic) const {
+  const auto& aggregates = statistic == Statistic::Best ? best_ : median_;
+  if (const auto it = aggregates.find(name); it != aggregates.end()) return it->second;
   const auto it = samples_.find(name);
   if (it == samples_.end() || it->second.empty()) return std::nullopt;
-  return *std::min_element(it->second.begin(), it->second.end());
+  std::vector<double> sorted = it->second;
+  std::sort(sorted.begin(), sorted.end());
+  if (statistic == Statistic::Best) return sorted.front();
+  const std::size_t middle = sorted.size() / 2;
+  return sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 namespace {
@@ -52,6 +60,11 @@ constexpr std::array kTimes = {
     Described{subject::kGgmlInProcess, "ggml gguf_init_from_file(FILE)", "in-process"},
     Described{subject::kOrdinaryKeys, "validate(), ordinary keys", "in-process"},
     Described{subject::kCollidingKeys, "validate(), std::hash-colliding keys", "in-process"},
+    Described{subject::kCliPairs, "ggufcheck --quiet PAIRS", "process"},
+    Described{subject::kCliPairsTenfold, "ggufcheck --quiet PAIRS_X10", "process"},
+    Described{subject::kGgmlPairs, "ggml gguf_init_from_file(PAIRS)", "process"},
+    Described{subject::kCliTensors, "ggufcheck --quiet TENSORS", "process"},
+    Described{subject::kCliTensorsTenfold, "ggufcheck --quiet TENSORS_X10", "process"},
 };
 
 struct RatioTarget {
@@ -69,7 +82,18 @@ constexpr std::array kRatios = {
     // Duplicate detection must not go quadratic on keys chosen to collide (issue 12).
     RatioTarget{"colliding / ordinary keys", subject::kCollidingKeys, subject::kOrdinaryKeys, 2.0,
                 true},
+    // Issue 13: no superlinear path in the number of pairs or tensors, and far ahead of ggml's
+    // reader (whose duplicate-key search is quadratic) on the same pairs.
+    RatioTarget{"PAIRS_X10 / PAIRS (processes)", subject::kCliPairsTenfold, subject::kCliPairs,
+                12.0, true},
+    RatioTarget{"TENSORS_X10 / TENSORS (processes)", subject::kCliTensorsTenfold,
+                subject::kCliTensors, 12.0, true},
+    RatioTarget{"ggml / ggufcheck, PAIRS (processes)", subject::kGgmlPairs, subject::kCliPairs,
+                100.0, false},
 };
+
+// Issue 13: the new CLI no slower than the baseline on the tokenizer file, within the noise.
+constexpr double kMaxSlowdown = 1.05;
 
 std::string verdict(bool judge, bool met) {
   if (!judge) return "";
@@ -80,8 +104,53 @@ std::string mib(std::uint64_t kib) {
   return fmt::format("{:.1f} MiB", static_cast<double>(kib) / 1024.0);
 }
 
-bool mentions_ggml(std::string_view name) {
-  return name.starts_with("ggml/");
+std::string milliseconds(double seconds) {
+  return fmt::format("{:.1f} ms", seconds * 1e3);
+}
+
+// Why a subject was deliberately not measured, if it was not.
+std::optional<std::string_view> why_not_measured(const SummaryInput& input, std::string_view name) {
+  if (name.starts_with("ggml/") && input.ggml_missing) return "no ggml";
+  return std::nullopt;
+}
+
+// The new CLI against the baseline, as one more ratio.
+void print_interleaved(const SummaryInput& input, bool& ran_everything) {
+  constexpr std::string_view kLabel = "new / baseline, FILE (interleaved)";
+  const std::string target = fmt::format("target <= {:g}x", kMaxSlowdown);
+  if (!input.interleaved) {
+    fmt::print("  {:<36} {:>8}   {:<15} NOT MEASURED (no --baseline-cli)\n", kLabel, "n/a", target);
+    return;
+  }
+  const Interleaved& times = *input.interleaved;
+  if (!times.problem.empty()) {
+    fmt::print("  {:<36} {:>8}   {:<15} FAILED: {}\n", kLabel, "n/a", target, times.problem);
+    ran_everything = false;
+    return;
+  }
+  fmt::print("  {:<36} {:7.2f}x   {:<15} {}\n", kLabel, times.ratio, target,
+             verdict(input.judge, times.ratio <= kMaxSlowdown));
+  fmt::print(
+      "    the median of {} rounds of one run each, in alternating order; medians: new {:.3f} ms, "
+      "baseline {:.3f} ms\n",
+      times.rounds, times.new_seconds * 1e3, times.old_seconds * 1e3);
+}
+
+// The baseline's row under a figure: its own figures, then new against old.
+void print_baseline(const MemoryFigure& figure, bool& ran_everything) {
+  const Measured& old = *figure.baseline;
+  std::string comparison;
+  if (!old.problem.empty()) {
+    comparison = fmt::format("FAILED: {}", old.problem);
+    ran_everything = false;
+  } else if (old.peak_rss_kib > 0 && old.seconds > 0) {
+    comparison = fmt::format(
+        "new/old: {:.2f}x RSS, {:.2f}x time",
+        static_cast<double>(figure.measured.peak_rss_kib) / static_cast<double>(old.peak_rss_kib),
+        figure.measured.seconds / old.seconds);
+  }
+  fmt::print("  {:<52} {:>10} {:>10}   {}\n", "  baseline", mib(old.peak_rss_kib),
+             milliseconds(old.seconds), comparison);
 }
 
 }  // namespace
@@ -94,15 +163,23 @@ bool print_summary(const SummaryInput& input) {
     fmt::print("NOTE: ggml's reader was NOT measured: {}\n", *input.ggml_missing);
   }
   fmt::print("Duplicate-key case: {}\n", input.keys_description);
+  fmt::print("Scale files:\n");
+  for (const std::string& line : input.scale_files) fmt::print("  {}\n", line);
+  if (input.baseline_cli) {
+    fmt::print("Baseline (the old CLI, compared in the same run): {}\n", *input.baseline_cli);
+  } else {
+    fmt::print("NOTE: no --baseline-cli: old and new are not compared\n");
+  }
   if (!input.judge) fmt::print("(smoke run: figures are not judged)\n");
 
-  fmt::print("\nWall-clock time per run (best repetition):\n");
+  fmt::print("\nWall-clock time per run (best repetition, median):\n");
   for (const Described& row : kTimes) {
-    const auto seconds = input.times.seconds(row.subject);
+    const auto best = input.times.seconds(row.subject, Statistic::Best);
+    const auto median = input.times.seconds(row.subject, Statistic::Median);
     const std::string label = fmt::format("{:<36} ({})", row.what, row.where);
-    if (seconds) {
-      fmt::print("  {:<49} {:9.3f} ms\n", label, *seconds * 1e3);
-    } else if (!(input.ggml_missing && mentions_ggml(row.subject))) {
+    if (best && median) {
+      fmt::print("  {:<49} {:10.3f} ms {:10.3f} ms\n", label, *best * 1e3, *median * 1e3);
+    } else if (!why_not_measured(input, row.subject)) {
       fmt::print("  {:<49} not run\n", label);  // filtered out; failures are listed below
     }
   }
@@ -114,34 +191,37 @@ bool print_summary(const SummaryInput& input) {
     const auto numerator = input.times.seconds(ratio.numerator);
     const auto denominator = input.times.seconds(ratio.denominator);
     if (!numerator || !denominator || *denominator <= 0) {
-      const bool ggml = input.ggml_missing && mentions_ggml(ratio.numerator);
-      fmt::print("  {:<30} {:>8}   {:<15} {}\n", ratio.label, "n/a", target,
-                 ggml ? "NOT MEASURED (no ggml)" : "NOT MEASURED");
+      const auto reason = why_not_measured(input, ratio.numerator);
+      fmt::print("  {:<36} {:>8}   {:<15} NOT MEASURED{}\n", ratio.label, "n/a", target,
+                 reason ? fmt::format(" ({})", *reason) : "");
       continue;
     }
     const double value = *numerator / *denominator;
     const bool met = ratio.at_most ? value <= ratio.bound : value >= ratio.bound;
-    fmt::print("  {:<30} {:7.2f}x   {:<15} {}\n", ratio.label, value, target,
+    fmt::print("  {:<36} {:7.2f}x   {:<15} {}\n", ratio.label, value, target,
                verdict(input.judge, met));
   }
+  print_interleaved(input, ran_everything);
 
-  fmt::print("\nPeak RSS (ru_maxrss of the process):\n");
+  fmt::print("\nPeak RSS (ru_maxrss of the process) and wall-clock time, one run each:\n");
   for (const MemoryFigure& figure : input.memory) {
+    const Measured& measured = figure.measured;
     std::string target = "(information)";
     std::string result;
     if (figure.limit_kib) {
       target =
           fmt::format("target {} {}", figure.strict_limit ? "<" : "<=", mib(*figure.limit_kib));
-      const bool met = figure.strict_limit ? figure.peak_rss_kib < *figure.limit_kib
-                                           : figure.peak_rss_kib <= *figure.limit_kib;
+      const bool met = figure.strict_limit ? measured.peak_rss_kib < *figure.limit_kib
+                                           : measured.peak_rss_kib <= *figure.limit_kib;
       result = verdict(input.judge, met);
     }
-    if (!figure.problem.empty()) {
-      result = fmt::format("FAILED: {}", figure.problem);
+    if (!measured.problem.empty()) {
+      result = fmt::format("FAILED: {}", measured.problem);
       ran_everything = false;
     }
-    fmt::print("  {:<46} {:>10}   {:<20} {}\n", figure.what, mib(figure.peak_rss_kib), target,
-               result);
+    fmt::print("  {:<52} {:>10} {:>10}   {:<20} {}\n", figure.what, mib(measured.peak_rss_kib),
+               milliseconds(measured.seconds), target, result);
+    if (figure.baseline) print_baseline(figure, ran_everything);
   }
 
   for (const std::string& error : input.times.errors()) {

@@ -1,5 +1,5 @@
 // The end of a run: times collected from Google Benchmark, ratios and peak-memory figures
-// checked against the targets of design.md section 5 and printed as PASS or MISS.
+// checked against the targets of design.md section 5 and issue 13 and printed as PASS or MISS.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -23,39 +23,71 @@ inline constexpr std::string_view kValidateBytes = "ggufcheck/validate_in_memory
 inline constexpr std::string_view kGgmlInProcess = "ggml/gguf_init_from_file";
 inline constexpr std::string_view kOrdinaryKeys = "ggufcheck/ordinary_keys";
 inline constexpr std::string_view kCollidingKeys = "ggufcheck/colliding_keys";
+// The scale files: the CLI on n and on 10n metadata pairs or tensor infos, ggml on the n pairs.
+inline constexpr std::string_view kCliPairs = "ggufcheck/process/pairs";
+inline constexpr std::string_view kCliPairsTenfold = "ggufcheck/process/pairs_x10";
+inline constexpr std::string_view kCliTensors = "ggufcheck/process/tensors";
+inline constexpr std::string_view kCliTensorsTenfold = "ggufcheck/process/tensors_x10";
+inline constexpr std::string_view kGgmlPairs = "ggml/process/pairs";
 }  // namespace subject
 
 // The name of the statistic "best repetition" that each benchmark computes.
 inline constexpr std::string_view kBestStatistic = "best";
+// Google Benchmark's own, computed whenever there are several repetitions.
+inline constexpr std::string_view kMedianStatistic = "median";
+
+enum class Statistic { Best, Median };
 
 // Prints as the console reporter does and keeps each benchmark's wall-clock time per iteration.
 class Collector : public benchmark::ConsoleReporter {
  public:
   Collector();
   void ReportRuns(const std::vector<Run>& runs) override;
-  // The best repetition, in seconds; nullopt when the benchmark did not run.
-  [[nodiscard]] std::optional<double> seconds(std::string_view name) const;
+  // The best or the median repetition, in seconds; nullopt when the benchmark did not run.
+  [[nodiscard]] std::optional<double> seconds(std::string_view name,
+                                              Statistic statistic = Statistic::Best) const;
   [[nodiscard]] const std::vector<std::string>& errors() const { return errors_; }
 
  private:
   std::map<std::string, std::vector<double>, std::less<>> samples_;  // one per repetition
-  std::map<std::string, double, std::less<>> best_;                  // when only aggregates come
+  // When only aggregates come:
+  std::map<std::string, double, std::less<>> best_;
+  std::map<std::string, double, std::less<>> median_;
   std::vector<std::string> errors_;
+};
+
+// One run of a command: its peak RSS and wall-clock time.
+struct Measured {
+  std::uint64_t peak_rss_kib = 0;
+  double seconds = 0;
+  std::string problem;  // non-empty: the process did not behave as expected
 };
 
 struct MemoryFigure {
   std::string what;
-  std::uint64_t peak_rss_kib = 0;
+  Measured measured;
   std::optional<std::uint64_t> limit_kib;  // none: shown for information
   bool strict_limit = false;               // "<" rather than "<="
-  std::string problem;                     // non-empty: the process did not behave as expected
+  std::optional<Measured> baseline;        // the same command with the baseline CLI
+};
+
+// The new CLI and the baseline (--baseline-cli) on the tokenizer file, timed in alternation.
+struct Interleaved {
+  std::size_t rounds = 0;  // each one run of both
+  double new_seconds = 0;  // medians
+  double old_seconds = 0;
+  double ratio = 0;     // the median of each round's new / old
+  std::string problem;  // non-empty: a run did not behave as expected
 };
 
 struct SummaryInput {
   const Collector& times;
   std::string file_description;             // "16.0 MB, 250000 tokens"
   std::string keys_description;             // the two files of the duplicate-key case
+  std::vector<std::string> scale_files;     // one line for each of the scale files
   std::optional<std::string> ggml_missing;  // why ggml was not measured
+  std::optional<std::string> baseline_cli;  // the old CLI compared with, if any
+  std::optional<Interleaved> interleaved;   // with baseline_cli
   std::vector<MemoryFigure> memory;
   bool judge = true;  // false in smoke runs: figures only, no PASS/MISS
 };
