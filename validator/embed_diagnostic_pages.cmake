@@ -63,7 +63,7 @@ constexpr bool has_page(unsigned number, std::string_view name) {
 }
 
 // Every code of the catalogue has a page whose title names it: a build failure otherwise.
-#define GGUFCHECK_DIAGNOSTIC(number, id, name, s, sp, l, meaning)                  \\
+#define GGUFCHECK_DIAGNOSTIC(number, id, name, area, s, sp, l, bs, eg, meaning)   \\
   static_assert(has_page(number, name), \"diagnostic \" #number \" \" name         \\
                 \" has no page: write docs/diagnostics/GGUFnnnn.md titled '# GGUFnnnn \" \\
                 name \"' (see docs/diagnostics/README.md)\");

@@ -16,16 +16,32 @@ enum class Profile : std::uint8_t { Strict, Spec, LlamaCpp };
 inline constexpr std::array<Profile, 3> kAllProfiles = {Profile::Strict, Profile::Spec,
                                                         Profile::LlamaCpp};
 
+// What part of the file (or of the run) a code is about; its number range says the same.
+enum class Area : std::uint8_t {
+  Input,            // 0xxx: the input could not be read, or a limit stopped the read
+  Header,           // 1001-1899: magic, version, counts
+  WriterDiagnosis,  // 19xx: the mistake a failing file's writer made
+  Metadata,         // 2xxx: keys, value types, values
+  TensorInfo,       // 3xxx: names, dims, types
+  DataLayout,       // 4xxx: offsets, alignment padding, the data section
+  StandardKeys,     // 5xxx: general.alignment, general.architecture, tokenizer.ggml.*
+};
+
 enum class Code : std::uint16_t {
-#define GGUFCHECK_DIAGNOSTIC(number, id, name, s, sp, l, meaning) id = number,
+#define GGUFCHECK_DIAGNOSTIC(number, id, name, area, s, sp, l, bs, eg, meaning) id = number,
 #include "ggufcheck/catalogue.def"
 #undef GGUFCHECK_DIAGNOSTIC
 };
 
 struct CatalogueEntry {
   Code code;
-  std::string_view name;               // kebab-case, usable wherever a code is
+  std::string_view name;  // kebab-case, usable wherever a code is
+  Area area;
   std::array<Severity, 3> severities;  // indexed by Profile
+  // The bytes do not lay out as a GGUF file: the file fails structurally (writer diagnosis).
+  bool breaks_structure;
+  // A writer-diagnosis hypothesis must leave no trace of it (every breaks_structure code too).
+  bool explains_garbage;
   std::string_view meaning;
 
   [[nodiscard]] Severity severity(Profile profile) const {
@@ -41,6 +57,8 @@ struct CatalogueEntry {
 // "GGUF4001"
 [[nodiscard]] std::string code_string(Code code);
 
+// "data-layout"
+[[nodiscard]] std::string_view to_string(Area area);
 [[nodiscard]] std::string_view to_string(Severity severity);
 [[nodiscard]] std::optional<Severity> parse_severity(std::string_view text);
 [[nodiscard]] std::string_view to_string(Profile profile);

@@ -27,10 +27,9 @@ constexpr Hypothesis kHypotheses[] = {
 constexpr unsigned kHypothesisCount = std::size(kHypotheses);
 
 // What a hypothesis must leave no trace of: the structural findings, and the key bytes, names
-// and leftover bytes a misparse turns into garbage.
+// and leftover bytes a misparse turns into garbage (the catalogue's explains_garbage column).
 bool explains_garbage(Code code) {
-  return breaks_structure(code) || code == Code::EmptyKey || code == Code::InvalidKeyBytes ||
-         code == Code::InvalidTensorNameBytes || code == Code::TrailingBytes;
+  return catalogue_entry(code).explains_garbage;
 }
 
 Dialect dialect_of(unsigned mask) {

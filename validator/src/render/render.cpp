@@ -243,18 +243,6 @@ Help rule_help(Code code, const std::string& help_uri) {
   return help;
 }
 
-// A tag per code group, by number.
-std::string_view rule_group(Code code) {
-  const auto n = static_cast<unsigned>(code);
-  if (n < 1000) return "input";
-  if (n >= 1900 && n < 2000) return "writer-diagnosis";
-  if (n < 2000) return "header";
-  if (n < 3000) return "metadata";
-  if (n < 4000) return "tensor-info";
-  if (n < 5000) return "data-layout";
-  return "standard-keys";
-}
-
 // GitHub code scanning's problem.severity for a level.
 std::string_view problem_severity(Severity s) {
   switch (s) {
@@ -433,7 +421,7 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
     if (level == Severity::Silent) level = Severity::Error;  // only GGUF0001 can be here
     const std::string help_uri = help_base + code_string(code) + ".md";
     Help help = rule_help(code, help_uri);
-    const std::string_view group = rule_group(code);
+    const std::string_view group = to_string(e.area);
     rules.push_back(
         {{"id", code_string(code)},
          {"name", e.name},

@@ -1,7 +1,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstdint>
 
 #include "ggufcheck/diagnostic.hpp"
 
@@ -13,12 +15,38 @@ constexpr Severity W = Severity::Warning;
 constexpr Severity N = Severity::Note;
 constexpr Severity S = Severity::Silent;
 
+// A flag column of catalogue.def, as written: its letter for yes, "-" for no; anything else
+// does not compile.
+consteval bool flag(std::string_view column, std::string_view letter) {
+  if (column == letter) return true;
+  if (column == "-") return false;
+  throw "a flag column of catalogue.def holds its letter or -";
+}
+
 constexpr CatalogueEntry kCatalogue[] = {
-#define GGUFCHECK_DIAGNOSTIC(number, id, name, s, sp, l, meaning) \
-  {Code::id, name, {s, sp, l}, meaning},
+#define GGUFCHECK_DIAGNOSTIC(number, id, name, area, s, sp, l, bs, eg, meaning) \
+  {Code::id, name, Area::area, {s, sp, l}, flag(#bs, "S"), flag(#eg, "G"), meaning},
 #include "ggufcheck/catalogue.def"
 #undef GGUFCHECK_DIAGNOSTIC
 };
+
+// The position in kCatalogue of each code, indexed by code number: catalogue_entry runs for
+// every finding reported (breaks_structure), so it is a table look-up, not a search.
+constexpr unsigned kLargestCode = [] {
+  unsigned largest = 0;
+  for (const CatalogueEntry& entry : kCatalogue) {
+    largest = std::max(largest, static_cast<unsigned>(entry.code));
+  }
+  return largest;
+}();
+static_assert(std::size(kCatalogue) <= 256, "kEntryIndex holds positions in a byte");
+constexpr auto kEntryIndex = [] {
+  std::array<std::uint8_t, kLargestCode + 1> index{};
+  for (std::size_t i = 0; i < std::size(kCatalogue); ++i) {
+    index[static_cast<unsigned>(kCatalogue[i].code)] = static_cast<std::uint8_t>(i);
+  }
+  return index;
+}();
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -34,10 +62,10 @@ std::span<const CatalogueEntry> catalogue() {
 }
 
 const CatalogueEntry& catalogue_entry(Code code) {
-  for (const auto& entry : kCatalogue) {
-    if (entry.code == code) return entry;
-  }
-  return kCatalogue[0];  // unreachable for a Code produced from the catalogue
+  const auto number = static_cast<unsigned>(code);
+  // A number beyond the table is no Code produced from the catalogue: the first entry, as for
+  // a number inside it that names no code.
+  return kCatalogue[number <= kLargestCode ? kEntryIndex[number] : 0];
 }
 
 std::optional<Code> find_code(std::string_view text) {
@@ -52,6 +80,19 @@ std::optional<Code> find_code(std::string_view text) {
 
 std::string code_string(Code code) {
   return fmt::format("GGUF{:04}", static_cast<unsigned>(code));
+}
+
+std::string_view to_string(Area area) {
+  switch (area) {
+    case Area::Input: return "input";
+    case Area::Header: return "header";
+    case Area::WriterDiagnosis: return "writer-diagnosis";
+    case Area::Metadata: return "metadata";
+    case Area::TensorInfo: return "tensor-info";
+    case Area::DataLayout: return "data-layout";
+    case Area::StandardKeys: break;
+  }
+  return "standard-keys";
 }
 
 std::string_view to_string(Severity severity) {

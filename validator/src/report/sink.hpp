@@ -61,32 +61,9 @@ inline Field tensor_path(std::size_t index, std::string_view name) {
 
 // Findings that mean the bytes do not lay out as a GGUF file (what a misparse produces). A file
 // with one of these fails structurally, which starts writer diagnosis (diagnose_writer.cpp).
+// The catalogue's breaks_structure column says which.
 inline bool breaks_structure(Code code) {
-  switch (code) {
-    case Code::LimitExceeded:
-    case Code::TruncatedHeader:
-    case Code::ImpossibleCount:
-    case Code::TruncatedMetadata:
-    case Code::TruncatedString:
-    case Code::UnknownValueType:
-    case Code::UnknownArrayType:
-    case Code::ImpossibleArrayCount:
-    case Code::TruncatedTensorInfo:
-    case Code::TooManyDims:
-    case Code::NegativeDim:
-    case Code::ElementCountOverflow:
-    case Code::UnknownTensorType:
-    case Code::RemovedTensorType:
-    case Code::RowNotBlockMultiple:
-    case Code::ByteSizeOverflow:
-    case Code::MisalignedOffset:
-    case Code::OverlappingTensors:
-    case Code::TensorOutOfBounds:
-    case Code::NonContiguousLayout:
-    case Code::NonzeroPadding:
-    case Code::TruncatedBeforeData: return true;
-    default: return false;
-  }
+  return catalogue_entry(code).breaks_structure;
 }
 
 class Sink {
