@@ -114,12 +114,13 @@ def command_profile(args):
 
 
 def index_table(catalogue):
-    rows = ["| code | name | strict | spec | llama.cpp | meaning |", "|---|---|---|---|---|---|"]
+    rows = ["| code | name | area | strict | spec | llama.cpp | meaning |",
+            "|---|---|---|---|---|---|---|"]
     for e in catalogue:
         s = e["severity"]
         meaning = e["meaning"].replace("|", "\\|")
-        rows.append(f"| [{e['code']}]({e['code']}.md) | `{e['name']}` | {s['strict']} | "
-                    f"{s['spec']} | {s['llama.cpp']} | {meaning} |")
+        rows.append(f"| [{e['code']}]({e['code']}.md) | `{e['name']}` | {e['area']} | "
+                    f"{s['strict']} | {s['spec']} | {s['llama.cpp']} | {meaning} |")
     return "\n".join(rows) + "\n"
 
 

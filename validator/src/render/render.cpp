@@ -515,11 +515,12 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
 }
 
 std::string render_catalogue_text() {
-  std::string out = fmt::format("{:<9} {:<29} {:<8} {:<8} {:<9} {}\n", "code", "name", "strict",
-                                "spec", "llama.cpp", "meaning");
+  std::string out = fmt::format("{:<9} {:<29} {:<16} {:<8} {:<8} {:<9} {}\n", "code", "name",
+                                "area", "strict", "spec", "llama.cpp", "meaning");
   for (const CatalogueEntry& e : sorted_catalogue()) {
-    out += fmt::format("{:<9} {:<29} {:<8} {:<8} {:<9} {}\n", code_string(e.code), e.name,
-                       to_string(e.severity(Profile::Strict)), to_string(e.severity(Profile::Spec)),
+    out += fmt::format("{:<9} {:<29} {:<16} {:<8} {:<8} {:<9} {}\n", code_string(e.code), e.name,
+                       to_string(e.area), to_string(e.severity(Profile::Strict)),
+                       to_string(e.severity(Profile::Spec)),
                        to_string(e.severity(Profile::LlamaCpp)), e.meaning);
   }
   return out;
@@ -530,6 +531,9 @@ std::string render_catalogue_json() {
   for (const CatalogueEntry& e : sorted_catalogue()) {
     list.push_back({{"code", code_string(e.code)},
                     {"name", e.name},
+                    {"area", to_string(e.area)},
+                    {"breaks_structure", e.breaks_structure},
+                    {"explains_garbage", e.explains_garbage},
                     {"meaning", e.meaning},
                     {"severity",
                      {{"strict", to_string(e.severity(Profile::Strict))},
