@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ggufcheck/model.hpp"
+#include "ggufcheck/bytes.hpp"
 
 namespace ggufcheck::fuzz {
 

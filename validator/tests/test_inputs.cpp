@@ -132,9 +132,9 @@ TEST(ChangingFile, ShrunkWhileMappedIsReportedNotASignal) {
   Report report;
   // The file is cut to 100 bytes after it is mapped and before a byte of it is read: every page
   // past the first faults. The handler lets the read go on; the input is then unreadable.
-  const auto error = detail::with_input(path.string(), [&](Bytes bytes) {
+  const auto error = detail::with_input(path.string(), [&](const detail::Input& input) {
     ASSERT_EQ(::truncate(path.c_str(), 100), 0);
-    report = validate(bytes, Options{}, path.string());
+    report = detail::validate_input(input, nullptr, Options{}, path.string());
   });
   ASSERT_TRUE(error.has_value());
   EXPECT_NE(error->find("changed while being read"), std::string::npos) << *error;
@@ -144,7 +144,7 @@ TEST(ChangingFile, ShrunkWhileMappedIsReportedNotASignal) {
 TEST(ChangingFile, ModifiedInPlaceIsReported) {
   const TempDir scratch;
   const fs::path path = scratch.write("modified.gguf", large_metadata_file());
-  const auto error = detail::with_input(path.string(), [&](Bytes) {
+  const auto error = detail::with_input(path.string(), [&](const detail::Input&) {
     // A later modification time with the same size: rewritten in place.
     struct timespec times[2] = {{0, UTIME_OMIT}, {1, 0}};
     ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
@@ -277,13 +277,57 @@ TEST(Streams, TwoGibModelThroughAPipeReportsAsItsFileInBoundedMemory) {
       << "peak " << piped.max_rss_kib << " KiB, baseline " << baseline.max_rss_kib << " KiB";
 }
 
+// A 4 GiB file with general.alignment = 2^31, 8 KiB on disk: the padding check reads the
+// file's holes as zeros without faulting them in, so neither the time nor the memory follows the
+// file's apparent size; a non-zero byte after the hole is still found.
+TEST(SparseFiles, AHugeAlignmentCostsNeitherTimeNorMemory) {
+  const TempDir scratch;
+  constexpr std::uint64_t kAlignment = std::uint64_t{1} << 31;
+  constexpr std::uint32_t kI8 = 24;
+  constexpr std::uint64_t kTensorBytes = kAlignment - 100;
+  // Written with alignment 32 and no data, then given its real alignment: the writer would
+  // write the 2 GiB of padding, and the file must have a hole there instead.
+  Document doc =
+      document({pair("general.alignment", Value::u32(32))}, {tensor("t", {kTensorBytes}, kI8, 0)});
+  doc.tensors[0].data = std::vector<std::uint8_t>{};
+  const Written written = write(doc);
+  ByteVector bytes = written.bytes;
+  const std::uint64_t value_at = written.layout.pairs.back().value_offset;
+  const std::uint32_t alignment_value = 1U << 31;
+  std::memcpy(bytes.data() + value_at, &alignment_value, 4);
+  const fs::path path = scratch.write("aligned.gguf", bytes);
+  // The data at 2^31, then its padding to 2^32, with one byte in it that must be reported.
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(2 * kAlignment)), 0);
+  const std::uint64_t planted = kAlignment + kTensorBytes + 7;
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  const std::uint8_t byte = 0x5a;
+  EXPECT_EQ(::pwrite(fd, &byte, 1, static_cast<off_t>(planted)), 1);
+  ::close(fd);
+  const CliRun run = run_cli({"--format", "json", path.string()});
+  const CliRun baseline =
+      run_cli({"--format", "json",
+               (fs::path(GGUFCHECK_SOURCE_DIR) / "examples/valid/tiny-llama.gguf").string()});
+  ASSERT_EQ(run.signal, 0);
+  ASSERT_EQ(run.status, 1) << run.out;
+  const json report = json::parse(run.out);
+  bool padding_found = false;
+  for (const json& f : report["files"][0]["findings"]) {
+    if (f["code"] == "GGUF4005" && f["offset"] == planted) padding_found = true;
+  }
+  EXPECT_TRUE(padding_found) << run.out;
+  RecordProperty("peak_rss_kib", static_cast<int>(run.max_rss_kib));
+  EXPECT_LE(run.max_rss_kib - baseline.max_rss_kib, 16 * 1024)
+      << "peak " << run.max_rss_kib << " KiB, baseline " << baseline.max_rss_kib << " KiB";
+}
+
 // --- an allocation failure is a finding on its input -------------------------------------------
 
 TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
   const TempDir scratch;
-  // 20,000 pairs: the model's list of pairs outgrows the 1 MiB the allocator then refuses.
+  // 200,000 pairs: the table that finds duplicate keys (8 bytes a pair, one allocation)
+  // outgrows the 1 MiB the allocator then refuses.
   std::vector<KeyValue> pairs;
-  for (int i = 0; i < 20000; ++i)
+  for (int i = 0; i < 200000; ++i)
     pairs.push_back(pair("test.key" + std::to_string(i), Value::u8(1)));
   const fs::path large = scratch.write("large.gguf", write_bytes(document(pairs)));
   const fs::path small = scratch.write("small.gguf", write_bytes(minimal_document()));
@@ -298,8 +342,10 @@ TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
   EXPECT_EQ(passed.exit_status(), 0);
 }
 
-// The CLI under an address-space limit that one input's model exceeds (2 * 10^6 pairs, about
-// 350 MB of entries): that input is unreadable with the reason, the others are still reported.
+// The CLI under an address-space limit that one input exceeds (2 * 10^6 pairs: a 40 MB file
+// mapped and 48 MB of model and duplicate table, beside the process's own 30-odd MB; a small
+// file needs under 40 MB): that input is unreadable with the reason, the others are still
+// reported.
 TEST(AllocationFailure, TheCliReportsEveryInputWhenOneRunsOutOfMemory) {
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit";
@@ -312,7 +358,7 @@ TEST(AllocationFailure, TheCliReportsEveryInputWhenOneRunsOutOfMemory) {
   pairs = {};
   const fs::path small = scratch.write("small.gguf", write_bytes(minimal_document()));
   const CliRun run =
-      run_cli({"--format", "json", large.string(), small.string()}, "", std::size_t{256} << 20);
+      run_cli({"--format", "json", large.string(), small.string()}, "", std::size_t{80} << 20);
   ASSERT_EQ(run.signal, 0);
   EXPECT_EQ(run.status, 2) << run.out;
   const json doc = json::parse(run.out);

@@ -733,7 +733,8 @@ std::vector<std::pair<std::size_t, std::size_t>> duplicates_found(
     Finder& finder, const std::vector<std::string>& names) {
   std::vector<std::pair<std::size_t, std::size_t>> found;
   for (std::size_t i = 0; i < names.size(); ++i) {
-    if (const std::optional<std::size_t> earlier = finder.insert(names[i], i)) {
+    const auto name_of = [&names](std::size_t j) { return std::string_view(names[j]); };
+    if (const std::optional<std::size_t> earlier = finder.insert(names[i], i, name_of)) {
       found.emplace_back(i, *earlier);
     }
   }
@@ -750,8 +751,8 @@ TEST(Threats, B4_CollidingNamesFindTheEarliestDuplicates) {
   EXPECT_EQ(duplicates_found(seeded, c.names), c.duplicates);
   EXPECT_FALSE(seeded.ordered()) << "a probe sequence of over " << seeded.kMaxProbes
                                  << " slots for names that collide only under std::hash";
-  // Under std::hash itself the cluster outgrows the probe bound, and the finder goes on with
-  // its ordered map: the same answers.
+  // Under std::hash itself (the table places by the high bits of a hash, which these names do
+  // not share, so they need not cluster there): the same answers.
   struct UnseededHash {
     std::uint64_t operator()(std::string_view name) const {
       return std::hash<std::string_view>{}(name);
@@ -759,7 +760,6 @@ TEST(Threats, B4_CollidingNamesFindTheEarliestDuplicates) {
   };
   detail::BasicDuplicateFinder<UnseededHash> unseeded(c.names.size());
   EXPECT_EQ(duplicates_found(unseeded, c.names), c.duplicates);
-  EXPECT_TRUE(unseeded.ordered());
   // A hash that is one constant: the fallback from the 257th name on, the same answers again.
   struct ConstantHash {
     std::uint64_t operator()(std::string_view) const { return 42; }

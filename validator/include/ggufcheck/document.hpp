@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "ggufcheck/model.hpp"
+#include "ggufcheck/bytes.hpp"
 #include "ggufcheck/writer.hpp"
 
 namespace ggufcheck {
@@ -15,16 +15,5 @@ namespace ggufcheck {
 // the bytes lie inside the file. Nested arrays are read up to Limits{}.max_depth. Every value
 // is materialised (a Value per array element): meant for tests and fuzzers, not for large files.
 [[nodiscard]] std::optional<Document> read_document(Bytes bytes);
-
-// For `ggufcheck dump`: also the alignment in force and where the data section starts; and,
-// without tensor data (a model's gigabytes are not copied), each tensor's data as a range of
-// the bytes, when it lies inside them.
-struct DocumentLayout {
-  std::uint32_t alignment = kDefaultAlignment;
-  std::uint64_t data_start = 0;
-  std::vector<std::optional<ByteRange>> tensor_data;  // one per tensor
-};
-[[nodiscard]] std::optional<Document> read_document(Bytes bytes, DocumentLayout& layout,
-                                                    bool copy_tensor_data);
 
 }  // namespace ggufcheck

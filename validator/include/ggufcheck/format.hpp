@@ -36,6 +36,22 @@ inline constexpr std::uint64_t kReferenceTensorNameLimit = 64;  // ggml requires
 inline constexpr std::uint64_t kMaxKeyLength = 65535;
 inline constexpr std::uint64_t kInt64Limit = 1ULL << 63;  // counts and dims are int64 in ggml
 
+// The widths and record sizes of the format. Counts, lengths and dims are u32 in version 1
+// files and u64 since version 2.
+[[nodiscard]] constexpr std::uint32_t size_width(bool narrow) {
+  return narrow ? 4 : 8;
+}
+[[nodiscard]] constexpr std::uint64_t header_size(bool narrow) {
+  return 8 + 2 * size_width(narrow);
+}
+// The smallest metadata pair (an empty key, a u8 value) and tensor info (an empty name, no dims).
+[[nodiscard]] constexpr std::uint64_t min_pair_size(bool narrow) {
+  return size_width(narrow) + 4 + 1;
+}
+[[nodiscard]] constexpr std::uint64_t min_tensor_info_size(bool narrow) {
+  return size_width(narrow) + 4 + 4 + 8;
+}
+
 // Payload size of a scalar type; 0 for string, array and unknown types.
 [[nodiscard]] std::uint32_t scalar_size(ValueType type);
 [[nodiscard]] bool is_valid_value_type(std::uint32_t raw, std::uint32_t version);
@@ -66,6 +82,12 @@ struct StandardKeyType {
 [[nodiscard]] std::span<const std::string_view> architecture_count_key_suffixes();
 
 [[nodiscard]] const TensorTypeInfo* tensor_type(std::uint32_t id);
+
+// The byte size of a tensor (ne[0] first), or nullopt when its type or dims do not define one
+// (overflow included; a zero dim makes it 0 whatever the others). The one rule the reader's
+// layout, the checks, the writer and dump use.
+[[nodiscard]] std::optional<std::uint64_t> tensor_nbytes(std::uint32_t type,
+                                                         std::span<const std::uint64_t> dims);
 [[nodiscard]] std::optional<std::uint32_t> find_tensor_type(std::string_view name);
 
 }  // namespace ggufcheck

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "ggufcheck/bytes.hpp"
 #include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/format.hpp"
-#include "ggufcheck/model.hpp"
 
 namespace ggufcheck {
 

@@ -127,10 +127,7 @@ struct Written {
 [[nodiscard]] bool save_file(const std::filesystem::path& path,
                              const std::vector<std::uint8_t>& bytes);
 
-// nbytes of a tensor (ne[0] first), or nullopt when its type or dims do not define one
-// (overflow included; a zero dim makes it 0 whatever the others). The validator's rule too.
-[[nodiscard]] std::optional<std::uint64_t> tensor_nbytes(std::uint32_t type,
-                                                         std::span<const std::uint64_t> dims);
+// tensor_nbytes (format.hpp) for the writer's dims.
 [[nodiscard]] inline std::optional<std::uint64_t> tensor_nbytes(
     std::uint32_t type, const std::vector<std::uint64_t>& dims) {
   return tensor_nbytes(type, std::span<const std::uint64_t>(dims));

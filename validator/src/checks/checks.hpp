@@ -1,4 +1,5 @@
-// The stages of validation. Data flows one way: bytes -> reader -> model -> checks -> report.
+// The stages of validation. Data flows one way: bytes -> reader -> model -> layout -> checks ->
+// report. Nothing changes the model after the reader: the checks read it and the layout.
 #pragma once
 
 #include <functional>
@@ -7,7 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "ggufcheck/model.hpp"
+#include "model/layout.hpp"
+#include "model/model.hpp"
 #include "report/sink.hpp"
 
 namespace ggufcheck::detail {
@@ -17,21 +19,22 @@ namespace ggufcheck::detail {
 // only where continuing would mean guessing.
 void read_model(Model& model, Sink& sink);
 
-// Every stage in order: the reader, then the checks. Structure: only what decides whether the
-// bytes lay out as a GGUF file (writer diagnosis re-reads files this way), not value contents.
+// Every stage in order (the check registry, pipeline.cpp): the reader, the layout, then the
+// checks. Structure: only what decides whether the bytes lay out as a GGUF file (writer
+// diagnosis re-reads files this way), not value contents. Returns the layout.
 enum class Checks : std::uint8_t { All, Structure };
-void run_checks(Model& model, Sink& sink, Checks checks = Checks::All);
+Layout run_checks(Model& model, Sink& sink, Checks checks = Checks::All);
 
-// Writer diagnosis (GGUF1901..GGUF1904): for bytes that fail structurally, the notes of the
+// Writer diagnosis (GGUF1901..GGUF1904): for inputs that fail structurally, the notes of the
 // wrong-writer hypotheses that explain them, at the offset of their first error. tail: what is
 // known of a stream's bytes past those kept (null for a file read whole).
-void diagnose_writer(Bytes bytes, const StreamTail* tail, Sink& sink);
+void diagnose_writer(const Input& input, const StreamTail* tail, Sink& sink);
 
 // The input's bytes (a regular file mapped read-only, or a stream read to memory: "-" is
 // standard input), passed to use; or why the input cannot be read. "<stdin>" for "-". Streams
 // are read whole: `dump` only (validation reads them bounded, validate_file).
 std::optional<std::string> with_input(const std::string& path,
-                                      const std::function<void(Bytes)>& use);
+                                      const std::function<void(const Input&)>& use);
 
 // How a stream is read (input.cpp): what it keeps past the end of its tensor infos (also what
 // writer diagnosis sees of it) and the largest step by which the kept bytes grow while the
@@ -47,36 +50,28 @@ struct StreamLimits {
                                      const Options& options, const StreamLimits& limits = {});
 
 // Validates the bytes kept of an input and, for a stream, what is known of the rest.
-[[nodiscard]] Report validate_input(Bytes kept, const StreamTail* tail, const Options& options,
-                                    std::string path);
-
-// Where the layout check may look for padding after each tensor, as [begin, end) file offsets:
-// a superset of the ranges check_layout reads (each begins where a tensor's data ends and
-// reaches at most the next multiple of the alignment), begins clamped to at least `from`.
-// Used to scan a stream's tensor data as it passes.
-[[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> padding_ranges(
-    const Model& model, std::uint64_t from);
+[[nodiscard]] Report validate_input(const Input& input, const StreamTail* tail,
+                                    const Options& options, std::string path);
+// The same, keeping what was read, for a stage that renders it (dump).
+struct Validated {
+  Report report;
+  Model model;
+  Layout layout;
+};
+void validate_input(const Input& input, const StreamTail* tail, const Options& options,
+                    std::string path, Validated& out);
 std::string shown_path(const std::string& path);
 
-// Checks over the model, by area.
-void check_keys(const Model& model, Sink& sink);
-void check_values(const Model& model, Sink& sink);
-void check_alignment(Model& model, Sink& sink);  // sets model.alignment and data_start
-void check_tensor_infos(const Model& model, Sink& sink);
-void check_layout(const Model& model, Sink& sink);
-void check_standard_keys(const Model& model, Sink& sink);
+// Checks over the model, by area (each registered in pipeline.cpp).
+void check_keys(const Model& model, const Layout& layout, Sink& sink);
+void check_values(const Model& model, const Layout& layout, Sink& sink);
+void check_tensor_infos(const Model& model, const Layout& layout, Sink& sink);
+void check_layout(const Model& model, const Layout& layout, Sink& sink);
+void check_standard_keys(const Model& model, const Layout& layout, Sink& sink);
 
 // Sorts the findings by offset and counts them per severity.
 // dropped: findings not kept (beyond Limits::max_findings), per severity; they still count.
 void finish_report(Report& report, std::vector<Finding> findings,
                    const std::array<std::uint64_t, 4>& dropped = {});
-
-// The identity of a key or tensor name for lookups: the llama.cpp profile compares C strings,
-// up to the first NUL, as ggml does.
-[[nodiscard]] std::string_view c_string_prefix(std::string_view bytes);
-[[nodiscard]] std::string_view key_identity(std::string_view key, Profile profile);
-// The entry for key, or nullptr (first match, by the profile's key identity).
-[[nodiscard]] const MetadataEntry* find_key(const Model& model, std::string_view key,
-                                            Profile profile);
 
 }  // namespace ggufcheck::detail

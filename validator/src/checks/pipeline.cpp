@@ -44,26 +44,73 @@ void finish_report(Report& report, std::vector<Finding> findings,
   }
 }
 
-void run_checks(Model& model, Sink& sink, Checks checks) {
-  read_model(model, sink);
-  check_keys(model, sink);
-  if (checks == Checks::All) check_values(model, sink);
-  check_alignment(model, sink);
-  check_tensor_infos(model, sink);
-  check_layout(model, sink);
-  if (checks == Checks::All && model.header_complete) check_standard_keys(model, sink);
-  if (checks == Checks::All) diagnose_writer(model.bytes, model.tail, sink);
+namespace {
+
+// What a check needs of the model before it can run.
+enum class Needs : std::uint8_t {
+  Nothing,  // runs on whatever was read, even a cut file
+  Header,   // a complete header (the version and counts are known)
+};
+
+// The check registry: every check, in the order the pipeline runs it (findings at one offset
+// keep this order). `structural` checks decide whether the bytes lay out as GGUF: writer
+// diagnosis re-reads a file under each hypothesis with only those.
+struct CheckStage {
+  std::string_view name;
+  bool structural;
+  Needs needs;
+  void (*run)(const Model&, const Layout&, Sink&);
+};
+
+constexpr CheckStage kCheckStages[] = {
+    {"keys", true, Needs::Nothing, check_keys},
+    {"values", false, Needs::Nothing, check_values},
+    {"tensor-infos", true, Needs::Nothing, check_tensor_infos},
+    {"layout", true, Needs::Nothing, check_layout},
+    {"standard-keys", false, Needs::Header, check_standard_keys},
+};
+
+bool satisfied(Needs needs, const Model& model) {
+  switch (needs) {
+    case Needs::Nothing: return true;
+    case Needs::Header: return model.header_complete;
+  }
+  return false;
 }
 
-Report validate_input(Bytes kept, const StreamTail* tail, const Options& options,
-                      std::string path) {
-  Sink sink(options);
-  Model model;
-  model.bytes = kept;
-  model.tail = tail;
-  run_checks(model, sink);
+}  // namespace
 
-  Report report;
+Layout run_checks(Model& model, Sink& sink, Checks checks) {
+  read_model(model, sink);
+  const Model& read = model;  // from here on, nothing changes the model
+  const Layout layout = resolve_layout(read, sink);
+  for (const CheckStage& stage : kCheckStages) {
+    if (checks == Checks::Structure && !stage.structural) continue;
+    if (satisfied(stage.needs, read)) stage.run(read, layout, sink);
+  }
+  if (checks == Checks::All) diagnose_writer(read.input, read.tail, sink);
+  return layout;
+}
+
+Report validate_input(const Input& input, const StreamTail* tail, const Options& options,
+                      std::string path) {
+  Validated validated;
+  validate_input(input, tail, options, std::move(path), validated);
+  return std::move(validated.report);
+}
+
+void validate_input(const Input& input, const StreamTail* tail, const Options& options,
+                    std::string path, Validated& out) {
+  Sink sink(options);
+  Model& model = out.model;
+  model = Model{};
+  model.input = input;
+  model.tail = tail;
+  out.layout = run_checks(model, sink);
+  const Layout& layout = out.layout;
+
+  Report& report = out.report;
+  report = Report{};
   report.path = std::move(path);
   Facts& facts = report.facts;
   facts.file_size = model.size();
@@ -75,19 +122,20 @@ Report validate_input(Bytes kept, const StreamTail* tail, const Options& options
   }
   facts.kv_read = model.metadata.size();
   facts.tensors_read = model.tensors.size();
-  facts.alignment = model.alignment;
-  if (model.tensors_complete) {
-    facts.data_start = model.data_start;
-    if (model.data_start <= model.size()) facts.tensor_data_size = model.size() - model.data_start;
+  facts.alignment = layout.alignment;
+  if (layout.data_start) {
+    facts.data_start = *layout.data_start;
+    if (*layout.data_start <= model.size()) {
+      facts.tensor_data_size = model.size() - *layout.data_start;
+    }
   }
   finish_report(report, sink.take(), sink.dropped());
-  return report;
 }
 
 }  // namespace detail
 
 Report validate(Bytes bytes, const Options& options, std::string path) {
-  return detail::validate_input(bytes, nullptr, options, std::move(path));
+  return detail::validate_input(detail::Input(bytes), nullptr, options, std::move(path));
 }
 
 }  // namespace ggufcheck

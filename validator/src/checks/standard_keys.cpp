@@ -3,7 +3,7 @@
 #include <array>
 
 #include "checks/checks.hpp"
-#include "read/cursor.hpp"
+#include "model/keys.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -93,16 +93,16 @@ std::string describe(const Expected& e) {
   return std::string(to_string(e.type));
 }
 
-std::string describe(const MetadataEntry& entry) {
-  if (entry.type == ValueType::Array)
-    return fmt::format("{}[]", to_string(entry.array.element_type));
-  return std::string(to_string(entry.type));
+std::string describe(const Model& model, std::size_t i) {
+  const ValueType type = model.metadata[i].type();
+  if (type == ValueType::Array) return fmt::format("{}[]", to_string(model.array(i).elements()));
+  return std::string(to_string(type));
 }
 
-bool matches(const MetadataEntry& entry, const Expected& e) {
-  if (e.is_array)
-    return entry.type == ValueType::Array && entry.array.element_type == e.element_type;
-  return entry.type == e.type || entry.type == e.alternative;
+bool matches(const Model& model, std::size_t i, const Expected& e) {
+  const ValueType type = model.metadata[i].type();
+  if (e.is_array) return type == ValueType::Array && model.array(i).elements() == e.element_type;
+  return type == e.type || type == e.alternative;
 }
 
 std::optional<Expected> expected_type(std::string_view key, std::string_view arch) {
@@ -127,68 +127,64 @@ std::optional<Expected> expected_type(std::string_view key, std::string_view arc
 
 }  // namespace
 
-void check_standard_keys(const Model& model, Sink& sink) {
+void check_standard_keys(const Model& model, const Layout& /*layout*/, Sink& sink) {
   const Profile profile = sink.profile();
-  const MetadataEntry* arch = find_key(model, "general.architecture", profile);
-  const std::string_view arch_name =
-      arch != nullptr && arch->type == ValueType::String ? arch->string : std::string_view();
+  const auto arch = find_key(model, "general.architecture", profile);
+  const std::string_view arch_name = arch && model.metadata[*arch].type() == ValueType::String
+                                         ? model.string_value(*arch)
+                                         : std::string_view();
 
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    const MetadataEntry& entry = model.metadata[i];
-    if (key_identity(entry.key, profile) == "general.alignment") continue;  // GGUF5001
-    const auto expected = expected_type(key_identity(entry.key, profile), arch_name);
-    if (expected && !matches(entry, *expected)) {
-      sink.report(Code::KeyWrongType, entry.type_offset, 4, kv_path(i, entry.key) + " type",
+    const std::string_view key = model.key(i);
+    if (key_identity(key, profile) == "general.alignment") continue;  // GGUF5001
+    const auto expected = expected_type(key_identity(key, profile), arch_name);
+    if (expected && !matches(model, i, *expected)) {
+      sink.report(Code::KeyWrongType, model.type_offset(i), 4, kv_path(i, key) + " type",
                   "loaders read standard keys with a fixed type", "{} is {}, expected {}",
-                  escape(entry.key), describe(entry), describe(*expected));
+                  escape(key), describe(model, i), describe(*expected));
     }
   }
 
-  if (model.metadata_complete && arch == nullptr) {
-    sink.report(Code::MissingArchitecture, 0, model.narrow() ? 16 : 24, "metadata",
+  if (model.metadata_complete && !arch) {
+    sink.report(Code::MissingArchitecture, 0, header_size(model.narrow()), "metadata",
                 "the spec requires general.architecture; llama.cpp cannot pick a model without it",
                 "no general.architecture key");
   }
-  if (model.tensors_complete &&
-      find_key(model, "general.quantization_version", profile) == nullptr) {
-    const auto quantized =
-        std::find_if(model.tensors.begin(), model.tensors.end(), [](const TensorInfo& t) {
-          const TensorTypeInfo* type = tensor_type(t.type);
-          return type != nullptr && type->quantized();
-        });
-    if (quantized != model.tensors.end()) {
-      const auto index = static_cast<std::size_t>(quantized - model.tensors.begin());
-      sink.report(Code::MissingQuantizationVersion, quantized->type_offset, 4,
-                  tensor_path(index, quantized->name) + " type",
+  if (model.tensors_complete && !find_key(model, "general.quantization_version", profile)) {
+    for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+      const TensorTypeInfo* type = tensor_type(model.tensors[i].type);
+      if (type == nullptr || !type->quantized()) continue;
+      sink.report(Code::MissingQuantizationVersion, model.type_offset_of_tensor(i), 4,
+                  tensor_path(i, model.name(i)) + " type",
                   "write general.quantization_version (uint32, currently 2)",
                   "tensor is quantized ({}) but general.quantization_version is missing",
-                  tensor_type(quantized->type)->name);
+                  type->name);
+      break;
     }
   }
 
-  const MetadataEntry* tokens = find_key(model, "tokenizer.ggml.tokens", profile);
-  if (tokens == nullptr || !matches(*tokens, array_of(ValueType::String))) return;
-  const std::uint64_t vocab = tokens->array.count;
+  const auto tokens = find_key(model, "tokenizer.ggml.tokens", profile);
+  if (!tokens || !matches(model, *tokens, array_of(ValueType::String))) return;
+  const std::uint64_t vocab = model.array(*tokens).count;
   for (std::string_view name :
        {std::string_view("tokenizer.ggml.scores"), std::string_view("tokenizer.ggml.token_type")}) {
-    const MetadataEntry* other = find_key(model, name, profile);
-    if (other == nullptr || other->type != ValueType::Array || other->array.count == vocab)
-      continue;
-    const auto index = static_cast<std::size_t>(other - model.metadata.data());
-    sink.report(Code::TokenizerLengthMismatch, other->array.count_offset, model.narrow() ? 4 : 8,
-                kv_path(index, other->key) + " count", "loaders index this array by token id",
-                "{} has {} entries but tokenizer.ggml.tokens has {}", name, other->array.count,
-                vocab);
+    const auto other = find_key(model, name, profile);
+    if (!other || model.metadata[*other].type() != ValueType::Array) continue;
+    const std::uint64_t count = model.array(*other).count;
+    if (count == vocab) continue;
+    sink.report(Code::TokenizerLengthMismatch, model.count_offset(*other), model.size_width(),
+                kv_path(*other, model.key(*other)) + " count",
+                "loaders index this array by token id",
+                "{} has {} entries but tokenizer.ggml.tokens has {}", name, count, vocab);
   }
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
     const MetadataEntry& entry = model.metadata[i];
-    if (!is_token_id_key(key_identity(entry.key, profile)) || entry.type != ValueType::Uint32)
-      continue;
-    if (entry.scalar >= vocab) {
-      sink.report(Code::TokenIdOutOfRange, entry.value.offset, 4, kv_path(i, entry.key),
+    const std::string_view key = model.key(i);
+    if (!is_token_id_key(key_identity(key, profile)) || entry.type() != ValueType::Uint32) continue;
+    if (entry.payload() >= vocab) {
+      sink.report(Code::TokenIdOutOfRange, model.value_range(i).offset, 4, kv_path(i, key),
                   "loaders index the vocabulary with this id (GHSA-g4cc-763q-h9h6)",
-                  "{} is {} but the vocabulary has {} tokens", escape(entry.key), entry.scalar,
-                  vocab);
+                  "{} is {} but the vocabulary has {} tokens", escape(key), entry.payload(), vocab);
     }
   }
 }

@@ -42,12 +42,12 @@ Dialect dialect_of(unsigned mask) {
 
 // The file's structure read under the dialect with the strict profile's rules: the findings
 // (value contents are not checked: they do not depend on the dialect).
-std::vector<Finding> read_structure(Bytes bytes, const StreamTail* tail, Dialect dialect,
+std::vector<Finding> read_structure(const Input& input, const StreamTail* tail, Dialect dialect,
                                     Model& model, Sink::Details details) {
   const Options options;
   Sink sink(options, details);
   model = Model{};
-  model.bytes = bytes;
+  model.input = input;
   model.tail = tail;
   model.dialect = dialect;
   run_checks(model, sink, Checks::Structure);
@@ -55,10 +55,10 @@ std::vector<Finding> read_structure(Bytes bytes, const StreamTail* tail, Dialect
 }
 
 // The first error of the file's structure (by offset), when the structure is broken.
-std::optional<Finding> first_structural_error(Bytes bytes, const StreamTail* tail) {
+std::optional<Finding> first_structural_error(const Input& input, const StreamTail* tail) {
   Model model;
   const std::vector<Finding> findings =
-      read_structure(bytes, tail, Dialect{}, model, Sink::Details::Kept);
+      read_structure(input, tail, Dialect{}, model, Sink::Details::Kept);
   const bool broken = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity == Severity::Error && breaks_structure(f.code);
   });
@@ -73,9 +73,9 @@ std::optional<Finding> first_structural_error(Bytes bytes, const StreamTail* tai
 // Under the dialect, every declared entry is read (at least one: an empty file has nothing a
 // dialect could explain, and a cut header would otherwise read as an empty v1-width one), with
 // no structural finding, no garbage key or name and nothing left over.
-bool parses_cleanly(Bytes bytes, const StreamTail* tail, Dialect dialect, Model& model) {
+bool parses_cleanly(const Input& input, const StreamTail* tail, Dialect dialect, Model& model) {
   const std::vector<Finding> findings =
-      read_structure(bytes, tail, dialect, model, Sink::Details::Dropped);
+      read_structure(input, tail, dialect, model, Sink::Details::Dropped);
   if (!model.tensors_complete || (model.metadata.empty() && model.tensors.empty())) return false;
   return std::none_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity >= Severity::Warning && explains_garbage(f.code);
@@ -85,13 +85,11 @@ bool parses_cleanly(Bytes bytes, const StreamTail* tail, Dialect dialect, Model&
 std::string message(Code code, const Model& model) {
   switch (code) {
     case Code::WriterNulTerminatedStrings: {
-      const std::uint64_t width = model.narrow() ? 4 : 8;
       // The hypothesis is needed only when the file has a string: a key or a tensor name.
       const std::uint64_t first =
-          !model.metadata.empty()
-              ? model.metadata[0].key_offset + width + model.metadata[0].key.size()
+          !model.metadata.empty() ? model.key_bytes_offset(0) + model.key_length(0)
           : !model.tensors.empty()
-              ? model.tensors[0].name_offset + width + model.tensors[0].name.size()
+              ? model.tensors[0].name_offset + model.size_width() + model.name_length(0)
               : 0;
       return fmt::format(
           "the file parses cleanly when every string is read as its length, its bytes and a "
@@ -105,11 +103,11 @@ std::string message(Code code, const Model& model) {
           model.header_alignment, model.narrow() ? 16 : 24);
     case Code::WriterOffsetBeforeType: {
       // Needed only when the file has a tensor info.
-      const TensorInfo first = model.tensors.empty() ? TensorInfo{} : model.tensors[0];
+      const bool any = !model.tensors.empty();
       return fmt::format(
           "the tensor infos parse cleanly with the offset written before the type (tensor[0] "
           "offset 0x{:x}, type {}): the writer swaps the two fields",
-          first.data_offset, first.type);
+          any ? model.data_offset(0) : 0, any ? model.tensors[0].type : 0);
     }
     default:
       return fmt::format(
@@ -140,7 +138,7 @@ std::string_view hint(Code code) {
 
 }  // namespace
 
-void diagnose_writer(Bytes bytes, const StreamTail* tail, Sink& sink) {
+void diagnose_writer(const Input& input, const StreamTail* tail, Sink& sink) {
   // Judged with fixed rules (the strict profile, default limits), not the user's profile and
   // overrides: whether the bytes lay out as GGUF, and where they first fail to, does not depend
   // on them; only the notes' severities do. Reported last, at the offset of that first error, so
@@ -151,12 +149,12 @@ void diagnose_writer(Bytes bytes, const StreamTail* tail, Sink& sink) {
                    [&](const Hypothesis& h) { return sink.enabled(h.code); })) {
     return;
   }
-  const std::optional<Finding> anchor = first_structural_error(bytes, tail);
+  const std::optional<Finding> anchor = first_structural_error(input, tail);
   if (!anchor) return;
   Model model;
   for (int size = 1; size <= static_cast<int>(kHypothesisCount); ++size) {  // fewest first
     for (unsigned mask = 1; mask < (1U << kHypothesisCount); ++mask) {
-      if (std::popcount(mask) != size || !parses_cleanly(bytes, tail, dialect_of(mask), model))
+      if (std::popcount(mask) != size || !parses_cleanly(input, tail, dialect_of(mask), model))
         continue;
       for (unsigned i = 0; i < kHypothesisCount; ++i) {
         if ((mask & (1U << i)) == 0) continue;

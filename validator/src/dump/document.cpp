@@ -1,108 +1,88 @@
 #include "ggufcheck/document.hpp"
 
 #include "checks/checks.hpp"
-#include "read/cursor.hpp"
+#include "model/values.hpp"
 
 namespace ggufcheck {
 namespace {
 
-using detail::Cursor;
+using detail::Model;
 
-// Reads one value of `type` at the cursor; the reader has already walked these bytes.
-Value read_value(Cursor& cursor, ValueType type, bool narrow) {
-  if (type == ValueType::String) {
-    std::uint64_t length = 0;
-    std::string_view text;
-    (void)cursor.read_size(length, narrow);
-    (void)cursor.read_bytes(length, text);
-    return Value::string(std::string(text));
+// Builds Values from the walk of a recorded value (model/values.hpp).
+class ValueBuilder {
+ public:
+  Value result;
+
+  bool scalar(ValueType type, std::uint64_t bits, std::uint64_t /*offset*/) {
+    return put(Value::integer(type, bits));
   }
-  if (type == ValueType::Array) {
-    std::uint32_t element_type = 0;
-    std::uint64_t count = 0;
-    (void)cursor.read(element_type);
-    (void)cursor.read_size(count, narrow);
-    std::vector<Value> items;
-    for (std::uint64_t i = 0; i < count; ++i) {
-      items.push_back(read_value(cursor, static_cast<ValueType>(element_type), narrow));
-    }
-    return Value::array(static_cast<ValueType>(element_type), std::move(items));
+  bool string(std::string_view text, std::uint64_t /*offset*/, std::uint64_t /*length*/) {
+    return put(Value::string(std::string(text)));
   }
-  std::uint64_t bits = 0;
-  switch (scalar_size(type)) {
-    case 1: {
-      std::uint8_t v = 0;
-      (void)cursor.read(v);
-      bits = v;
-      break;
-    }
-    case 2: {
-      std::uint16_t v = 0;
-      (void)cursor.read(v);
-      bits = v;
-      break;
-    }
-    case 4: {
-      std::uint32_t v = 0;
-      (void)cursor.read(v);
-      bits = v;
-      break;
-    }
-    default: (void)cursor.read(bits); break;
+  bool begin_array(ValueType element_type, std::uint64_t /*count*/, std::uint64_t /*offset*/) {
+    open_.push_back(Value::array(element_type, {}));
+    return true;
   }
-  return Value::integer(type, bits);
-}
+  bool end_array() {
+    Value done = std::move(open_.back());
+    open_.pop_back();
+    return put(std::move(done));
+  }
+
+ private:
+  bool put(Value value) {
+    if (open_.empty()) {
+      result = std::move(value);
+    } else {
+      open_.back().items.push_back(std::move(value));
+    }
+    return true;
+  }
+  std::vector<Value> open_;
+};
 
 }  // namespace
 
 std::optional<Document> read_document(Bytes bytes) {
-  DocumentLayout ignored;
-  return read_document(bytes, ignored, true);
-}
-
-std::optional<Document> read_document(Bytes bytes, DocumentLayout& layout, bool copy_tensor_data) {
   Options options;
   options.profile = Profile::Spec;  // nested arrays allowed: read what the bytes define
   detail::Sink sink(options);
   Model model;
-  model.bytes = bytes;
+  model.input = detail::Input(bytes);
   detail::read_model(model, sink);
   if (!model.tensors_complete) return std::nullopt;
-  detail::check_alignment(model, sink);
-  layout.alignment = model.alignment;
-  layout.data_start = model.data_start;
+  const detail::Layout layout = detail::resolve_layout(model, sink);
 
   Document doc;
   doc.version = model.version;
   doc.endian = model.endian;
-  for (const MetadataEntry& entry : model.metadata) {
-    Cursor cursor(bytes, model.endian, entry.value.offset);
-    doc.metadata.push_back(
-        KeyValue{std::string(entry.key), read_value(cursor, entry.type, model.narrow()), {}});
+  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+    ValueBuilder builder;
+    if (!detail::walk_value(model, i, builder)) return std::nullopt;  // the reader read it
+    doc.metadata.push_back(KeyValue{std::string(model.key(i)), std::move(builder.result), {}});
   }
-  for (const TensorInfo& info : model.tensors) {
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
     Tensor tensor;
-    tensor.name = std::string(info.name);
-    for (std::uint32_t d = 0; d < info.n_dims; ++d) {
-      std::uint64_t dim = 0;
-      Cursor cursor(bytes, model.endian, info.dim_offset(d));
-      (void)cursor.read_size(dim, model.narrow());
-      tensor.dims.push_back(dim);
-    }
-    tensor.type = info.type;
-    tensor.offset = info.data_offset;
-    const auto nbytes = tensor_nbytes(info.type, tensor.dims);
-    std::uint64_t start = 0;
-    if (nbytes && model.data_start <= bytes.size() &&
-        detail::checked_add(model.data_start, info.data_offset, start) && start <= bytes.size() &&
-        *nbytes <= bytes.size() - start) {
-      layout.tensor_data.emplace_back(ByteRange{start, *nbytes});
-      if (copy_tensor_data) {
-        const auto* first = bytes.data() + start;
-        tensor.data = std::vector<std::uint8_t>(first, first + *nbytes);
+    tensor.name = std::string(model.name(i));
+    const auto dims = model.dims(i);
+    for (std::uint32_t d = 0; d < model.tensors[i].n_dims; ++d) {
+      if (d < kMaxDims) {
+        tensor.dims.push_back(dims[d]);
+      } else if (const auto dim = model.input.number_at(model.dim_offset(i, d), model.size_width(),
+                                                        model.endian)) {
+        tensor.dims.push_back(*dim);
       }
-    } else {
-      layout.tensor_data.emplace_back();
+    }
+    tensor.type = model.tensors[i].type;
+    tensor.offset = model.data_offset(i);
+    // The data, when the layout places it inside the bytes.
+    const auto nbytes = tensor_nbytes(tensor.type, tensor.dims);
+    std::uint64_t start = 0;
+    std::string_view data;
+    if (nbytes && layout.data_start &&
+        detail::checked_add(*layout.data_start, *tensor.offset, start) &&
+        model.input.view(start, *nbytes, data)) {
+      tensor.data = std::vector<std::uint8_t>(data.begin(), data.end());
     }
     doc.tensors.push_back(std::move(tensor));
   }

@@ -1,20 +1,28 @@
-// The one bounds-checked cursor: the only code that reads input bytes.
-// Every check is "requested > available"; no end pointer is ever formed.
+// The input and its one bounds-checked cursor: the only code that reads input bytes. Every
+// check is "requested > available"; no end pointer is ever formed. Everything else in the
+// library asks these two classes for values, checked views of byte ranges, or bounded chunks.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string_view>
+#include <utility>
 
-#include "ggufcheck/model.hpp"
+#include "ggufcheck/bytes.hpp"
+#include "ggufcheck/format.hpp"
 
 namespace ggufcheck::detail {
 
 class Cursor {
  public:
   Cursor(Bytes bytes, Endian endian, std::uint64_t pos = 0)
-      : bytes_(bytes), pos_(pos), swap_(endian == Endian::Big) {}
+      : bytes_(bytes),
+        pos_(std::min<std::uint64_t>(pos, bytes.size())),
+        swap_(endian == Endian::Big) {}
 
   [[nodiscard]] std::uint64_t pos() const { return pos_; }
   [[nodiscard]] std::uint64_t size() const { return bytes_.size(); }
@@ -49,17 +57,22 @@ class Cursor {
     return true;
   }
 
-  // A count or length: u32 in version 1 files, u64 otherwise.
-  [[nodiscard]] [[gnu::always_inline]] bool read_size(std::uint64_t& out, bool narrow) {
-    if (narrow) {
-      std::uint32_t v = 0;
-      if (!read(v)) return false;
-      out = v;
-      return true;
+  // An unsigned number of `width` bytes (1, 2, 4 or 8), widened: a scalar value, or a count or
+  // length whose width the version fixes (u32 in version 1 files, u64 otherwise).
+  [[nodiscard]] [[gnu::always_inline]] bool read_width(std::uint64_t& out, std::uint32_t width) {
+    switch (width) {
+      case 1: return read_widened<std::uint8_t>(out);
+      case 2: return read_widened<std::uint16_t>(out);
+      case 4: return read_widened<std::uint32_t>(out);
+      case 8: return read(out);
+      default: return false;
     }
-    return read(out);
+  }
+  [[nodiscard]] [[gnu::always_inline]] bool read_size(std::uint64_t& out, bool narrow) {
+    return read_width(out, narrow ? 4 : 8);
   }
 
+  // A checked view of the next n bytes.
   [[nodiscard]] bool read_bytes(std::uint64_t n, std::string_view& out) {
     if (n > remaining()) return false;
     out = std::string_view(reinterpret_cast<const char*>(bytes_.data() + pos_),
@@ -80,9 +93,105 @@ class Cursor {
   }
 
  private:
+  template <typename T>
+  [[gnu::always_inline]] bool read_widened(std::uint64_t& out) {
+    T v = 0;
+    if (!read(v)) return false;
+    out = v;
+    return true;
+  }
+
   Bytes bytes_;
   std::uint64_t pos_;
   bool swap_;
+};
+
+// The input's bytes, readable only through cursors, checked views and bounded chunks. A file
+// the library mapped itself also gives its descriptor: bulk reads then skip holes (which read
+// as zeros) and hand the pages they passed back to the kernel, so a scan of gigabytes of
+// padding or tensor data costs neither the time to fault them in nor resident memory.
+class Input {
+ public:
+  // The largest piece a bulk read hands over at a time.
+  static constexpr std::uint64_t kChunk = std::uint64_t{1} << 20;
+
+  Input() = default;
+  explicit Input(Bytes bytes, int mapped_fd = -1) : bytes_(bytes), mapped_fd_(mapped_fd) {}
+
+  [[nodiscard]] std::uint64_t size() const { return bytes_.size(); }
+  [[nodiscard]] Cursor cursor(std::uint64_t pos, Endian endian) const {
+    return Cursor(bytes_, endian, pos);
+  }
+
+  // The bytes [offset, offset + length), when they are all inside the input.
+  [[nodiscard]] bool view(std::uint64_t offset, std::uint64_t length, std::string_view& out) const {
+    if (offset > size() || length > size() - offset) return false;
+    out = std::string_view(reinterpret_cast<const char*>(bytes_.data() + offset),
+                           static_cast<std::size_t>(length));
+    return true;
+  }
+  // The first bytes, at most n (what identifies a file).
+  [[nodiscard]] std::string_view prefix(std::uint64_t n) const {
+    std::string_view out;
+    (void)view(0, std::min(n, size()), out);
+    return out;
+  }
+
+  // A number of `width` bytes at offset, when it is inside the input.
+  [[nodiscard]] std::optional<std::uint64_t> number_at(std::uint64_t offset, std::uint32_t width,
+                                                       Endian endian) const {
+    Cursor c = cursor(offset, endian);
+    std::uint64_t v = 0;
+    if (offset > size() || !c.read_width(v, width)) return std::nullopt;
+    return v;
+  }
+
+  // What a bulk read does with the holes of a mapped file: hand them over as zeros (without
+  // reading them), or skip them (a search for non-zero bytes).
+  enum class Holes : std::uint8_t { AsZeros, Skipped };
+
+  // Calls visit(offset, chunk) for the bytes [begin, end) clipped to the input, in order, at
+  // most kChunk at a time. Stops when visit returns false; returns whether every chunk was
+  // visited.
+  template <typename Visit>
+  bool chunks(std::uint64_t begin, std::uint64_t end, Visit&& visit,
+              Holes holes = Holes::AsZeros) const {
+    end = std::min(end, size());
+    std::uint64_t at = begin;
+    while (at < end) {
+      const std::uint64_t data = next_data(at, end);
+      if (holes == Holes::Skipped) at = data;
+      while (at < data) {  // a hole: zeros
+        const std::uint64_t n = std::min(data - at, kChunk);
+        if (!visit(at, zeros(n))) return false;
+        at += n;
+      }
+      if (at >= end) break;
+      const std::uint64_t n = std::min(end - at, kChunk);
+      std::string_view chunk;
+      (void)view(at, n, chunk);  // at < end <= size()
+      const bool go_on = visit(at, chunk);
+      release(at, n);
+      if (!go_on) return false;
+      at += n;
+    }
+    return true;
+  }
+
+  // The first non-zero byte in [begin, end) (clipped to the input) and its value.
+  [[nodiscard]] std::optional<std::pair<std::uint64_t, std::uint8_t>> first_nonzero(
+      std::uint64_t begin, std::uint64_t end) const;
+
+ private:
+  [[nodiscard]] static std::string_view zeros(std::uint64_t n);
+  // Where the next byte that is not in a hole is, at or after `at` (end when none before it);
+  // `at` itself without a descriptor.
+  [[nodiscard]] std::uint64_t next_data(std::uint64_t at, std::uint64_t end) const;
+  // Gives back the pages wholly inside [offset, offset + length) of a mapping of our own.
+  void release(std::uint64_t offset, std::uint64_t length) const;
+
+  Bytes bytes_;
+  int mapped_fd_ = -1;
 };
 
 // Overflow-checked arithmetic on untrusted numbers: false when the result does not fit.

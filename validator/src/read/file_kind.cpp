@@ -68,11 +68,8 @@ constexpr std::string_view kConvertHint =
 // against them.
 class Head {
  public:
-  explicit Head(Bytes bytes) : bytes_(bytes) {
-    Cursor cursor(bytes, Endian::Little);
-    (void)cursor.read_bytes(std::min<std::uint64_t>(bytes.size(), kIdentifyWindow), text_);
-  }
-  [[nodiscard]] std::uint64_t file_size() const { return bytes_.size(); }
+  explicit Head(const Input& input) : input_(input), text_(input.prefix(kIdentifyWindow)) {}
+  [[nodiscard]] std::uint64_t file_size() const { return input_.size(); }
   [[nodiscard]] std::size_t size() const { return text_.size(); }
   [[nodiscard]] std::string_view text() const { return text_; }
   // The byte at i, or -1 past the bytes there are.
@@ -99,15 +96,13 @@ class Head {
   // n bytes at any offset of the file (not only the head), or nothing if the file ends first.
   [[nodiscard]] std::optional<std::string_view> file_bytes(std::uint64_t offset,
                                                            std::uint64_t n) const {
-    if (offset > bytes_.size()) return std::nullopt;
-    Cursor cursor(bytes_, Endian::Little, offset);
     std::string_view out;
-    if (!cursor.read_bytes(n, out)) return std::nullopt;
+    if (!input_.view(offset, n, out)) return std::nullopt;
     return out;
   }
 
  private:
-  Bytes bytes_;
+  const Input& input_;
   std::string_view text_;
 };
 
@@ -534,8 +529,8 @@ std::span<const FileSignature> file_signatures() {
   return kSignatures;
 }
 
-Identification identify_file(Bytes bytes) {
-  const Head h(bytes);
+Identification identify_file(const Input& input) {
+  const Head h(input);
   // Fixed signatures first, in table order (the torch legacy magic before plain pickle; the
   // 4-byte legacy magics only on their exact 4 bytes, which a shorter file does not have).
   for (const FileSignature& s : kSignatures) {

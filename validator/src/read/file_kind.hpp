@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "ggufcheck/model.hpp"
+#include "read/cursor.hpp"
 
 namespace ggufcheck::detail {
 
@@ -46,8 +46,8 @@ struct Identification {
   std::string hint;  // what to do; the generic hint if unknown
 };
 
-// Never reads past bytes.size(); see above for what it reads.
-[[nodiscard]] Identification identify_file(Bytes bytes);
+// See above for what it reads.
+[[nodiscard]] Identification identify_file(const Input& input);
 
 // The fixed byte signatures the identification starts from (a signature alone is not always
 // enough: a zip is a PyTorch checkpoint by its first entry's name, bzip2 needs its block magic

@@ -34,7 +34,13 @@
 
 namespace ggufcheck {
 
-const StreamTail::Probe* StreamTail::first_nonzero(std::uint64_t begin, std::uint64_t end) const {
+using detail::Input;
+using detail::Layout;
+using detail::Model;
+using detail::StreamTail;
+
+const StreamTail::Probe* detail::StreamTail::first_nonzero(std::uint64_t begin,
+                                                           std::uint64_t end) const {
   const auto it = std::lower_bound(probes.begin(), probes.end(), begin,
                                    [](const Probe& p, std::uint64_t b) { return p.begin < b; });
   if (it == probes.end() || it->begin != begin || !it->found || it->nonzero >= end) return nullptr;
@@ -164,13 +170,19 @@ class GuardedMapping {
 // Maps the pages where the metadata usually lies in one call instead of one fault per 64 KiB
 // (a third of the time of a 16 MB tokenizer file). Only a prefix: tensor data is never read.
 // Kernels before 5.14 lack MADV_POPULATE_READ; the hint is then skipped.
-void prefault_metadata(void* data, std::size_t size) {
+// The start of a file (where its metadata is) faulted in with one call rather than page by
+// page; only up to its first hole, which holds nothing to read (a sparse file's padding).
+void prefault_metadata(void* data, std::size_t size, int fd) {
 #ifdef MADV_POPULATE_READ
   constexpr std::size_t kPrefix = 64 * kMiB;
-  (void)::madvise(data, std::min(size, kPrefix), MADV_POPULATE_READ);
+  std::size_t length = std::min(size, kPrefix);
+  const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+  if (hole >= 0) length = std::min(length, static_cast<std::size_t>(hole));
+  (void)::madvise(data, length, MADV_POPULATE_READ);
 #else
   (void)data;
   (void)size;
+  (void)fd;
 #endif
 }
 
@@ -239,6 +251,7 @@ struct Probe {
   bool tensors_complete = false;
   std::uint64_t stop = 0;  // how far the reader got
   Model model;
+  Layout layout;
 };
 
 // The reader over the bytes read so far, with the run's options (its limits decide where it
@@ -248,17 +261,12 @@ Probe probe_stream(Bytes bytes, const Options& options) {
   quiet.limits.max_findings = 0;
   detail::Sink sink(quiet);
   Probe probe;
-  probe.model.bytes = bytes;
+  probe.model.input = Input(bytes);
   detail::read_model(probe.model, sink);
-  detail::check_alignment(probe.model, sink);
   const Model& m = probe.model;
+  probe.layout = resolve_layout(m, sink);
   probe.tensors_complete = m.tensors_complete;
-  if (m.tensors_complete) {
-    probe.stop = m.infos_end;
-  } else {
-    if (!m.metadata.empty()) probe.stop = m.metadata.back().range.end();
-    if (!m.tensors.empty()) probe.stop = std::max(probe.stop, m.tensors.back().range.end());
-  }
+  probe.stop = std::max(m.metadata_end, m.infos_end);
   return probe;
 }
 
@@ -286,20 +294,19 @@ bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_s
         if (next >= tail.probes.size()) break;
         continue;
       }
-      const std::uint8_t* first = chunk.data() + (pos - at);
-      const std::uint8_t* last = chunk.data() + (limit - at);
-      const std::uint8_t* hit = std::find_if(first, last, [](std::uint8_t b) { return b != 0; });
-      if (hit == last) {
+      const Input passing(Bytes(chunk.data(), static_cast<std::size_t>(n)));
+      const auto hit = passing.first_nonzero(pos - at, limit - at);
+      if (!hit) {
         pos = limit;
         continue;
       }
-      const std::uint64_t where = at + static_cast<std::uint64_t>(hit - chunk.data());
+      const std::uint64_t where = at + hit->first;
       for (const std::size_t i : pending) {
         StreamTail::Probe& probe = tail.probes[i];
         if (where < probe.end) {
           probe.found = true;
           probe.nonzero = where;
-          probe.value = *hit;
+          probe.value = hit->second;
         }
       }
       pending.clear();
@@ -344,7 +351,7 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
     if (eof) return validate(bytes, options, shown);
     // Not GGUF: the first bytes say what it is (file_kind.hpp reads at most kIdentifyWindow of
     // them), and the rest is not read (/dev/zero must end).
-    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) != 0) {
+    if (bytes.size() >= 4 && Input(bytes).prefix(4) != "GGUF") {
       if (bytes.size() < kIdentifyWindow &&
           !buffer.fill(fd, static_cast<std::size_t>(kIdentifyWindow), eof)) {
         return unreadable_report(shown, errno_text("read", path));
@@ -362,9 +369,11 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
           return unreadable_report(shown, errno_text("read", path));
         }
       }
+      // Growing may have moved the buffer: the model reads its bytes from where they are now.
+      probe.model.input = Input(buffer.bytes());
       if (eof) return validate(buffer.bytes(), options, shown);
       StreamTail tail;
-      for (const auto& [begin, end] : padding_ranges(probe.model, buffer.size())) {
+      for (const auto& [begin, end] : probe.layout.padding_ranges(probe.model, buffer.size())) {
         tail.probes.push_back({begin, end, 0, 0, false});
       }
       std::sort(tail.probes.begin(), tail.probes.end(),
@@ -379,7 +388,7 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
       if (!pass_tail(fd, buffer.size(), tail, limits.chunk)) {
         return unreadable_report(shown, errno_text("read", path));
       }
-      return validate_input(buffer.bytes(), &tail, options, shown);
+      return validate_input(Input(buffer.bytes()), &tail, options, shown);
     }
     // The reader stopped short of the tensor data. If more bytes moved it on, read more; if a
     // whole window past where it stopped did not, the stop is the file's own, and what follows
@@ -415,8 +424,9 @@ Report validate_regular(int fd, const struct stat& before, const std::string& pa
     // Every slot of the SIGBUS handler is taken: read it as a stream, which cannot fault.
     return detail::validate_stream(fd, path, shown, options);
   }
-  prefault_metadata(data, size);
-  Report report = validate(mapping.bytes(), options, shown);
+  prefault_metadata(data, size, fd);
+  // The descriptor lets bulk reads skip holes and give back the pages they passed.
+  Report report = validate_input(Input(mapping.bytes(), fd), nullptr, options, shown);
   struct stat after {};
   if (mapping.faulted() || ::fstat(fd, &after) != 0 || !same_file_state(before, after)) {
     return unreadable_report(shown, changed_text(path, before, fd));
@@ -444,7 +454,7 @@ std::string shown_path(const std::string& path) {
 }
 
 std::optional<std::string> with_input(const std::string& path,
-                                      const std::function<void(Bytes)>& use) {
+                                      const std::function<void(const Input&)>& use) {
   const bool is_stdin = path == "-";
   const int fd = is_stdin ? 0 : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return errno_text("open", path);
@@ -457,7 +467,7 @@ std::optional<std::string> with_input(const std::string& path,
     void* data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (data == MAP_FAILED) return errno_text("map", path);
     const GuardedMapping mapping(data, size);
-    use(mapping.bytes());
+    use(Input(mapping.bytes(), fd));
     struct stat after {};
     if (mapping.faulted() || ::fstat(fd, &after) != 0 || !same_file_state(st, after)) {
       return changed_text(path, st, fd);
@@ -471,13 +481,13 @@ std::optional<std::string> with_input(const std::string& path,
   for (std::size_t want = kStreamChunk; !eof; want += std::min(want, kStreamWindow)) {
     if (!buffer.fill(fd, want, eof)) return errno_text("read", path);
     const Bytes bytes = buffer.bytes();
-    if (bytes.size() >= 4 && std::memcmp(bytes.data(), "GGUF", 4) != 0) break;
+    if (bytes.size() >= 4 && Input(bytes).prefix(4) != "GGUF") break;
     if (!eof && bytes.size() >= kStreamMetadataLimit) {
       return fmt::format("cannot read {}: a stream of more than {} bytes (give the file itself)",
                          path, kStreamMetadataLimit);
     }
   }
-  use(buffer.bytes());
+  use(Input(buffer.bytes()));
   return std::nullopt;
 }
 

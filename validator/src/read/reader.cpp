@@ -11,17 +11,47 @@ namespace {
 
 constexpr std::string_view kMagic = "GGUF";
 
+// Array records keep the key's length in 48 bits: a longer key (256 TiB) is refused.
+constexpr std::uint64_t kMaxRecordedKeyLength = (std::uint64_t{1} << 48) - 1;
+
+// An array's header as read: its element type, its count and where the count is.
+struct ArrayHeader {
+  ValueType element_type = ValueType::Uint8;
+  std::uint64_t count = 0;
+  std::uint64_t count_offset = 0;
+};
+
+// What the reader learns about a string array while it walks it, so the checks need not walk
+// a vocabulary of megabytes a second time: the length fields, and a scan of the element bytes
+// (length fields included) made chunk by chunk while they are still in cache.
+struct StringLengths {
+  std::uint64_t any_bits = 0;  // OR of every length
+  std::uint64_t longest = 0;
+  std::uint64_t zero_bytes = 0;   // 0x00 bytes inside the length fields
+  bool region_valid_utf8 = true;  // the element bytes, as one text
+  std::uint64_t region_zero_bytes = 0;
+  // Every string is valid UTF-8, NUL-free and within ggml's limit. An array whose length fields
+  // are all ASCII bytes (each byte below 0x80) is valid UTF-8 as one region exactly when every
+  // string is: a sequence cut short at the end of a string runs into a length byte, which is
+  // ASCII, and fails there. The only zero bytes of the region are then those of the lengths.
+  [[nodiscard]] bool clean() const {
+    return longest <= kReferenceStringLimit && (any_bits & 0x8080808080808080ULL) == 0 &&
+           region_valid_utf8 && region_zero_bytes == zero_bytes;
+  }
+};
+
 class Reader {
  public:
   Reader(Model& model, Sink& sink) : model_(model), sink_(sink), limits_(sink.options().limits) {}
 
   void run() {
     if (!read_header()) return;
+    model_.metadata_end = cursor_.pos();
     if (!read_metadata()) return;
     model_.metadata_complete = true;
+    model_.infos_end = cursor_.pos();
     if (!read_tensor_infos()) return;
     model_.tensors_complete = true;
-    model_.infos_end = cursor_.pos();
   }
 
  private:
@@ -52,17 +82,16 @@ class Reader {
   [[nodiscard]] std::uint64_t to_end(std::uint64_t offset) const { return model_.size() - offset; }
 
   bool read_header() {
-    const Bytes bytes = model_.bytes;
-    const std::uint64_t size = bytes.size();
+    const Input& input = model_.input;
+    const std::uint64_t size = input.size();
     // The magic is checked on the bytes there are: a file shorter than 4 bytes whose bytes
     // already differ from "GGUF" is bad-magic (a 2-byte "{}" is an API's answer, not a cut
     // GGUF file); the empty file and the prefixes of "GGUF" are truncated. The message says
     // what the file is when its first bytes tell (file_kind.cpp), the hint what to do.
-    const std::string_view magic(reinterpret_cast<const char*>(bytes.data()),
-                                 static_cast<std::size_t>(std::min<std::uint64_t>(size, 4)));
+    const std::string_view magic = input.prefix(4);
     if (magic != kMagic.substr(0, magic.size())) {
       const Identification kind =
-          sink_.enabled(Code::BadMagic) ? identify_file(bytes) : Identification{};
+          sink_.enabled(Code::BadMagic) ? identify_file(input) : Identification{};
       sink_.report(Code::BadMagic, 0, magic.size(), "header.magic", kind.hint,
                    "magic is \"{}\"{}, expected \"GGUF\"{}{}", escape(magic),
                    size < 4 ? fmt::format(" (a {}-byte file)", size) : "",
@@ -74,7 +103,12 @@ class Reader {
                    "file is {} bytes long; a GGUF header needs at least 24", size);
       return false;
     }
-    Cursor probe(bytes, Endian::Little, 4);
+    if (size >= kOffsetLimit) {  // offsets are kept in 60 bits (model.hpp)
+      sink_.report(Code::LimitExceeded, 0, 4, "header", "",
+                   "the input is {} bytes long, more than 2^60", size);
+      return false;
+    }
+    Cursor probe = input.cursor(4, Endian::Little);
     std::uint32_t version = 0;
     (void)probe.read(version);
     // No flag marks a big-endian file: like gguf-py, detect a version whose low half is zero.
@@ -111,7 +145,7 @@ class Reader {
                    header_size);
       return false;
     }
-    cursor_ = Cursor(bytes, model_.endian, 8);
+    cursor_ = input.cursor(8, model_.endian);
     (void)cursor_.read_size(model_.tensor_count, narrow());
     (void)cursor_.read_size(model_.kv_count, narrow());
     if (model_.dialect.header_alignment_field) {
@@ -163,7 +197,7 @@ class Reader {
 
   // A length the file cannot hold may still be over ggml's limit, which ggml checks first: both
   // are reported, so the llama.cpp profile says why ggml refuses. Lengths the file does hold are
-  // checked with the values (check_keys.cpp).
+  // checked with the values (checks/keys.cpp).
   void over_string_limit(std::uint64_t length_offset, std::uint64_t length, const Field& path) {
     if (length <= kReferenceStringLimit) return;
     sink_.report(Code::StringTooLong, length_offset, size_width(), path,
@@ -194,10 +228,7 @@ class Reader {
   }
 
   bool read_pair(std::uint64_t index) {
-    MetadataEntry entry;
     const std::uint64_t start = cursor_.pos();
-    entry.range.offset = start;
-    entry.key_offset = start;
     const Field index_path = Field::kv(static_cast<std::size_t>(index));
     std::uint64_t key_length = 0;
     if (!cursor_.read_size(key_length, narrow())) {
@@ -211,31 +242,44 @@ class Reader {
                    byte_count(cursor_.remaining()));
       return false;
     }
-    if (key_length > limits_.max_string_length) {
+    if (key_length > std::min(limits_.max_string_length, kMaxRecordedKeyLength)) {
       sink_.report(Code::LimitExceeded, start, size_width(), index_path + " key", "",
-                   "key length {} is above the limit of {}", key_length, limits_.max_string_length);
+                   "key length {} is above the limit of {}", key_length,
+                   std::min(limits_.max_string_length, kMaxRecordedKeyLength));
       return false;
     }
-    (void)cursor_.read_bytes(key_length, entry.key);
-    const Field path = kv_path(static_cast<std::size_t>(index), entry.key);
+    std::string_view key;
+    (void)cursor_.read_bytes(key_length, key);  // fits: checked above
+    const Field path = kv_path(static_cast<std::size_t>(index), key);
     if (!skip_terminator(path + " key")) return false;
-    entry.type_offset = cursor_.pos();
+    const std::uint64_t type_offset = cursor_.pos();
     std::uint32_t raw_type = 0;
     if (!cursor_.read(raw_type)) return truncated_metadata(start, path, "the value type");
     if (!is_valid_value_type(raw_type, model_.version)) {
-      sink_.report(Code::UnknownValueType, entry.type_offset, 4, path + " type",
+      sink_.report(Code::UnknownValueType, type_offset, 4, path + " type",
                    raw_type < kValueTypeCount
                        ? "types 10..12 (64-bit numbers) exist since version 2"
                        : "value types are 0..12; there is no dictionary type",
                    "unknown value type {} (0x{:x})", raw_type, raw_type);
       return false;  // the value's size is unknown: nothing after it can be located
     }
-    entry.type = static_cast<ValueType>(raw_type);
-    entry.value.offset = cursor_.pos();
-    if (!read_value(entry, entry.type, path, 0)) return false;
-    entry.value.length = cursor_.pos() - entry.value.offset;
-    entry.range.length = cursor_.pos() - start;
-    model_.metadata.push_back(entry);
+    const auto type = static_cast<ValueType>(raw_type);
+    std::uint64_t payload = 0;
+    if (type == ValueType::Array) {
+      ArrayRecord array;
+      array.key_length = key_length & kMaxRecordedKeyLength;  // fits: checked above
+      if (!read_array(start, path, array)) return false;
+      payload = model_.arrays.size();
+      model_.arrays.push_back(array);
+    } else if (type == ValueType::String) {
+      std::string_view ignored;
+      if (!read_string(start, path, ignored)) return false;
+      payload = ignored.size();
+    } else if (!read_scalar(type, payload)) {
+      return truncated_metadata(start, path, fmt::format("a {} value", to_string(type)).c_str());
+    }
+    model_.metadata.emplace_back(start, type, payload);
+    model_.metadata_end = cursor_.pos();
     return true;
   }
 
@@ -287,21 +331,21 @@ class Reader {
     return skip_terminator(path);
   }
 
-  bool read_value(MetadataEntry& entry, ValueType type, const Field& path, std::uint32_t depth) {
-    if (type == ValueType::String) return read_string(entry.range.offset, path, entry.string);
-    if (type != ValueType::Array) {
-      if (!read_scalar(type, entry.scalar)) {
-        return truncated_metadata(entry.range.offset, path,
-                                  fmt::format("a {} value", to_string(type)).c_str());
-      }
-      return true;
-    }
-    if (!read_array_header(entry.range.offset, path, depth, entry.array)) return false;
-    return skip_elements(entry, entry.array, path, depth);
+  // A top-level array value: its header, then its elements (recorded in `array`).
+  bool read_array(std::uint64_t pair_start, const Field& path, ArrayRecord& array) {
+    ArrayHeader header;
+    if (!read_array_header(pair_start, path, 0, header)) return false;
+    array.count = header.count;
+    array.element_type = static_cast<std::uint32_t>(header.element_type) & 0xF;
+    StringLengths lengths;
+    if (!skip_elements(pair_start, header, path, 0, &lengths)) return false;
+    array.strings_clean =
+        header.element_type == ValueType::String && !nul_strings() && lengths.clean() ? 1 : 0;
+    return true;
   }
 
   bool read_array_header(std::uint64_t pair_start, const Field& path, std::uint32_t depth,
-                         ArrayView& array) {
+                         ArrayHeader& array) {
     const std::uint64_t type_offset = cursor_.pos();
     std::uint32_t raw = 0;
     if (!cursor_.read(raw)) return truncated_metadata(pair_start, path, "an array element type");
@@ -351,12 +395,13 @@ class Reader {
                    limits_.max_array_length);
       return false;
     }
-    array.elements.offset = cursor_.pos();
     return true;
   }
 
-  bool skip_elements(MetadataEntry& entry, ArrayView& array, const Field& path,
-                     std::uint32_t depth) {
+  // Walks the elements of an array whose header was read; `lengths` (top-level string arrays)
+  // gathers what the checks need to know of the strings.
+  bool skip_elements(std::uint64_t pair_start, const ArrayHeader& array, const Field& path,
+                     std::uint32_t depth, StringLengths* top_lengths = nullptr) {
     const std::uint32_t element_size = scalar_size(array.element_type);
     if (element_size != 0) {
       (void)cursor_.skip(array.count * element_size);  // fits: count <= remaining / size
@@ -364,7 +409,7 @@ class Reader {
       // Writer diagnosis only: string by string, each with its NUL, away from the hot loop below.
       for (std::uint64_t i = 0; i < array.count; ++i) {
         std::string_view ignored;
-        if (!read_string(entry.range.offset, path, ignored)) return false;
+        if (!read_string(pair_start, path, ignored)) return false;
       }
     } else if (array.element_type == ValueType::String) {
       std::uint64_t chunk_start = cursor_.pos();
@@ -373,7 +418,7 @@ class Reader {
       const bool narrow_sizes = narrow();
       const std::uint64_t max_length = limits_.max_string_length;
       Cursor walk = cursor_;
-      StringLengths lengths = array.lengths;
+      StringLengths lengths;
       for (std::uint64_t i = 0; i < array.count; ++i) {
         walk.prefetch(4096);
         const std::uint64_t at = walk.pos();
@@ -382,7 +427,7 @@ class Reader {
           cursor_ = walk;
           cursor_.rewind(at);
           std::string_view ignored;
-          (void)read_string(entry.range.offset, path, ignored);
+          (void)read_string(pair_start, path, ignored);
           return false;
         }
         note_length(lengths, length);
@@ -392,16 +437,15 @@ class Reader {
         }
       }
       cursor_ = walk;
-      array.lengths = lengths;
-      scan_chunk(array.lengths, chunk_start, cursor_.pos());
+      scan_chunk(lengths, chunk_start, cursor_.pos());
+      if (top_lengths != nullptr) *top_lengths = lengths;
     } else {
       for (std::uint64_t i = 0; i < array.count; ++i) {
-        ArrayView inner;
-        if (!read_array_header(entry.range.offset, path, depth + 1, inner)) return false;
-        if (!skip_elements(entry, inner, path, depth + 1)) return false;
+        ArrayHeader inner;
+        if (!read_array_header(pair_start, path, depth + 1, inner)) return false;
+        if (!skip_elements(pair_start, inner, path, depth + 1)) return false;
       }
     }
-    array.elements.length = cursor_.pos() - array.elements.offset;
     return true;
   }
 
@@ -418,9 +462,9 @@ class Reader {
   static constexpr std::uint64_t kScanChunk = 32 * 1024;
 
   void scan_chunk(StringLengths& lengths, std::uint64_t begin, std::uint64_t end) const {
-    const RegionScan scan =
-        scan_region(std::string_view(reinterpret_cast<const char*>(model_.bytes.data() + begin),
-                                     static_cast<std::size_t>(end - begin)));
+    std::string_view region;
+    (void)model_.input.view(begin, end - begin, region);  // the walk just passed these bytes
+    const RegionScan scan = scan_region(region);
     lengths.region_valid_utf8 = lengths.region_valid_utf8 && scan.valid_utf8;
     lengths.region_zero_bytes += scan.zero_bytes;
   }
@@ -458,11 +502,7 @@ class Reader {
   }
 
   bool read_tensor_info(std::uint64_t index) {
-    TensorInfo info;
     const std::uint64_t start = cursor_.pos();
-    info.range.offset = start;
-    info.name_offset = start;
-    info.dim_width = narrow() ? 4 : 8;
     const Field index_path = Field::tensor(static_cast<std::size_t>(index));
     std::uint64_t name_length = 0;
     if (!cursor_.read_size(name_length, narrow())) {
@@ -482,38 +522,34 @@ class Reader {
                    limits_.max_string_length);
       return false;
     }
-    (void)cursor_.read_bytes(name_length, info.name);
-    const Field path = tensor_path(static_cast<std::size_t>(index), info.name);
+    std::string_view name;
+    (void)cursor_.read_bytes(name_length, name);  // fits: checked above
+    const Field path = tensor_path(static_cast<std::size_t>(index), name);
     if (!skip_terminator(path + " name")) return false;
-    info.n_dims_offset = cursor_.pos();
+    TensorInfo info;
+    info.name_offset = start;
+    const std::uint64_t n_dims_offset = cursor_.pos();
     if (!cursor_.read(info.n_dims)) return truncated_tensor(start, path, "n_dims");
     if (info.n_dims > kMaxDims) {
-      sink_.report(Code::TooManyDims, info.n_dims_offset, 4, path + " n_dims",
+      sink_.report(Code::TooManyDims, n_dims_offset, 4, path + " n_dims",
                    "ggml tensors have at most 4 dimensions", "n_dims is {}, at most 4 allowed",
                    info.n_dims);
     }
-    info.dims_offset = cursor_.pos();
-    if (info.n_dims > cursor_.remaining() / info.dim_width) {
+    // The dims are read back from the file when needed (Model::dims): here only their room.
+    if (info.n_dims > cursor_.remaining() / size_width() ||
+        !cursor_.skip(std::uint64_t{info.n_dims} * size_width())) {
       return truncated_tensor(start, path, fmt::format("the {} dims", info.n_dims).c_str());
     }
-    for (std::uint32_t d = 0; d < info.n_dims; ++d) {
-      std::uint64_t dim = 0;
-      (void)cursor_.read_size(dim, narrow());  // fits: checked above
-      if (d < kMaxDims) info.dims[d] = dim;
-    }
+    std::uint64_t data_offset = 0;
     if (model_.dialect.offset_before_type) {
-      info.data_offset_offset = cursor_.pos();
-      if (!cursor_.read(info.data_offset)) return truncated_tensor(start, path, "the offset");
-      info.type_offset = cursor_.pos();
+      if (!cursor_.read(data_offset)) return truncated_tensor(start, path, "the offset");
       if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
     } else {
-      info.type_offset = cursor_.pos();
       if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
-      info.data_offset_offset = cursor_.pos();
-      if (!cursor_.read(info.data_offset)) return truncated_tensor(start, path, "the offset");
+      if (!cursor_.read(data_offset)) return truncated_tensor(start, path, "the offset");
     }
-    info.range.length = cursor_.pos() - start;
     model_.tensors.push_back(info);
+    model_.infos_end = cursor_.pos();
     return true;
   }
 };

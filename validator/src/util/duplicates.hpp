@@ -4,9 +4,10 @@
 // An open-addressing table of the entries actually read (sized once from their number, never
 // from a count in the file), hashed with XXH3-64 under a seed drawn once per process, so that
 // a file cannot pick names whose hashes cluster: keys that collide under an unseeded hash
-// (std::hash, say) land anywhere here. Each entry keeps its full 64-bit hash, so a probe
-// compares the names only when the hashes are equal: an entry costs the hashing of its name,
-// a few integer comparisons and, for a real duplicate, one comparison of the two names.
+// (std::hash, say) land anywhere here. A probe compares the names in the slots it passes (at
+// most half full: about one and a half on average), which string_view does length first: an
+// entry costs the hashing of its name and a comparison or two, each at most as long as the
+// name, so the work stays linear in the bytes of the names.
 //
 // The seed only makes clusters improbable; the bound on the work does not rely on it. A probe
 // sequence longer than kMaxProbes (with a random seed and a table at most half full, a chance
@@ -19,6 +20,7 @@
 // order.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -38,7 +40,9 @@ struct SeededHash {
 };
 
 // Hash: a callable from std::string_view to std::uint64_t (a template parameter so the tests
-// can give one that makes every name collide).
+// can give one that makes every name collide). The finder keeps no names, only entry indices
+// (4 bytes a slot, two slots an entry): it asks the caller for an entry's name when a probe
+// needs to compare it, so a model of a million names needs 8 MB for it, not 50.
 template <typename Hash>
 class BasicDuplicateFinder {
  public:
@@ -46,28 +50,35 @@ class BasicDuplicateFinder {
   static constexpr std::size_t kMaxProbes = 256;
 
   explicit BasicDuplicateFinder(std::size_t entries, Hash hash = Hash{}) : hash_(std::move(hash)) {
-    std::size_t capacity = 16;
-    while (capacity / 2 < entries) capacity *= 2;
-    slots_.assign(capacity, kEmpty);
-    names_.reserve(entries);
+    // At most half full; slots hold index + 1 in 32 bits, so more entries than that go to the
+    // ordered map from the start (a file of 2^32 names is larger than 50 GB).
+    if (entries >= kEmpty - 1) {
+      ordered_mode_ = true;
+      return;
+    }
+    slots_.assign(std::max<std::size_t>(16, 2 * entries), kEmpty);
   }
 
   // Records name as entry `index`; returns the index of an earlier equal name, if any.
-  std::optional<std::size_t> insert(std::string_view name, std::size_t index) {
+  // name_of(j) gives the name of an entry j inserted before.
+  template <typename NameOf>
+  std::optional<std::size_t> insert(std::string_view name, std::size_t index,
+                                    const NameOf& name_of) {
     if (ordered_mode_) return insert_ordered(name, index);
     const std::uint64_t hash = hash_(name);
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t slot = static_cast<std::size_t>(hash) & mask;
-    for (std::size_t probes = 0; probes < kMaxProbes; ++probes, slot = (slot + 1) & mask) {
-      if (slots_[slot] == kEmpty) {
-        slots_[slot] = names_.size();
-        names_.push_back({name, index, hash});
+    const std::size_t capacity = slots_.size();
+    // The slot by multiply-shift of the hash: any capacity, not only powers of two.
+    std::size_t slot = static_cast<std::size_t>((static_cast<Wide>(hash) * capacity) >> 64);
+    for (std::size_t probes = 0; probes < kMaxProbes; ++probes) {
+      const std::uint32_t held = slots_[slot];
+      if (held == kEmpty) {
+        slots_[slot] = static_cast<std::uint32_t>(index);
         return std::nullopt;
       }
-      const Entry& other = names_[slots_[slot]];
-      if (other.hash == hash && other.name == name) return other.index;
+      if (name_of(std::size_t{held}) == name) return held;
+      if (++slot == capacity) slot = 0;
     }
-    switch_to_ordered();
+    switch_to_ordered(name_of);
     return insert_ordered(name, index);
   }
 
@@ -75,19 +86,18 @@ class BasicDuplicateFinder {
   [[nodiscard]] bool ordered() const { return ordered_mode_; }
 
  private:
-  static constexpr std::size_t kEmpty = SIZE_MAX;
-  struct Entry {
-    std::string_view name;
-    std::size_t index;
-    std::uint64_t hash;
-  };
+  static constexpr std::uint32_t kEmpty = UINT32_MAX;
+  __extension__ typedef unsigned __int128 Wide;  // g++ and clang: the high half of a product
 
-  // The names seen so far, in the order they were first inserted: try_emplace keeps the first.
-  void switch_to_ordered() {
+  // Every distinct name seen so far is in exactly one slot, with the index it was first
+  // inserted with: the map keeps those.
+  template <typename NameOf>
+  void switch_to_ordered(const NameOf& name_of) {
     ordered_mode_ = true;
-    for (const Entry& entry : names_) ordered_.try_emplace(entry.name, entry.index);
+    for (const std::uint32_t held : slots_) {
+      if (held != kEmpty) ordered_.try_emplace(name_of(std::size_t{held}), std::size_t{held});
+    }
     slots_ = {};
-    names_ = {};
   }
 
   std::optional<std::size_t> insert_ordered(std::string_view name, std::size_t index) {
@@ -97,8 +107,7 @@ class BasicDuplicateFinder {
   }
 
   Hash hash_;
-  std::vector<std::size_t> slots_;  // indices into names_, or kEmpty
-  std::vector<Entry> names_;        // each distinct name once, in the order first inserted
+  std::vector<std::uint32_t> slots_;  // entry indices, or kEmpty
   bool ordered_mode_ = false;
   std::map<std::string_view, std::size_t, std::less<>> ordered_;  // only after the fallback
 };

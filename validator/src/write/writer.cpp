@@ -32,32 +32,6 @@ Value Value::array(ValueType element_type, std::vector<Value> items) {
   return value;
 }
 
-std::optional<std::uint64_t> tensor_nbytes(std::uint32_t type_id,
-                                           std::span<const std::uint64_t> dims) {
-  const TensorTypeInfo* type = tensor_type(type_id);
-  if (type == nullptr || type->removed() || dims.size() > kMaxDims) return std::nullopt;
-  // A dim of 0 makes the tensor empty whatever the other dims are: its size is exactly 0, and
-  // no partial product of the other dims may be taken for an overflow. Otherwise every product
-  // is checked, so dims whose product wraps to 0 modulo 2^64 are never an empty tensor.
-  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();
-  std::uint64_t elements = 1;
-  for (const std::uint64_t d : dims) {
-    if (d >= kInt64Limit) return std::nullopt;
-    if (!empty && (!detail::checked_mul(elements, d, elements) || elements >= kInt64Limit)) {
-      return std::nullopt;
-    }
-  }
-  const std::uint64_t ne0 = dims.empty() ? 1 : dims[0];
-  if (ne0 % type->block_size != 0) return std::nullopt;
-  if (empty) return 0;
-  std::uint64_t nbytes = ne0 / type->block_size;
-  if (!detail::checked_mul(nbytes, type->type_size, nbytes)) return std::nullopt;
-  for (std::size_t d = 1; d < dims.size(); ++d) {
-    if (!detail::checked_mul(nbytes, dims[d], nbytes)) return std::nullopt;
-  }
-  return nbytes;
-}
-
 bool save_file(const std::filesystem::path& path, const std::vector<std::uint8_t>& bytes) {
   std::error_code ec;
   if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
