@@ -132,12 +132,10 @@ std::string check_renderings(const Report& report, const Options& options) {
   return {};
 }
 
-// `ggufcheck dump` from the report: the verdict of the report, JSON that parses, the counts
+// `ggufcheck dump` against the report: the verdict of the report, JSON that parses, the counts
 // of an accepted file equal to its lists.
 std::string check_dump(Bytes bytes, const Report& report, const Options& options, DumpLevel level) {
-  // Level 0 validates again, as `ggufcheck dump` does; the others reuse the report.
-  const Dump d =
-      level == DumpLevel::Verdict ? dump(bytes, options, level) : dump(bytes, report, level);
+  const Dump d = dump(bytes, options, level);
   if (d.exit_status != (report.passed() ? 0 : 1)) return "dump: exit status against the report";
   const auto json = nlohmann::json::parse(d.json, nullptr, false);
   if (json.is_discarded() || !json.is_object()) return "dump: the output does not parse";
@@ -195,8 +193,9 @@ std::string check_pipeline(Bytes bytes) {
     std::string problem = check_report(report, options, bytes.size());
     if (problem.empty() && i == rendered) problem = check_renderings(report, options);
     // Every input up to 16 KiB is dumped once, under one of the runs and at one level chosen by
-    // its bytes. (A dump materialises every value: on the 64 KiB inputs of fuzz_validate it
-    // would cost more than the four validations, for code that small files cover as well.)
+    // its bytes. (A dump validates again and renders every value: on the 64 KiB inputs of
+    // fuzz_validate it would cost more than the four validations, for code that small files
+    // cover as well.)
     if (problem.empty() && bytes.size() <= kMaxDumpedInput && i == (hash / 4) % runs.size()) {
       problem = check_dump(bytes, report, options, static_cast<DumpLevel>((hash / 16) % 4));
     }

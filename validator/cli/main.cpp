@@ -676,9 +676,11 @@ int run(int argc, char** argv) {
     Options options;
     options.profile = *parse_profile(dump_profile);
     const auto level = static_cast<DumpLevel>(dump_level.back() - '0');
-    const Dump result = dump_file(dump_path, options, level);
-    emit(result.json);
-    return result.exit_status;
+    // Streamed as it is rendered; a write that fails stops it, and main() makes that exit 4.
+    return dump_file(dump_path, options, level, [](std::string_view text) {
+      emit(text);
+      return g_write_error == 0;
+    });
   }
   return run_check(check);
 }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "dump/json_writer.hpp"
 #include "ggufcheck/dump.hpp"
 #include "test_support.hpp"
 
@@ -206,6 +207,168 @@ TEST(Dump, InvalidUtf8KeysAndNamesGoToHex) {
   EXPECT_EQ(out["tensors"][0]["name_bytes_hex"], "74ff");
 }
 
+// Pieces of streamed output, as a caller of dump_file receives them.
+struct Pieces {
+  std::vector<std::string> pieces;
+  [[nodiscard]] std::string joined() const {
+    std::string out;
+    for (const std::string& piece : pieces) out += piece;
+    return out;
+  }
+};
+
+TEST(Dump, TheStreamedOutputIsTheStringApisOutputInBoundedPieces) {
+  // A vocabulary-sized array and a long string: an output of several writer buffers.
+  std::vector<Value> tokens;
+  for (int i = 0; i < 20000; ++i)
+    tokens.push_back(Value::string("tok\"\n\xc3\xa9" + std::to_string(i)));
+  Document doc = document({pair("tokenizer.ggml.tokens", Value::array(ValueType::String, tokens)),
+                           pair("test.long", Value::string(std::string(300000, 'x') + "\x01"))});
+  doc.tensors.push_back(with_data(tensor("t", {4}, 0), 16));
+  ByteVector rejected = write_bytes(minimal_document());
+  rejected.resize(rejected.size() - 1);
+  const TempDir dir;
+  const auto valid_path = dir.write("valid.gguf", write_bytes(doc));
+  const auto rejected_path = dir.write("rejected.gguf", rejected);
+  for (const auto& [path, bytes] :
+       {std::pair{valid_path, write_bytes(doc)}, std::pair{rejected_path, rejected}}) {
+    for (const DumpLevel level :
+         {DumpLevel::Verdict, DumpLevel::Header, DumpLevel::Structure, DumpLevel::Data}) {
+      const Dump whole = dump_of(bytes, level);
+      Pieces streamed;
+      const int status = dump_file(path.string(), Options{}, level, [&](std::string_view text) {
+        streamed.pieces.emplace_back(text);
+        return true;
+      });
+      EXPECT_EQ(status, whole.exit_status);
+      EXPECT_EQ(status, path == valid_path ? 0 : 1) << whole.json;
+      EXPECT_EQ(streamed.joined(), whole.json) << path;
+      for (const std::string& piece : streamed.pieces) {
+        EXPECT_LE(piece.size(), detail::JsonWriter::kBufferSize);
+      }
+      if (level >= DumpLevel::Structure && path == valid_path) {
+        EXPECT_GT(streamed.pieces.size(), 4U);
+      }
+    }
+  }
+}
+
+TEST(Dump, AWriteThatFailsStopsTheOutput) {
+  std::vector<Value> many(200000, Value::u32(7));
+  const TempDir dir;
+  const auto path =
+      dir.write("big.gguf",
+                write_bytes(document({pair("test.many", Value::array(ValueType::Uint32, many))})));
+  int writes = 0;
+  const int status =
+      dump_file(path.string(), Options{}, DumpLevel::Structure, [&](std::string_view) {
+        ++writes;
+        return false;
+      });
+  EXPECT_EQ(writes, 1);
+  EXPECT_EQ(status, 0);  // the verdict; the caller knows its output failed
+}
+
+TEST(Dump, AnUnreadableFileGivesItsErrorAndExitsTwo) {
+  Pieces streamed;
+  const int status =
+      dump_file("/nonexistent/x.gguf", Options{}, DumpLevel::Data, [&](std::string_view text) {
+        streamed.pieces.emplace_back(text);
+        return true;
+      });
+  EXPECT_EQ(status, 2);
+  const json out = json::parse(streamed.joined());
+  EXPECT_EQ(out["ok"], false);
+  EXPECT_NE(out["error"].get<std::string>().find("/nonexistent/x.gguf"), std::string::npos);
+  EXPECT_EQ(out["errors"], json::array());
+}
+
+// The writer's JSON text of one string value, and nlohmann's (which the output followed before
+// the writer existed).
+std::string written(std::string_view text) {
+  std::string out;
+  const detail::JsonWriter::Output append = [&](std::string_view piece) {
+    out.append(piece);
+    return true;
+  };
+  detail::JsonWriter writer(append);
+  writer.string(text);
+  writer.flush();
+  return out;
+}
+std::string nlohmann_text(const std::string& text) {
+  return json(text).dump(-1, ' ', true);
+}
+
+TEST(JsonWriter, EscapesEveryByteClassAsNlohmannDoes) {
+  std::string ascii;
+  for (int c = 0; c < 0x80; ++c) ascii += static_cast<char>(c);  // controls, quote, backslash, DEL
+  EXPECT_EQ(written(ascii), nlohmann_text(ascii));
+  const std::vector<std::string> samples = {
+      "",
+      "plain text / with a slash",
+      "\xc2\x80\xc2\x85\xc3\xa9\xdf\xbf",  // two bytes: U+0080, U+0085, U+00E9, U+07FF
+      "\xe0\xa0\x80\xe2\x80\xa8\xed\x9f\xbf\xee\x80\x80",  // three: U+0800, U+2028, U+D7FF, U+E000
+      "\xef\xbb\xbf\xef\xbf\xbd\xef\xbf\xbf",              // U+FEFF (BOM), U+FFFD, U+FFFF
+      "\xf0\x90\x80\x80\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf",  // four: U+10000, U+1F600, U+10FFFF
+      std::string("a\0b\x1f\x7f\"\\\b\f\n\r\t", 12),
+  };
+  for (const std::string& sample : samples) EXPECT_EQ(written(sample), nlohmann_text(sample));
+}
+
+TEST(JsonWriter, ALongStringIsWrittenInBoundedPiecesAsNlohmannWritesIt) {
+  std::string text;
+  while (text.size() < 3 * detail::JsonWriter::kBufferSize)
+    text += "ab\n\xe2\x80\xa8\xf0\x9f\x98\x80\"";
+  std::vector<std::size_t> sizes;
+  std::string out;
+  const detail::JsonWriter::Output append = [&](std::string_view piece) {
+    sizes.push_back(piece.size());
+    out.append(piece);
+    return true;
+  };
+  detail::JsonWriter writer(append);
+  writer.string(text);
+  writer.flush();
+  EXPECT_EQ(out, nlohmann_text(text));
+  EXPECT_GT(sizes.size(), 3U);
+  for (const std::size_t size : sizes) EXPECT_LE(size, detail::JsonWriter::kBufferSize);
+}
+
+TEST(JsonWriter, InvalidUtf8InAMessageBecomesReplacementCharacters) {
+  // nlohmann throws here; dump gives invalid strings as hex, so only a message (a path) has such
+  // bytes, and it is still written.
+  EXPECT_EQ(written("a\xff"
+                    "b\xc3"),
+            "\"a\\ufffdb\\ufffd\"");
+  EXPECT_EQ(written("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");  // a surrogate
+}
+
+TEST(JsonWriter, MembersAndElementsAreSeparatedByCommas) {
+  std::string out;
+  const detail::JsonWriter::Output append = [&](std::string_view piece) {
+    out.append(piece);
+    return true;
+  };
+  detail::JsonWriter writer(append);
+  writer.begin_object();
+  writer.key("a");
+  writer.begin_array();
+  writer.string("x");
+  writer.begin_array();
+  writer.end_array();
+  writer.begin_object();
+  writer.end_object();
+  writer.hex_string("\x01\xab");
+  writer.end_array();
+  writer.key("b");
+  writer.boolean(false);
+  writer.end_object();
+  writer.flush();
+  EXPECT_EQ(out, R"({"a":["x",[],{},"01ab"],"b":false})");
+  EXPECT_EQ(json::parse(out).dump(), out);
+}
+
 TEST(Dump, TheCliPrintsTheDumpAndExitsWithItsStatus) {
   const std::string cli = GGUFCHECK_CLI_PATH;
   const std::string valid = std::string(GGUFCHECK_SOURCE_DIR) + "/examples/valid/tiny-llama.gguf";
@@ -214,6 +377,9 @@ TEST(Dump, TheCliPrintsTheDumpAndExitsWithItsStatus) {
   EXPECT_EQ(std::system((cli + " dump --level 3 " + valid + " > /dev/null").c_str()), 0);
   EXPECT_EQ(WEXITSTATUS(std::system((cli + " dump " + broken + " > /dev/null").c_str())), 1);
   EXPECT_EQ(WEXITSTATUS(std::system((cli + " dump /nonexistent > /dev/null").c_str())), 2);
+  // Output that cannot be written is exit 4, as for every report.
+  EXPECT_EQ(WEXITSTATUS(std::system((cli + " dump --level 3 " + valid + " > /dev/full").c_str())),
+            4);
   EXPECT_EQ(WEXITSTATUS(std::system((cli + " dump --level 9 " + valid + " 2>/dev/null").c_str())),
             3);
 }

@@ -1,272 +1,397 @@
+// dump renders the model and layout that validation kept (checks.hpp's Validated), streaming:
+// values are written as the walker reaches them (model/values.hpp) and tensor data is hashed
+// in the input's bounded chunks, so no value, list or output is ever held whole.
 #include "ggufcheck/dump.hpp"
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <nlohmann/json.hpp>
+#include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "checks/checks.hpp"
-#include "ggufcheck/document.hpp"
+#include "dump/json_writer.hpp"
 #include "ggufcheck/format.hpp"
-#include "read/cursor.hpp"
+#include "model/values.hpp"
 #include "util/utf8.hpp"
 
 namespace ggufcheck {
 namespace {
 
-// Insertion order: the canonical output reads like the file.
-using Json = nlohmann::ordered_json;
+using detail::JsonWriter;
+using detail::Layout;
+using detail::Model;
 
-std::string hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char c : bytes) {
-    const auto byte = static_cast<unsigned char>(c);
-    out += kDigits[byte >> 4];
-    out += kDigits[byte & 15];
+// A number or scalar value's canonical text, formatted in place (no allocation per element).
+class ScalarText {
+ public:
+  ScalarText(ValueType type, std::uint64_t bits) {
+    switch (type) {
+      case ValueType::Uint8:
+      case ValueType::Uint16:
+      case ValueType::Uint32:
+      case ValueType::Uint64: number(bits); break;
+      case ValueType::Int8: number(sign_extended(bits, 1)); break;
+      case ValueType::Int16: number(sign_extended(bits, 2)); break;
+      case ValueType::Int32: number(sign_extended(bits, 4)); break;
+      case ValueType::Int64: number(sign_extended(bits, 8)); break;
+      case ValueType::Float32:
+        floating(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
+        break;
+      case ValueType::Float64: floating(std::bit_cast<double>(bits)); break;
+      case ValueType::Bool: text(bits != 0 ? "true" : "false"); break;
+      case ValueType::String:
+      case ValueType::Array: break;  // not scalars: the walker gives them otherwise
+    }
   }
-  return out;
+  explicit ScalarText(std::uint64_t value) { number(value); }
+  [[nodiscard]] std::string_view view() const { return {buffer_, length_}; }
+
+ private:
+  // Two's complement at the stored width, as the file holds it.
+  static std::int64_t sign_extended(std::uint64_t bits, std::uint32_t width) {
+    const std::uint32_t shift = 64 - 8 * width;
+    return static_cast<std::int64_t>(bits << shift) >> shift;
+  }
+  template <typename Number>
+  void number(Number value) {
+    const auto result = std::to_chars(buffer_, buffer_ + sizeof buffer_, value);
+    length_ = static_cast<std::size_t>(result.ptr - buffer_);
+  }
+  // The shortest decimal that reads back to the same value at the stored width.
+  template <typename Float>
+  void floating(Float value) {
+    if (std::isnan(value)) return text("nan");
+    if (std::isinf(value)) return text(value < 0 ? "-inf" : "inf");
+    number(value);
+  }
+  void text(std::string_view s) { length_ = s.copy(buffer_, sizeof buffer_); }
+
+  char buffer_[32];  // the longest: a double's 24 characters ("-2.2250738585072014e-308")
+  std::size_t length_ = 0;
+};
+
+void number(JsonWriter& out, std::uint64_t value) {
+  out.string(ScalarText(value).view());
 }
 
-// The shortest decimal that reads back to the same value at the stored width.
-template <typename Float> std::string float_text(Float value) {
-  if (std::isnan(value))
-    return "nan";
-  if (std::isinf(value))
-    return value < 0 ? "-inf" : "inf";
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
-std::string signed_text(std::uint64_t bits, std::uint32_t width) {
-  const std::uint32_t shift = 64 - 8 * width;
-  // Sign-extend the stored width: two's complement, as the file holds it.
-  const auto value = static_cast<std::int64_t>(bits << shift) >> shift;
-  return std::to_string(value);
-}
-
-// A string as {"value": text} or, when it is not UTF-8, {"bytes_hex": hex}:
-// into `out` under `name` (value) or `name`_bytes_hex.
-void put_text(Json &out, const std::string &name, const std::string &text) {
+// A key, string value or tensor name: the text under `name`, or when it is not UTF-8 its hex
+// under `hex_name`.
+void put_text(JsonWriter& out, std::string_view name, std::string_view hex_name,
+              std::string_view text) {
   if (detail::is_valid_utf8(text)) {
-    out[name] = text;
+    out.key(name);
+    out.string(text);
   } else {
-    out[name + "_bytes_hex"] = hex(text);
+    out.key(hex_name);
+    out.hex_string(text);
   }
 }
 
-Json scalar_json(const Value &value);
+// The walk's visitor for one pair's value: writes each element as the walk reaches it. Depth 0
+// is the pair itself (its "value" member, and for an array its "element_type"); deeper values
+// are array elements: plain strings for scalars and valid strings, objects otherwise.
+class ValueRenderer {
+ public:
+  explicit ValueRenderer(JsonWriter& out) : out_(out) {}
 
-// An array element: a plain string for scalars and valid strings, an object
-// otherwise.
-Json element_json(const Value &value) {
-  if (value.type == ValueType::Array) {
-    Json out;
-    out["type"] = "array";
-    out["element_type"] = std::string(to_string(value.element_type));
-    Json items = Json::array();
-    for (const Value &item : value.items)
-      items.push_back(element_json(item));
-    out["value"] = std::move(items);
-    return out;
-  }
-  if (value.type == ValueType::String && !detail::is_valid_utf8(value.text)) {
-    return Json{{"bytes_hex", hex(value.text)}};
-  }
-  if (value.type == ValueType::Bool && value.bits > 1) {
-    return Json{{"value", "true"}, {"raw", std::to_string(value.bits)}};
-  }
-  return scalar_json(value);
-}
-
-Json scalar_json(const Value &value) {
-  switch (value.type) {
-  case ValueType::Uint8:
-  case ValueType::Uint16:
-  case ValueType::Uint32:
-  case ValueType::Uint64:
-    return std::to_string(value.bits);
-  case ValueType::Int8:
-    return signed_text(value.bits, 1);
-  case ValueType::Int16:
-    return signed_text(value.bits, 2);
-  case ValueType::Int32:
-    return signed_text(value.bits, 4);
-  case ValueType::Int64:
-    return signed_text(value.bits, 8);
-  case ValueType::Float32:
-    return float_text(
-        std::bit_cast<float>(static_cast<std::uint32_t>(value.bits)));
-  case ValueType::Float64:
-    return float_text(std::bit_cast<double>(value.bits));
-  case ValueType::Bool:
-    return value.bits != 0 ? "true" : "false";
-  case ValueType::String:
-    return value.text;
-  case ValueType::Array:
-    break;
-  }
-  return nullptr;
-}
-
-Json pair_json(const KeyValue &kv) {
-  Json out;
-  put_text(out, "key", kv.key);
-  out["type"] = std::string(to_string(kv.value.type));
-  const Value &value = kv.value;
-  if (value.type == ValueType::Array) {
-    out["element_type"] = std::string(to_string(value.element_type));
-    Json items = Json::array();
-    for (const Value &item : value.items)
-      items.push_back(element_json(item));
-    out["value"] = std::move(items);
-  } else if (value.type == ValueType::String) {
-    put_text(out, "value", value.text);
-  } else {
-    out["value"] = scalar_json(value);
-    if (value.type == ValueType::Bool && value.bits > 1)
-      out["raw"] = std::to_string(value.bits);
-  }
-  return out;
-}
-
-std::string sha256_hex(Bytes bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(),
-                 nullptr) != 1) {
-    throw std::runtime_error("SHA-256 failed (OpenSSL EVP_Digest)");
-  }
-  return hex(std::string_view(reinterpret_cast<const char *>(digest), length));
-}
-
-std::string with_newline(const Json &json) {
-  // ASCII only: U+2028, U+0085, a BOM and every other non-ASCII character come
-  // out escaped.
-  return json.dump(-1, ' ', true) + "\n";
-}
-
-Dump rejected(const Report &report) {
-  Json errors = Json::array();
-  std::string first;
-  for (const Finding &f : report.findings) {
-    if (f.severity != Severity::Error)
-      continue;
-    const std::string code = code_string(f.code);
-    if (first.empty()) {
-      first = fmt::format("{} {} at 0x{:x}: {}", code,
-                          catalogue_entry(f.code).name, f.offset, f.message);
+  bool scalar(ValueType type, std::uint64_t bits, std::uint64_t /*offset*/) {
+    // A bool byte other than 0 or 1 (accepted by the llama.cpp profile only) shows that byte.
+    const bool odd_bool = type == ValueType::Bool && bits > 1;
+    if (depth_ == 0) {
+      out_.key("value");
+      out_.string(ScalarText(type, bits).view());
+      if (odd_bool) {
+        out_.key("raw");
+        number(out_, bits);
+      }
+    } else if (odd_bool) {
+      out_.begin_object();
+      out_.key("value");
+      out_.string("true");
+      out_.key("raw");
+      number(out_, bits);
+      out_.end_object();
+    } else {
+      out_.string(ScalarText(type, bits).view());
     }
-    errors.push_back(Json{{"code", code},
-                          {"name", std::string(catalogue_entry(f.code).name)},
-                          {"offset", std::to_string(f.offset)},
-                          {"path", f.path},
-                          {"message", f.message}});
+    return !out_.failed();
   }
-  Json out;
-  out["ok"] = false;
-  out["error"] = first;
-  out["errors"] = std::move(errors);
-  return Dump{with_newline(out),
-              report.exit_status() == 0 ? 1 : report.exit_status()};
-}
 
-} // namespace
-
-Dump dump(Bytes bytes, const Options &options, DumpLevel level) {
-  return dump(bytes, validate(bytes, options), level);
-}
-
-Dump dump(Bytes bytes, const Report &report, DumpLevel level) {
-  if (!report.passed())
-    return rejected(report);
-  Json out;
-  out["ok"] = true;
-  if (level == DumpLevel::Verdict)
-    return Dump{with_newline(out), 0};
-
-  const auto document = read_document(bytes);
-  if (!document) {
-    // Only with overrides that silence a structural error: the bytes cannot be
-    // shown.
-    out = Json{{"ok", false},
-               {"error", "the file passes under these options but its "
-                         "structure cannot be read"},
-               {"errors", Json::array()}};
-    return Dump{with_newline(out), 1};
-  }
-  out["version"] = std::to_string(document->version);
-  out["endianness"] = document->endian == Endian::Little ? "little" : "big";
-  // The alignment and data start in force are the report's: they follow the
-  // profile's key rules (the llama.cpp profile reads "general.alignment\0x" as
-  // general.alignment, as ggml does), which read_document's spec reading does
-  // not.
-  const std::uint64_t alignment = report.facts.alignment;
-  const std::uint64_t data_start = report.facts.data_start.value_or(0);
-  out["alignment"] = std::to_string(alignment);
-  out["tensor_count"] = std::to_string(document->tensors.size());
-  out["kv_count"] = std::to_string(document->metadata.size());
-  if (level == DumpLevel::Header)
-    return Dump{with_newline(out), 0};
-
-  // Readers disagree on where the data of a file without tensors starts: only
-  // with tensors.
-  if (!document->tensors.empty())
-    out["data_offset"] = std::to_string(data_start);
-  Json metadata = Json::array();
-  for (const KeyValue &kv : document->metadata)
-    metadata.push_back(pair_json(kv));
-  out["metadata"] = std::move(metadata);
-  Json tensors = Json::array();
-  for (std::size_t i = 0; i < document->tensors.size(); ++i) {
-    const Tensor &tensor = document->tensors[i];
-    Json t;
-    put_text(t, "name", tensor.name);
-    const TensorTypeInfo *type = tensor_type(tensor.type);
-    t["type"] = type != nullptr ? std::string(type->name) : "unknown";
-    t["type_id"] = std::to_string(tensor.type);
-    Json dims = Json::array();
-    for (const std::uint64_t d : tensor.dims)
-      dims.push_back(std::to_string(d));
-    t["dims"] = std::move(dims);
-    t["offset"] = std::to_string(tensor.offset.value_or(0));
-    if (level == DumpLevel::Data) {
-      // An accepted file has every tensor's data inside it.
-      const auto nbytes = tensor_nbytes(tensor.type, tensor.dims);
-      std::uint64_t start = 0;
-      const bool inside =
-          nbytes && data_start <= bytes.size() &&
-          detail::checked_add(data_start, tensor.offset.value_or(0), start) &&
-          start <= bytes.size() && *nbytes <= bytes.size() - start;
-      t["data_sha256"] =
-          inside ? sha256_hex(bytes.subspan(start, *nbytes)) : "";
+  bool string(std::string_view text, std::uint64_t /*offset*/, std::uint64_t /*length*/) {
+    if (depth_ == 0) {
+      put_text(out_, "value", "value_bytes_hex", text);
+    } else if (detail::is_valid_utf8(text)) {
+      out_.string(text);
+    } else {
+      out_.begin_object();
+      out_.key("bytes_hex");
+      out_.hex_string(text);
+      out_.end_object();
     }
-    tensors.push_back(std::move(t));
+    return !out_.failed();
   }
-  out["tensors"] = std::move(tensors);
-  return Dump{with_newline(out), 0};
+
+  bool begin_array(ValueType element_type, std::uint64_t /*count*/, std::uint64_t /*offset*/) {
+    if (depth_ > 0) {
+      out_.begin_object();
+      out_.key("type");
+      out_.string("array");
+    }
+    out_.key("element_type");
+    out_.string(to_string(element_type));
+    out_.key("value");
+    out_.begin_array();
+    ++depth_;
+    return !out_.failed();
+  }
+
+  bool end_array() {
+    out_.end_array();
+    if (--depth_ > 0) out_.end_object();
+    return !out_.failed();
+  }
+
+ private:
+  JsonWriter& out_;
+  std::uint32_t depth_ = 0;
+};
+
+// False when the output failed.
+bool write_pair(const Model& model, std::size_t i, JsonWriter& out) {
+  out.begin_object();
+  put_text(out, "key", "key_bytes_hex", model.key(i));
+  out.key("type");
+  out.string(to_string(model.metadata[i].type()));
+  ValueRenderer renderer(out);
+  if (!detail::walk_value(model, i, renderer)) {
+    if (out.failed()) return false;
+    // The reader read this value: a walk that fails is a bug, not a property of the file.
+    throw std::logic_error(fmt::format("dump: metadata pair {} cannot be walked again", i));
+  }
+  out.end_object();
+  return !out.failed();
 }
 
-Dump dump_file(const std::string &path, const Options &options,
-               DumpLevel level) {
-  Dump result;
-  const auto error = detail::with_input(path, [&](const detail::Input &input) {
-    std::string_view all;
-    (void)input.view(0, input.size(), all);
-    result = dump(
-        Bytes(reinterpret_cast<const std::uint8_t *>(all.data()), all.size()),
-        options, level);
+// SHA-256 over the input's bounded chunks, with one context for every tensor.
+class Sha256 {
+ public:
+  Sha256() : context_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
+    if (!context_) throw std::runtime_error("SHA-256 failed (OpenSSL EVP_MD_CTX_new)");
+  }
+
+  // The digest of [begin, begin + length) of the input (inside it), as 32 bytes.
+  std::string_view digest(const detail::Input& input, std::uint64_t begin, std::uint64_t length) {
+    unsigned int size = 0;
+    if (EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1 ||
+        !input.chunks(begin, begin + length,
+                      [&](std::uint64_t /*at*/, std::string_view chunk) {
+                        return EVP_DigestUpdate(context_.get(), chunk.data(), chunk.size()) == 1;
+                      }) ||
+        EVP_DigestFinal_ex(context_.get(), digest_, &size) != 1) {
+      throw std::runtime_error("SHA-256 failed (OpenSSL EVP_Digest)");
+    }
+    return {reinterpret_cast<const char*>(digest_), size};
+  }
+
+ private:
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context_;
+  unsigned char digest_[EVP_MAX_MD_SIZE];
+};
+
+void write_tensor(const Model& model, const Layout& layout, std::size_t i, Sha256* hash,
+                  JsonWriter& out) {
+  const detail::TensorInfo& info = model.tensors[i];
+  out.begin_object();
+  put_text(out, "name", "name_bytes_hex", model.name(i));
+  const TensorTypeInfo* type = tensor_type(info.type);
+  out.key("type");
+  out.string(type != nullptr ? type->name : "unknown");
+  out.key("type_id");
+  number(out, info.type);
+  out.key("dims");
+  out.begin_array();
+  const auto dims = model.dims(i);
+  for (std::uint32_t d = 0; d < info.n_dims; ++d) {
+    if (d < kMaxDims) {
+      number(out, dims[d]);
+    } else if (const auto dim = model.input.number_at(model.dim_offset(i, d), model.size_width(),
+                                                      model.endian)) {
+      number(out, *dim);  // beyond ggml's four: only when overrides let the file pass
+    }
+  }
+  out.end_array();
+  out.key("offset");
+  number(out, model.data_offset(i));
+  if (hash != nullptr) {
+    out.key("data_sha256");
+    // An accepted file has every tensor's data inside it; "" if the layout says otherwise.
+    const auto extent = layout.tensor(model, i);
+    const std::uint64_t size = model.input.size();
+    if (extent && extent->begin && *extent->begin <= size &&
+        extent->nbytes <= size - *extent->begin) {
+      out.hex_string(hash->digest(model.input, *extent->begin, extent->nbytes));
+    } else {
+      out.string("");
+    }
+  }
+  out.end_object();
+}
+
+void write_failure(JsonWriter& out, std::string_view error) {
+  out.begin_object();
+  out.key("ok");
+  out.boolean(false);
+  out.key("error");
+  out.string(error);
+  out.key("errors");
+  out.begin_array();
+  out.end_array();
+  out.end_object();
+}
+
+int write_rejected(const Report& report, JsonWriter& out) {
+  const auto is_error = [](const Finding& f) { return f.severity == Severity::Error; };
+  const auto first = std::find_if(report.findings.begin(), report.findings.end(), is_error);
+  out.begin_object();
+  out.key("ok");
+  out.boolean(false);
+  out.key("error");
+  out.string(first == report.findings.end()
+                 ? std::string()
+                 : fmt::format("{} {} at 0x{:x}: {}", code_string(first->code),
+                               catalogue_entry(first->code).name, first->offset, first->message));
+  out.key("errors");
+  out.begin_array();
+  for (const Finding& f : report.findings) {
+    if (!is_error(f) || out.failed()) continue;
+    out.begin_object();
+    out.key("code");
+    out.string(code_string(f.code));
+    out.key("name");
+    out.string(catalogue_entry(f.code).name);
+    out.key("offset");
+    number(out, f.offset);
+    out.key("path");
+    out.string(f.path);
+    out.key("message");
+    out.string(f.message);
+    out.end_object();
+  }
+  out.end_array();
+  out.end_object();
+  return report.exit_status() == 0 ? 1 : report.exit_status();
+}
+
+// The dump of what validation kept, without its final newline; returns the exit status.
+int write_dump(const detail::Validated& validated, DumpLevel level, JsonWriter& out) {
+  if (!validated.report.passed()) return write_rejected(validated.report, out);
+  const Model& model = validated.model;
+  const Layout& layout = validated.layout;
+  if (level != DumpLevel::Verdict && !model.tensors_complete) {
+    // Only with overrides that silence a structural error: the bytes cannot be shown.
+    write_failure(out, "the file passes under these options but its structure cannot be read");
+    return 1;
+  }
+  out.begin_object();
+  out.key("ok");
+  out.boolean(true);
+  if (level >= DumpLevel::Header) {
+    out.key("version");
+    number(out, model.version);
+    out.key("endianness");
+    out.string(model.endian == Endian::Little ? "little" : "big");
+    // The layout's: it follows the profile's rule for finding general.alignment.
+    out.key("alignment");
+    number(out, layout.alignment);
+    out.key("tensor_count");
+    number(out, model.tensors.size());
+    out.key("kv_count");
+    number(out, model.metadata.size());
+  }
+  if (level >= DumpLevel::Structure) {
+    // Readers disagree on where the data of a file without tensors starts: only with tensors.
+    if (!model.tensors.empty()) {
+      out.key("data_offset");
+      number(out, layout.data_start.value_or(0));
+    }
+    out.key("metadata");
+    out.begin_array();
+    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+      if (!write_pair(model, i, out)) return 0;  // the output failed: the writer knows
+    }
+    out.end_array();
+    std::optional<Sha256> hash;
+    if (level == DumpLevel::Data) hash.emplace();
+    out.key("tensors");
+    out.begin_array();
+    for (std::size_t i = 0; i < model.tensors.size() && !out.failed(); ++i) {
+      write_tensor(model, layout, i, hash ? &*hash : nullptr, out);
+    }
+    out.end_array();
+  }
+  out.end_object();
+  return 0;
+}
+
+// Validates the input once and writes its dump and the newline after it.
+int dump_input(const detail::Input& input, const Options& options, DumpLevel level,
+               std::string path, JsonWriter& out) {
+  detail::Validated validated;
+  detail::validate_input(input, nullptr, options, std::move(path), validated);
+  const int status = write_dump(validated, level, out);
+  out.raw("\n");
+  return status;
+}
+
+}  // namespace
+
+int dump_file(const std::string& path, const Options& options, DumpLevel level,
+              const std::function<bool(std::string_view)>& write) {
+  JsonWriter out(write);
+  int status = 0;
+  const auto error = detail::with_input(path, [&](const detail::Input& input) {
+    status = dump_input(input, options, level, detail::shown_path(path), out);
   });
   if (error) {
-    const Json out{{"ok", false}, {"error", *error}, {"errors", Json::array()}};
-    return Dump{with_newline(out), 2};
+    // The file could not be read, or changed while it was: what was rendered is void. Text not
+    // yet handed over is dropped; text already handed over cannot be taken back, and the error
+    // follows it on a line of its own.
+    const bool began = out.flushed_any();
+    out.discard();
+    if (began) out.raw("\n");
+    write_failure(out, *error);
+    out.raw("\n");
+    status = 2;
   }
+  out.flush();
+  return status;
+}
+
+Dump dump(Bytes bytes, const Options& options, DumpLevel level) {
+  Dump result;
+  const JsonWriter::Output append = [&](std::string_view text) {
+    result.json.append(text);
+    return true;
+  };
+  JsonWriter out(append);
+  result.exit_status = dump_input(detail::Input(bytes), options, level, "<buffer>", out);
+  out.flush();
   return result;
 }
 
-} // namespace ggufcheck
+Dump dump_file(const std::string& path, const Options& options, DumpLevel level) {
+  Dump result;
+  result.exit_status = dump_file(path, options, level, [&](std::string_view text) {
+    result.json.append(text);
+    return true;
+  });
+  return result;
+}
+
+}  // namespace ggufcheck
