@@ -4,6 +4,7 @@
 // (counting_allocator's g_refuse_from_bytes).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -318,6 +319,94 @@ TEST(SparseFiles, AHugeAlignmentCostsNeitherTimeNorMemory) {
   RecordProperty("peak_rss_kib", static_cast<int>(run.max_rss_kib));
   EXPECT_LE(run.max_rss_kib - baseline.max_rss_kib, 16 * 1024)
       << "peak " << run.max_rss_kib << " KiB, baseline " << baseline.max_rss_kib << " KiB";
+}
+
+// --- the input's bulk reads ------------------------------------------------------------------
+
+// A mapped file of 8 MiB: data in its first page and at 6 MiB + 5, a hole between.
+struct HoleyFile {
+  fs::path path;
+  int fd = -1;
+  void* data = nullptr;
+  std::size_t size = std::size_t{8} << 20;
+  static constexpr std::uint64_t kLate = (std::uint64_t{6} << 20) + 5;
+  explicit HoleyFile(const TempDir& scratch) : path(scratch.write("holey.bin", ByteVector(16, 0))) {
+    fd = ::open(path.c_str(), O_RDWR);
+    const std::uint8_t early = 0x11;
+    const std::uint8_t late = 0x22;
+    (void)::pwrite(fd, &early, 1, 9);
+    (void)::pwrite(fd, &late, 1, static_cast<off_t>(kLate));
+    (void)::ftruncate(fd, static_cast<off_t>(size));
+    data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  }
+  ~HoleyFile() {
+    ::munmap(data, size);
+    ::close(fd);
+  }
+  HoleyFile(const HoleyFile&) = delete;
+  HoleyFile& operator=(const HoleyFile&) = delete;
+  [[nodiscard]] detail::Input input(bool with_fd) const {
+    return detail::Input(Bytes(static_cast<const std::uint8_t*>(data), size), with_fd ? fd : -1);
+  }
+};
+
+TEST(InputBulkReads, FindTheFirstNonZeroByteWithAndWithoutTheDescriptor) {
+  const TempDir scratch;
+  const HoleyFile file(scratch);
+  ASSERT_NE(file.data, MAP_FAILED);
+  for (const bool with_fd : {false, true}) {
+    SCOPED_TRACE(with_fd);
+    const detail::Input input = file.input(with_fd);
+    EXPECT_EQ(input.first_nonzero(0, file.size),
+              std::make_pair(std::uint64_t{9}, std::uint8_t{0x11}));
+    EXPECT_EQ(input.first_nonzero(10, file.size),
+              std::make_pair(HoleyFile::kLate, std::uint8_t{0x22}));
+    EXPECT_FALSE(input.first_nonzero(10, HoleyFile::kLate).has_value());
+    EXPECT_FALSE(input.first_nonzero(HoleyFile::kLate + 1, UINT64_MAX).has_value());
+    EXPECT_FALSE(input.first_nonzero(file.size, 2 * file.size).has_value());  // clipped
+  }
+}
+
+TEST(InputBulkReads, HandEveryByteOverInOrderHolesAsZeros) {
+  const TempDir scratch;
+  const HoleyFile file(scratch);
+  ASSERT_NE(file.data, MAP_FAILED);
+  const detail::Input input = file.input(true);
+  std::uint64_t next = 3;
+  std::uint64_t sum = 0;
+  std::size_t largest = 0;
+  const bool all = input.chunks(3, UINT64_MAX, [&](std::uint64_t at, std::string_view chunk) {
+    EXPECT_EQ(at, next);
+    next = at + chunk.size();
+    largest = std::max(largest, chunk.size());
+    for (const char c : chunk) sum += static_cast<unsigned char>(c);
+    return true;
+  });
+  EXPECT_TRUE(all);
+  EXPECT_EQ(next, file.size);  // clipped to the input
+  EXPECT_EQ(sum, 0x11U + 0x22U);
+  EXPECT_LE(largest, detail::Input::kChunk);
+  // A visitor that stops: no further chunk.
+  int calls = 0;
+  EXPECT_FALSE(
+      input.chunks(0, file.size, [&](std::uint64_t, std::string_view) { return ++calls < 2; }));
+  EXPECT_EQ(calls, 2);
+}
+
+TEST(InputBulkReads, ViewsAndNumbersOutsideTheInputAreRefused) {
+  const std::vector<std::uint8_t> bytes = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const detail::Input input(Bytes(bytes.data(), bytes.size()));
+  std::string_view out;
+  EXPECT_TRUE(input.view(1, 8, out));
+  EXPECT_EQ(out.size(), 8U);
+  EXPECT_FALSE(input.view(2, 8, out));
+  EXPECT_FALSE(input.view(10, 0, out));
+  EXPECT_FALSE(input.view(1, UINT64_MAX, out));
+  EXPECT_EQ(input.number_at(1, 8, Endian::Little), 0x0908070605040302ULL);
+  EXPECT_EQ(input.number_at(1, 8, Endian::Big), 0x0203040506070809ULL);
+  EXPECT_FALSE(input.number_at(2, 8, Endian::Little).has_value());
+  EXPECT_FALSE(input.number_at(UINT64_MAX, 1, Endian::Little).has_value());
+  EXPECT_EQ(input.prefix(100).size(), bytes.size());
 }
 
 // --- an allocation failure is a finding on its input -------------------------------------------

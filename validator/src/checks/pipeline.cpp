@@ -53,21 +53,23 @@ enum class Needs : std::uint8_t {
 };
 
 // The check registry: every check, in the order the pipeline runs it (findings at one offset
-// keep this order). `structural` checks decide whether the bytes lay out as GGUF: writer
-// diagnosis re-reads a file under each hypothesis with only those.
+// keep this order), with the catalogue area its codes belong to. `structural` checks decide
+// whether the bytes lay out as GGUF: writer diagnosis re-reads a file under each hypothesis
+// with only those.
 struct CheckStage {
   std::string_view name;
+  Area area;
   bool structural;
   Needs needs;
   void (*run)(const Model&, const Layout&, Sink&);
 };
 
 constexpr CheckStage kCheckStages[] = {
-    {"keys", true, Needs::Nothing, check_keys},
-    {"values", false, Needs::Nothing, check_values},
-    {"tensor-infos", true, Needs::Nothing, check_tensor_infos},
-    {"layout", true, Needs::Nothing, check_layout},
-    {"standard-keys", false, Needs::Header, check_standard_keys},
+    {"keys", Area::Metadata, true, Needs::Nothing, check_keys},
+    {"values", Area::Metadata, false, Needs::Nothing, check_values},
+    {"tensor-infos", Area::TensorInfo, true, Needs::Nothing, check_tensor_infos},
+    {"layout", Area::DataLayout, true, Needs::Nothing, check_layout},
+    {"standard-keys", Area::StandardKeys, false, Needs::Header, check_standard_keys},
 };
 
 bool satisfied(Needs needs, const Model& model) {

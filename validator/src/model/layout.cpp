@@ -22,9 +22,12 @@ std::optional<TensorExtent> Layout::tensor(const Model& model, std::size_t i) co
   if (!nbytes) return std::nullopt;
   TensorExtent extent;
   extent.nbytes = *nbytes;
-  // tensor_nbytes checked every product: the element count fits (0 with a zero dim).
-  extent.elements = 1;
-  for (const std::uint64_t d : dims) extent.elements *= d;
+  // tensor_nbytes checked the product of dims without a zero: it fits in 63 bits.
+  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();
+  extent.elements = empty ? 0 : 1;
+  if (!empty) {
+    for (const std::uint64_t d : dims) extent.elements *= d;
+  }
   if (!checked_round_up(extent.nbytes, alignment, extent.padded)) return std::nullopt;
   extent.data_offset = model.data_offset(i);
   std::uint64_t begin = 0;

@@ -14,10 +14,14 @@ std::string_view Input::zeros(std::uint64_t n) {
 
 std::uint64_t Input::next_data(std::uint64_t at, std::uint64_t end) const {
   if (mapped_fd_ < 0) return at;
+  // The descriptor's offset is put back: standard input may be shared with the parent.
+  const off_t saved = ::lseek(mapped_fd_, 0, SEEK_CUR);
   const off_t data = ::lseek(mapped_fd_, static_cast<off_t>(at), SEEK_DATA);
+  const int error = errno;
+  if (saved >= 0) (void)::lseek(mapped_fd_, saved, SEEK_SET);
   // ENXIO: no data at or after `at` (the rest is a hole). Any other failure (a file system
   // without hole reporting): read the bytes.
-  if (data < 0) return errno == ENXIO ? end : at;
+  if (data < 0) return error == ENXIO ? end : at;
   return std::min(std::max(static_cast<std::uint64_t>(data), at), end);
 }
 

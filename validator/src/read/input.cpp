@@ -176,7 +176,9 @@ void prefault_metadata(void* data, std::size_t size, int fd) {
 #ifdef MADV_POPULATE_READ
   constexpr std::size_t kPrefix = 64 * kMiB;
   std::size_t length = std::min(size, kPrefix);
+  const off_t saved = ::lseek(fd, 0, SEEK_CUR);  // put back: standard input may be shared
   const off_t hole = ::lseek(fd, 0, SEEK_HOLE);
+  if (saved >= 0) (void)::lseek(fd, saved, SEEK_SET);
   if (hole >= 0) length = std::min(length, static_cast<std::size_t>(hole));
   (void)::madvise(data, length, MADV_POPULATE_READ);
 #else
