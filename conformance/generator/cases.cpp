@@ -725,6 +725,19 @@ void alignment_cases(Cases& c) {
         return w.bytes;
       },
       {"hostile"});
+  c.add("align_key_nul_suffix", R, A, "bad_key",
+        "a key \"general.alignment\\0x\" = 64, the data 64-aligned: ggml compares keys as C "
+        "strings and takes it for general.alignment; the spec reads another key (with a NUL, "
+        "which it forbids) and alignment 32",
+        [] {
+          WriteOptions o;
+          o.alignment = 64;
+          Document doc =
+              two_tensors(std::nullopt, std::nullopt,
+                          {pair(std::string("general.alignment\0x", 19), Value::u32(64))});
+          doc.tensors[0].dims = {5};  // 20 bytes, so padding shows
+          return bytes_of(doc, o);
+        });
   const std::vector<std::pair<std::string, Value>> wrong_types = {
       {"uint8", Value::u8(32)},    {"int8", Value::i8(32)},
       {"uint16", Value::u16(32)},  {"int16", Value::i16(32)},

@@ -1195,6 +1195,9 @@ TEST(CliInfo, ListJsonMatchesTheCatalogue) {
     EXPECT_EQ(d.at("severity").at("spec"), std::string(to_string(e.severity(Profile::Spec))));
     EXPECT_EQ(d.at("severity").at("llama.cpp"),
               std::string(to_string(e.severity(Profile::LlamaCpp))));
+    EXPECT_EQ(d.at("area"), std::string(to_string(e.area)));
+    EXPECT_EQ(d.at("breaks_structure"), e.breaks_structure);
+    EXPECT_EQ(d.at("explains_garbage"), e.explains_garbage);
   }
 }
 
