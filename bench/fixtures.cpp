@@ -16,7 +16,9 @@
 #include <unordered_set>
 #include <utility>
 
+#include "documents.hpp"
 #include "ggufcheck/writer.hpp"
+#include "hostile.hpp"
 
 namespace ggufcheck::bench {
 
@@ -210,8 +212,7 @@ std::vector<std::uint8_t> keys_file(std::size_t count, KeyShape shape) {
     keys.reserve(count);
     for (std::size_t i = 1; i <= count; ++i) keys.push_back(fmt::format("key.{:06}", i));
   }
-  Document doc;
-  add(doc, "general.architecture", Value::string("llama"));
+  Document doc = testing::minimal_document();
   for (std::string& key : keys) add(doc, std::move(key), Value::u8(1));
   return write_bytes(doc);
 }
@@ -219,12 +220,6 @@ std::vector<std::uint8_t> keys_file(std::size_t count, KeyShape shape) {
 namespace {
 
 constexpr std::uint32_t kGgmlF32 = 0;  // ggml's type id
-
-Document minimal_document() {
-  Document doc;
-  add(doc, "general.architecture", Value::string("llama"));
-  return doc;
-}
 
 void write_or_throw(std::ofstream& out, const fs::path& path, const void* data, std::size_t size) {
   out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
@@ -236,7 +231,7 @@ void write_or_throw(std::ofstream& out, const fs::path& path, const void* data, 
 
 std::vector<std::uint8_t> tensors_file(std::size_t count) {
   constexpr std::uint64_t kElements = 32 / sizeof(float);
-  Document doc = minimal_document();
+  Document doc = testing::minimal_document();
   doc.tensors.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
     doc.tensors.push_back({fmt::format("t{:06}", i), {kElements}, kGgmlF32, {}, {}});
@@ -245,7 +240,7 @@ std::vector<std::uint8_t> tensors_file(std::size_t count) {
 }
 
 void write_sparse_alignment_file(const fs::path& path, std::uint32_t alignment) {
-  Document doc = minimal_document();
+  Document doc = testing::minimal_document();
   add(doc, "general.alignment", Value::u32(alignment));
   doc.tensors.push_back(
       {"sparse", {alignment / sizeof(float)}, kGgmlF32, {}, std::vector<std::uint8_t>{}});
@@ -261,15 +256,9 @@ void write_sparse_alignment_file(const fs::path& path, std::uint32_t alignment) 
 }
 
 void write_long_string_file(const fs::path& path, std::uint64_t length) {
-  Document doc = minimal_document();
-  add(doc, "bench.long_string", Value::string(""));
-  Written written = write(doc);
-  // The file ends with the empty string's length (u64, little-endian): patched to `length`, then
-  // the string's bytes are appended.
-  const std::uint64_t length_offset = written.layout.pairs.back().value_offset;
-  for (std::size_t i = 0; i < 8; ++i) {
-    written.bytes.at(length_offset + i) = static_cast<std::uint8_t>(length >> (8 * i));
-  }
+  // The file ends with the empty string's length, set to `length`; the string's bytes follow.
+  const Written written = testing::with_string_length(
+      testing::document({testing::pair("bench.long_string", Value::string(""))}), 1, length);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   write_or_throw(out, path, written.bytes.data(), written.bytes.size());
   constexpr std::string_view kText = "a benchmark string that goes on and on; ";
@@ -292,41 +281,25 @@ std::uint64_t allocated_bytes(const fs::path& path) {
   return static_cast<std::uint64_t>(status.st_blocks) * 512;  // st_blocks counts 512-byte units
 }
 
-namespace {
-
-// A valid file with one small array, whose element count is then patched to claim `count`.
-HostileFile huge_array(std::string name, ValueType element_type, Value element,
-                       std::uint64_t count) {
-  Document doc = minimal_document();
-  add(doc, "bench.huge_array", Value::array(element_type, std::vector<Value>(4, element)));
-  Written written = write(doc);
-  // The array value is its element type (u32), then its count (u64, little-endian).
-  const std::uint64_t count_offset = written.layout.pairs.back().value_offset + 4;
-  for (std::size_t i = 0; i < 8; ++i) {
-    written.bytes.at(count_offset + i) = static_cast<std::uint8_t>(count >> (8 * i));
-  }
-  return {std::move(name), std::move(written.bytes)};
-}
-
-}  // namespace
-
 std::vector<HostileFile> hostile_files() {
   constexpr std::uint64_t kTwo63 = 1ULL << 63;
   constexpr std::uint64_t kTwo62 = 1ULL << 62;
-  const Document doc = minimal_document();
-  // A header claiming `count` in one of its two count fields (WriteOptions::kv_count or
-  // ::tensor_count); the file holds one pair and no tensor.
-  auto header = [&](std::string name, std::optional<std::uint64_t> WriteOptions::*count_field,
-                    std::uint64_t count) {
-    WriteOptions options;
-    options.*count_field = count;
-    return HostileFile{std::move(name), write_bytes(doc, options)};
+  using testing::minimal_document;
+  using testing::with_counts;
+  // A valid file with one small array, whose element count is then patched to claim `count`.
+  const auto huge_array = [](std::string name, ValueType element_type, Value element,
+                             std::uint64_t count) {
+    const Document doc = testing::document({testing::pair(
+        "bench.huge_array", Value::array(element_type, std::vector<Value>(4, element)))});
+    return HostileFile{std::move(name), testing::with_array_count(doc, 1, count).bytes};
   };
+  // A header claiming `count` in one of its two count fields; the file holds one pair and no
+  // tensor.
   return {
-      header("kv_count 2^63-1", &WriteOptions::kv_count, kTwo63 - 1),
-      header("kv_count 2^63", &WriteOptions::kv_count, kTwo63),
-      header("tensor_count 2^63-1", &WriteOptions::tensor_count, kTwo63 - 1),
-      header("tensor_count 2^63", &WriteOptions::tensor_count, kTwo63),
+      {"kv_count 2^63-1", with_counts(minimal_document(), std::nullopt, kTwo63 - 1)},
+      {"kv_count 2^63", with_counts(minimal_document(), std::nullopt, kTwo63)},
+      {"tensor_count 2^63-1", with_counts(minimal_document(), kTwo63 - 1, std::nullopt)},
+      {"tensor_count 2^63", with_counts(minimal_document(), kTwo63, std::nullopt)},
       huge_array("uint8 array of 2^62", ValueType::Uint8, Value::u8(7), kTwo62),
       huge_array("string array of 2^62", ValueType::String, Value::string("tok"), kTwo62),
   };

@@ -1,8 +1,13 @@
-// ggml's own GGUF reader, from llama.cpp's prebuilt libggml-base.so, loaded at run time.
+// ggml's own GGUF reader, from llama.cpp's prebuilt libggml-base.so, loaded at run time
+// (validator/testkit/ggml_abi.hpp).
 #pragma once
 
 #include <memory>
 #include <string>
+
+namespace ggufcheck::testing::ggml {
+class Library;
+}
 
 namespace ggufcheck::bench {
 
@@ -19,12 +24,7 @@ class GgmlReader {
   [[nodiscard]] bool load(const std::string& file) const;
 
  private:
-  struct Functions;
-  struct Closer {
-    void operator()(void* handle) const;
-  };
-  std::unique_ptr<void, Closer> library_;
-  std::unique_ptr<const Functions> functions_;
+  std::unique_ptr<const testing::ggml::Library> library_;
 };
 
 // The default library: GGUFCHECK_GGML_LIB from the environment, else the one setup.sh fetches.

@@ -1,8 +1,8 @@
 // The llama.cpp profile against llama.cpp's own reader, on arbitrary bytes: every input is
 // validated with `--profile llama.cpp` and loaded by ggml's gguf_init_from_file plus the model
-// loader's bounds check (validator/tests/support/ggml_reference.hpp), and the two verdicts must
-// agree unless a divergence of docs/llama-cpp-divergences.md explains the difference
-// (validator/tests/support/divergences.hpp, the same judge as the differential test). An
+// loader's bounds check (validator/testkit/ggml_reference.hpp), and the two verdicts must agree
+// unless a divergence of docs/llama-cpp-divergences.md explains the difference
+// (validator/testkit/divergences.hpp, the same judge as the differential test). An
 // undocumented disagreement, an undocumented crash or hang of the reference, or a harness
 // failure prints both verdicts and aborts, so that libFuzzer saves the input.
 //

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "documents.hpp"
 #include "ggufcheck/document.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
@@ -227,8 +228,7 @@ Tensor random_tensor(Rng& rng, const Document& doc) {
 
 // The valid files a mutant starts from when the input does not parse.
 Document seed_document(Rng& rng) {
-  Document doc;
-  doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
+  Document doc = testing::minimal_document();
   switch (below(rng, 4)) {
     case 0: break;  // the smallest valid file
     case 1:
@@ -266,13 +266,11 @@ struct Mutant {
   std::vector<std::function<void(Written&)>> patches;
 };
 
+// A patch past the end (another move shortened the file) is dropped.
 void patch_number(Written& written, std::uint64_t at, std::uint64_t value, std::uint32_t width,
                   Endian endian) {
   if (at > written.bytes.size() || width > written.bytes.size() - at) return;
-  for (std::uint32_t i = 0; i < width; ++i) {
-    const std::uint32_t shift = endian == Endian::Little ? 8 * i : 8 * (width - 1 - i);
-    written.bytes[at + i] = static_cast<std::uint8_t>(value >> shift);
-  }
+  testing::put_uint(written.bytes, at, value, width, endian);
 }
 
 std::uint32_t size_width(const Mutant& m) {

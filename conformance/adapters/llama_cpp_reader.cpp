@@ -5,12 +5,12 @@
 // accepted, 1 rejected ({"ok": false, "error": ...}); a crash of the reader is a crash.
 //
 // The library is the prebuilt libggml-base.so of scripts/setup.sh (GGUFCHECK_REFERENCE_GGML_LIB
-// or --library PATH selects another), loaded with dlopen: it is not built here.
+// or --library PATH selects another), loaded with dlopen through the declarations of
+// validator/testkit/ggml_abi.hpp: it is not built here.
 //
 // What the C API cannot say, the output cannot say either, and the suite's value comparison
 // shows it: strings are returned as C strings (cut at the first NUL), a tensor's n_dims is
 // ggml_n_dims (trailing dims of 1 dropped), and the file's byte order is always little.
-#include <dlfcn.h>
 #include <sys/stat.h>
 
 #include <bit>
@@ -21,63 +21,18 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+
+#include "ggml_abi.hpp"
 
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-// The declarations of ggml's gguf.h and ggml.h used here; only pointers and integers cross.
-struct ggml_context;
-struct gguf_context;
-struct ggml_tensor_prefix {  // the first fields of struct ggml_tensor (ggml.h), stable for years
-  int type;
-  void* buffer;
-  std::int64_t ne[4];
-};
-struct gguf_init_params {
-  bool no_alloc;
-  ggml_context** ctx;
-};
-
-struct Api {
-  gguf_context* (*init_from_file)(const char*, gguf_init_params);
-  void (*gguf_free)(gguf_context*);
-  void (*ggml_free)(ggml_context*);
-  std::uint32_t (*get_version)(const gguf_context*);
-  std::size_t (*get_alignment)(const gguf_context*);
-  std::size_t (*get_data_offset)(const gguf_context*);
-  std::int64_t (*get_n_kv)(const gguf_context*);
-  const char* (*get_key)(const gguf_context*, std::int64_t);
-  int (*get_kv_type)(const gguf_context*, std::int64_t);
-  int (*get_arr_type)(const gguf_context*, std::int64_t);
-  std::size_t (*get_arr_n)(const gguf_context*, std::int64_t);
-  const void* (*get_arr_data)(const gguf_context*, std::int64_t);
-  const char* (*get_arr_str)(const gguf_context*, std::int64_t, std::size_t);
-  const void* (*get_val_data)(const gguf_context*, std::int64_t);
-  const char* (*get_val_str)(const gguf_context*, std::int64_t);
-  std::int64_t (*get_n_tensors)(const gguf_context*);
-  const char* (*get_tensor_name)(const gguf_context*, std::int64_t);
-  int (*get_tensor_type)(const gguf_context*, std::int64_t);
-  std::size_t (*get_tensor_offset)(const gguf_context*, std::int64_t);
-  std::size_t (*get_tensor_size)(const gguf_context*, std::int64_t);
-  ggml_tensor_prefix* (*get_tensor)(ggml_context*, const char*);
-  int (*n_dims)(const ggml_tensor_prefix*);
-  const char* (*type_name)(int);
-  void (*log_set)(void (*)(int, const char*, void*), void*);
-};
-
-template <typename F>
-void resolve(void* library, const char* name, F& out) {
-  void* address = ::dlsym(library, name);
-  if (address == nullptr) {
-    std::fprintf(stderr, "llama_cpp_reader: the library has no %s\n", name);
-    std::exit(3);
-  }
-  out = reinterpret_cast<F>(address);
-}
+namespace ggml = ggufcheck::testing::ggml;
 
 // gguf_type ids are GGUF's value type ids.
 const char* kTypeNames[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
@@ -180,64 +135,31 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [--library LIB] FILE | --capabilities\n", argv[0]);
     return 3;
   }
-  void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    std::fprintf(stderr, "llama_cpp_reader: cannot load %s: %s (run scripts/setup.sh)\n",
-                 library.c_str(), ::dlerror());
+  std::unique_ptr<const ggml::Library> loaded_library;
+  try {
+    loaded_library = std::make_unique<const ggml::Library>(library);
+  } catch (const ggml::LoadError& e) {
+    std::fprintf(stderr, "llama_cpp_reader: %s (run scripts/setup.sh)\n", e.what());
     return 3;
   }
-  Api api{};
-  resolve(handle, "gguf_init_from_file", api.init_from_file);
-  resolve(handle, "gguf_free", api.gguf_free);
-  resolve(handle, "ggml_free", api.ggml_free);
-  resolve(handle, "gguf_get_version", api.get_version);
-  resolve(handle, "gguf_get_alignment", api.get_alignment);
-  resolve(handle, "gguf_get_data_offset", api.get_data_offset);
-  resolve(handle, "gguf_get_n_kv", api.get_n_kv);
-  resolve(handle, "gguf_get_key", api.get_key);
-  resolve(handle, "gguf_get_kv_type", api.get_kv_type);
-  resolve(handle, "gguf_get_arr_type", api.get_arr_type);
-  resolve(handle, "gguf_get_arr_n", api.get_arr_n);
-  resolve(handle, "gguf_get_arr_data", api.get_arr_data);
-  resolve(handle, "gguf_get_arr_str", api.get_arr_str);
-  resolve(handle, "gguf_get_val_data", api.get_val_data);
-  resolve(handle, "gguf_get_val_str", api.get_val_str);
-  resolve(handle, "gguf_get_n_tensors", api.get_n_tensors);
-  resolve(handle, "gguf_get_tensor_name", api.get_tensor_name);
-  resolve(handle, "gguf_get_tensor_type", api.get_tensor_type);
-  resolve(handle, "gguf_get_tensor_offset", api.get_tensor_offset);
-  resolve(handle, "gguf_get_tensor_size", api.get_tensor_size);
-  resolve(handle, "ggml_get_tensor", api.get_tensor);
-  resolve(handle, "ggml_n_dims", api.n_dims);
-  resolve(handle, "ggml_type_name", api.type_name);
-  resolve(handle, "ggml_log_set", api.log_set);
-  api.log_set(quiet, nullptr);  // stderr is not judged, but keep it readable
+  const ggml::Api& api = loaded_library->api();
+  api.ggml_log_set(quiet, nullptr);  // stderr is not judged, but keep it readable
 
   const char* path = argv[first];
-  ggml_context* tensors = nullptr;
-  gguf_context* ctx = api.init_from_file(path, gguf_init_params{true, &tensors});
-  if (ctx == nullptr) return reject("gguf_init_from_file returned NULL");
-
   // Freed on every way out (LeakSanitizer watches the adapter in the asan build).
-  struct Contexts {
-    const Api& api;
-    gguf_context* gguf;
-    ggml_context* ggml;
-    ~Contexts() {
-      api.gguf_free(gguf);
-      if (ggml != nullptr) api.ggml_free(ggml);
-    }
-  } contexts{api, ctx, tensors};
+  const ggml::Loaded loaded(api, path);
+  const ggml::gguf_context* ctx = loaded.gguf();
+  if (ctx == nullptr) return reject("gguf_init_from_file returned NULL");
 
   struct stat st {};
   if (::stat(path, &st) != 0) return reject("cannot stat the file");
   const auto file_size = static_cast<std::uint64_t>(st.st_size);
-  const std::int64_t n_tensors = api.get_n_tensors(ctx);
-  const std::uint64_t data_offset = api.get_data_offset(ctx);
+  const std::int64_t n_tensors = api.gguf_get_n_tensors(ctx);
+  const std::uint64_t data_offset = api.gguf_get_data_offset(ctx);
   // llama_model_loader's bounds check (llama_tensor_weight).
   for (std::int64_t i = 0; i < n_tensors; ++i) {
-    const std::uint64_t offs = data_offset + api.get_tensor_offset(ctx, i);
-    const std::uint64_t nbytes = api.get_tensor_size(ctx, i);
+    const std::uint64_t offs = data_offset + api.gguf_get_tensor_offset(ctx, i);
+    const std::uint64_t nbytes = api.gguf_get_tensor_size(ctx, i);
     if (offs + nbytes < offs || offs + nbytes > file_size) {
       return reject("tensor " + std::to_string(i) + " data is not within the file bounds");
     }
@@ -245,31 +167,31 @@ int main(int argc, char** argv) {
 
   Json out;
   out["ok"] = true;
-  out["version"] = std::to_string(api.get_version(ctx));
+  out["version"] = std::to_string(api.gguf_get_version(ctx));
   out["endianness"] = "little";
-  out["alignment"] = std::to_string(api.get_alignment(ctx));
+  out["alignment"] = std::to_string(api.gguf_get_alignment(ctx));
   out["tensor_count"] = std::to_string(n_tensors);
-  const std::int64_t n_kv = api.get_n_kv(ctx);
+  const std::int64_t n_kv = api.gguf_get_n_kv(ctx);
   out["kv_count"] = std::to_string(n_kv);
   if (n_tensors > 0) out["data_offset"] = std::to_string(data_offset);
   Json metadata = Json::array();
   for (std::int64_t i = 0; i < n_kv; ++i) {
     Json entry;
-    put_text(entry, "key", api.get_key(ctx, i));
-    const int type = api.get_kv_type(ctx, i);
+    put_text(entry, "key", api.gguf_get_key(ctx, i));
+    const int type = api.gguf_get_kv_type(ctx, i);
     entry["type"] = type >= 0 && type < 13 ? kTypeNames[type] : "unknown";
     if (type == 9) {
-      const int element = api.get_arr_type(ctx, i);
+      const int element = api.gguf_get_arr_type(ctx, i);
       entry["element_type"] = element >= 0 && element < 13 ? kTypeNames[element] : "unknown";
       Json items = Json::array();
-      const std::size_t n = api.get_arr_n(ctx, i);
+      const std::size_t n = api.gguf_get_arr_n(ctx, i);
       for (std::size_t k = 0; k < n; ++k) {
         if (element == 8) {
-          const std::string_view text = api.get_arr_str(ctx, i, k);
+          const std::string_view text = api.gguf_get_arr_str(ctx, i, k);
           items.push_back(valid_utf8(text) ? Json(std::string(text))
                                            : Json{{"bytes_hex", hex(text)}});
         } else if (element >= 0 && element < 13 && kScalarSizes[element] > 0) {
-          const auto* data = static_cast<const unsigned char*>(api.get_arr_data(ctx, i));
+          const auto* data = static_cast<const unsigned char*>(api.gguf_get_arr_data(ctx, i));
           std::string raw;
           Json value = scalar(element, data + k * kScalarSizes[element], &raw);
           items.push_back(raw.empty() ? value : Json{{"value", value}, {"raw", raw}});
@@ -277,10 +199,10 @@ int main(int argc, char** argv) {
       }
       entry["value"] = std::move(items);
     } else if (type == 8) {
-      put_text(entry, "value", api.get_val_str(ctx, i));
+      put_text(entry, "value", api.gguf_get_val_str(ctx, i));
     } else if (type >= 0 && type < 13) {
       std::string raw;
-      entry["value"] = scalar(type, api.get_val_data(ctx, i), &raw);
+      entry["value"] = scalar(type, api.gguf_get_val_data(ctx, i), &raw);
       if (!raw.empty()) entry["raw"] = raw;
     }
     metadata.push_back(std::move(entry));
@@ -289,21 +211,23 @@ int main(int argc, char** argv) {
   Json list = Json::array();
   for (std::int64_t i = 0; i < n_tensors; ++i) {
     Json t;
-    const char* name = api.get_tensor_name(ctx, i);
+    const char* name = api.gguf_get_tensor_name(ctx, i);
     put_text(t, "name", name);
-    const int type = api.get_tensor_type(ctx, i);
-    const char* type_name = api.type_name(type);
+    const int type = api.gguf_get_tensor_type(ctx, i);
+    const char* type_name = api.ggml_type_name(type);
     // ggml's names are lower case ("q4_k"); the canonical output's are the upper-case ones.
     std::string canonical = type_name != nullptr ? type_name : "unknown";
     for (char& c : canonical) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     t["type"] = canonical;
     t["type_id"] = std::to_string(type);
     Json dims = Json::array();
-    if (const ggml_tensor_prefix* tensor = api.get_tensor(tensors, name); tensor != nullptr) {
-      for (int d = 0; d < api.n_dims(tensor); ++d) dims.push_back(std::to_string(tensor->ne[d]));
+    if (const ggml::ggml_tensor_prefix* tensor = api.ggml_get_tensor(loaded.tensors(), name);
+        tensor != nullptr) {
+      for (int d = 0; d < api.ggml_n_dims(tensor); ++d)
+        dims.push_back(std::to_string(tensor->ne[d]));
     }
     t["dims"] = std::move(dims);
-    t["offset"] = std::to_string(api.get_tensor_offset(ctx, i));
+    t["offset"] = std::to_string(api.gguf_get_tensor_offset(ctx, i));
     list.push_back(std::move(t));
   }
   out["tensors"] = std::move(list);

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -19,6 +18,7 @@
 #include "documents.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
+#include "hostile.hpp"
 
 namespace ggufcheck::conformance {
 
@@ -46,6 +46,15 @@ using testing::patch;
 using testing::prefix;
 using testing::quantization_version;
 using testing::tensor;
+using testing::with_array_count;
+using testing::with_array_type;
+using testing::with_counts;
+using testing::with_element_length;
+using testing::with_key_length;
+using testing::with_magic;
+using testing::with_n_dims;
+using testing::with_string_length;
+using testing::with_tensor_name_length;
 
 constexpr Verdict A = Verdict::Accept;
 constexpr Verdict R = Verdict::Reject;
@@ -54,7 +63,6 @@ constexpr Verdict E = Verdict::Either;
 constexpr std::uint64_t kMax64 = UINT64_MAX;
 constexpr std::uint64_t kPow62 = std::uint64_t{1} << 62;
 constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
-constexpr std::uint64_t kArrayHeader = 4 + 8;  // element type, count
 
 // The builder keeps the file names honest: the prefix is derived from the two verdicts.
 class Cases {
@@ -123,26 +131,20 @@ Value str(std::string text) {
 // A file whose kv[1] "test.value" is a string with the given length field (nothing more written
 // than the 5 bytes of "hello").
 ByteVector string_length(std::uint64_t length) {
-  Written w = write(with_value(str("hello")));
-  patch(w.bytes, w.layout.pairs[1].value_offset, length);
-  return w.bytes;
+  return with_string_length(with_value(str("hello")), 1, length).bytes;
 }
 ByteVector key_length(std::uint64_t length) {
-  Written w = write(with_value(str("hello")));
-  patch(w.bytes, w.layout.pairs[1].key_offset, length);
-  return w.bytes;
+  return with_key_length(with_value(str("hello")), 1, length).bytes;
 }
 // kv[1] "test.value" an array of two `item`s whose count field is set to `count`.
 ByteVector array_count(ValueType element, const Value& item, std::uint64_t count) {
-  Written w = write(with_value(Value::array(element, {item, item})));
-  patch(w.bytes, w.layout.pairs[1].value_offset + 4, count);
-  return w.bytes;
+  return with_array_count(with_value(Value::array(element, {item, item})), 1, count).bytes;
 }
 // kv[1] "test.value" a string array ["a", "b"] whose second element's length is `length`.
 ByteVector element_length(std::uint64_t length) {
-  Written w = write(with_value(Value::array(ValueType::String, {str("a"), str("b")})));
-  patch(w.bytes, w.layout.pairs[1].value_offset + kArrayHeader + 8 + 1, length);
-  return w.bytes;
+  return with_element_length(with_value(Value::array(ValueType::String, {str("a"), str("b")})), 1,
+                             1, length)
+      .bytes;
 }
 
 // One F32 tensor "t" of dims, after the architecture (and more pairs).
@@ -203,11 +205,7 @@ void header_cases(Cases& c) {
   for (const auto& [name, magic] : magics) {
     c.n("header_magic_" + name, "bad_magic",
         "the first 4 bytes must be \"GGUF\" (47 47 55 46); here they are a " + name + " variant",
-        [=, magic = magic] {
-          ByteVector b = minimal;
-          std::memcpy(b.data(), magic.data(), 4);
-          return b;
-        });
+        [=, magic = magic] { return with_magic(minimal, magic); });
   }
   const auto version_field = [&](std::uint32_t v) {
     return [=] {
@@ -270,12 +268,7 @@ void header_cases(Cases& c) {
 
 void count_cases(Cases& c) {
   const auto counts = [](std::uint64_t tensor_count, std::uint64_t kv_count) {
-    return [=] {
-      ByteVector b = bytes_of(minimal_document());
-      patch(b, 8, tensor_count);
-      patch(b, 16, kv_count);
-      return b;
-    };
+    return [=] { return with_counts(minimal_document(), tensor_count, kv_count); };
   };
   c.n("count_tensor_2p63", "bad_count", "tensor_count >= 2^63 (the reader reads it as int64)",
       counts(kPow63, 1), {"hostile"});
@@ -483,10 +476,8 @@ void key_cases(Cases& c) {
   c.n("key_length_past_eof", "truncated", "a key length larger than the bytes left",
       [] { return key_length(1000); });
   c.n("key_length_one_past_eof", "truncated", "a key length one more than the bytes left", [] {
-    Written w = write(with_value(str("hello")));
-    patch(w.bytes, w.layout.pairs[1].key_offset,
-          w.bytes.size() - w.layout.pairs[1].key_offset - 8 + 1);
-    return w.bytes;
+    const Written w = write(with_value(str("hello")));
+    return key_length(w.bytes.size() - w.layout.pairs[1].key_offset - 8 + 1);
   });
   c.n("key_length_2p63", "truncated", "a key length of 2^63", [] { return key_length(kPow63); },
       {"hostile"});
@@ -625,9 +616,9 @@ void array_cases(Cases& c) {
                                           : type == 255 ? "255"
                                                         : "max"),
         "bad_array", "an array element type outside 0..12 (" + std::to_string(type) + ")", [=] {
-          Written w = write(with_value(Value::array(ValueType::Uint8, {Value::u8(1)})));
-          patch(w.bytes, w.layout.pairs[1].value_offset, type);
-          return w.bytes;
+          return with_array_type(with_value(Value::array(ValueType::Uint8, {Value::u8(1)})), 1,
+                                 type)
+              .bytes;
         });
   }
   c.n("arr_count_past_eof", "truncated", "an array count larger than the elements present",
@@ -783,18 +774,10 @@ void tensor_info_cases(Cases& c) {
           "a tensor name with " + what + ": invalid for the spec; the reader does not check",
           named(text));
   }
-  c.n("tinfo_name_past_eof", "truncated", "a tensor name length larger than the bytes left", [] {
-    Written w = write(one_tensor({8}));
-    patch(w.bytes, w.layout.tensors[0].name_offset, std::uint64_t{100000});
-    return w.bytes;
-  });
+  c.n("tinfo_name_past_eof", "truncated", "a tensor name length larger than the bytes left",
+      [] { return with_tensor_name_length(one_tensor({8}), 0, 100000).bytes; });
   c.n("tinfo_name_length_2p63", "truncated", "a tensor name length of 2^63",
-      [] {
-        Written w = write(one_tensor({8}));
-        patch(w.bytes, w.layout.tensors[0].name_offset, kPow63);
-        return w.bytes;
-      },
-      {"hostile"});
+      [] { return with_tensor_name_length(one_tensor({8}), 0, kPow63).bytes; }, {"hostile"});
   const std::vector<std::vector<std::uint64_t>> shapes = {{}, {8}, {4, 2}, {2, 2, 2}, {2, 2, 1, 2}};
   for (std::size_t n = 0; n < shapes.size(); ++n) {
     c.y("tinfo_ndims_" + std::to_string(n),
@@ -807,12 +790,7 @@ void tensor_info_cases(Cases& c) {
         [=] { return bytes_of(one_tensor(std::vector<std::uint64_t>(n, 1))); });
   }
   c.n("tinfo_ndims_max", "bad_tensor_info", "n_dims 2^32-1 in a small file",
-      [] {
-        Written w = write(one_tensor({8}));
-        patch(w.bytes, w.layout.tensors[0].n_dims_offset, std::uint32_t{0xFFFFFFFFu});
-        return w.bytes;
-      },
-      {"hostile"});
+      [] { return with_n_dims(one_tensor({8}), 0, 0xFFFFFFFFu).bytes; }, {"hostile"});
   c.y("tinfo_dims_trailing_ones", "dims [8, 1, 1, 1]: exactly n_dims dims, trailing ones kept", [] {
     return bytes_of(one_tensor({8, 1, 1, 1}));
   });

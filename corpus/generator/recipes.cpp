@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -17,9 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "code_examples.hpp"
 #include "documents.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
+#include "hostile.hpp"
 
 namespace ggufcheck::corpus {
 
@@ -61,18 +62,26 @@ using testing::deeply_nested;
 using testing::document;
 using testing::minimal_document;
 using testing::model_document;
-using testing::nested_array;
 using testing::pair;
 using testing::patch;
 using testing::prefix;
 using testing::quantization_version;
 using testing::tensor;
-using testing::with_data;
+using testing::two_tensors_at;
+using testing::with_alignment;
+using testing::with_array_count;
+using testing::with_array_type;
+using testing::with_counts;
+using testing::with_element_length;
+using testing::with_key_length;
+using testing::with_magic;
+using testing::with_n_dims;
+using testing::with_string_length;
+using testing::with_tensor_name_length;
 
 constexpr std::uint64_t kMax64 = UINT64_MAX;
 constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
-constexpr std::uint64_t kWidth = 8;                 // u64 counts and lengths
-constexpr std::uint64_t kArrayHeader = 4 + kWidth;  // element type, count
+constexpr std::uint64_t kWidth = 8;  // u64 counts and lengths
 
 constexpr std::uint32_t kF32 = 0;
 constexpr std::uint32_t kF16 = 1;
@@ -84,54 +93,38 @@ constexpr std::uint32_t kI8 = 24;
 constexpr std::uint32_t kI32 = 26;
 constexpr std::uint32_t kI64 = 27;
 constexpr std::uint32_t kF64 = 28;
-constexpr std::uint32_t kMxfp4 = 39;
 
 // kv[1] "my.text" = "hello" with its length field set to `length` (nothing more written).
 ByteVector value_length(std::uint64_t length) {
-  Written w = write(document({pair("my.text", Value::string("hello"))}));
-  patch(w.bytes, w.layout.pairs[1].value_offset, length);
-  return w.bytes;
+  return with_string_length(document({pair("my.text", Value::string("hello"))}), 1, length).bytes;
 }
 ByteVector key_length(std::uint64_t length) {
-  Written w = write(document({pair("my.text", Value::string("hello"))}));
-  patch(w.bytes, w.layout.pairs[1].key_offset, length);
-  return w.bytes;
+  return with_key_length(document({pair("my.text", Value::string("hello"))}), 1, length).bytes;
 }
 ByteVector tensor_name_length(std::uint64_t length) {
-  Written w = write(document({}, {tensor("first", {8}), tensor("second", {8})}));
-  patch(w.bytes, w.layout.tensors[0].name_offset, length);
-  return w.bytes;
+  return with_tensor_name_length(document({}, {tensor("first", {8}), tensor("second", {8})}), 0,
+                                 length)
+      .bytes;
 }
 // kv[1] "my.list" a string array whose second element's length is set to `length`.
 ByteVector element_length(std::uint64_t length) {
-  Written w = write(document({pair(
-      "my.list", Value::array(ValueType::String, {Value::string("a"), Value::string("b")}))}));
-  patch(w.bytes, w.layout.pairs[1].value_offset + kArrayHeader + kWidth + 1, length);
-  return w.bytes;
+  return with_element_length(
+             document({pair("my.list", Value::array(ValueType::String,
+                                                    {Value::string("a"), Value::string("b")}))}),
+             1, 1, length)
+      .bytes;
 }
 // kv[1] "my.list" an array of two `element`s whose count is set to `count`.
 ByteVector array_count(ValueType element, Value item, std::uint64_t count) {
-  Written w = write(document({pair("my.list", Value::array(element, {item, item}))}));
-  patch(w.bytes, w.layout.pairs[1].value_offset + 4, count);
-  return w.bytes;
+  return with_array_count(document({pair("my.list", Value::array(element, {item, item}))}), 1,
+                          count)
+      .bytes;
 }
 
 // A header with these counts and nothing after it but minimal_document()'s one pair.
 ByteVector counts(std::optional<std::uint64_t> tensor_count,
                   std::optional<std::uint64_t> kv_count) {
-  WriteOptions options;
-  options.tensor_count = tensor_count;
-  options.kv_count = kv_count;
-  return write_bytes(minimal_document(), options);
-}
-
-// Two F32 [8] tensors (32 bytes each) at the offsets given, `data_bytes` of data behind them.
-ByteVector two_tensors_at(std::uint64_t first, std::uint64_t second, std::size_t data_bytes) {
-  Tensor a = tensor("a", {8}, kF32, first);
-  Tensor b = tensor("b", {8}, kF32, second);
-  a.data = std::vector<std::uint8_t>(data_bytes, 0);
-  b.data = std::vector<std::uint8_t>();
-  return write_bytes(document({}, {a, b}));
+  return with_counts(minimal_document(), tensor_count, kv_count);
 }
 
 // general.alignment = value over two tensors, laid out with `layout` (default 32: what readers
@@ -139,14 +132,7 @@ ByteVector two_tensors_at(std::uint64_t first, std::uint64_t second, std::size_t
 ByteVector alignment_value(Value value, std::uint32_t layout = 32) {
   WriteOptions options;
   options.alignment = layout;
-  return write_bytes(
-      document({pair("general.alignment", std::move(value))}, {tensor("a", {3}), tensor("b", {8})}),
-      options);
-}
-
-ByteVector with_magic(const char (&magic)[5], ByteVector bytes) {
-  std::memcpy(bytes.data(), magic, 4);
-  return bytes;
+  return write_bytes(with_alignment(std::move(value)), options);
 }
 
 // --- model-shaped documents --------------------------------------------------------------------
@@ -474,228 +460,18 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// --- codes/: one clean example per catalogue code ----------------------------------------------
+// --- codes/: one clean example per catalogue code (the testkit's code_examples.hpp) ----------
 
 void add_codes(Registry& r) {
   // "codes/GGUFnnnn-<catalogue name>", the code first in the declared list.
-  const auto code = [&r](const std::string& c, std::string description,
-                         std::vector<std::string> also, std::function<ByteVector()> build) {
-    const std::optional<Code> found = find_code(c);
-    if (!found) throw std::runtime_error(c + " is not in the catalogue");
-    std::vector<std::string> codes = {c};
-    codes.insert(codes.end(), also.begin(), also.end());
-    r.add("codes/" + c + "-" + std::string(catalogue_entry(*found).name), std::move(description),
-          std::move(codes), std::move(build));
-  };
-
-  code("GGUF0002", "an array nested 65 deep, one level past the default depth limit of 64",
-       {"GGUF2010"}, [] { return write_bytes(document({pair("my.nested", nested_array(65))})); });
-
-  code("GGUF1001", "the first 23 bytes of a 24-byte header", {},
-       [] { return prefix(write_bytes(Document{}), 23); });
-  code("GGUF1002", "the magic of a legacy GGJT file (\"tjgg\" as stored) on a minimal file", {},
-       [] { return with_magic("tjgg", write_bytes(minimal_document())); });
-  code("GGUF1003", "version 4 on a minimal file", {}, [] {
-    WriteOptions options;
-    options.version_field = 4;
-    return write_bytes(minimal_document(), options);
-  });
-  code("GGUF1004", "a genuine version 1 file (32-bit counts and lengths)", {}, [] {
-    Document d = minimal_document();
-    d.version = 1;
-    return write_bytes(d);
-  });
-  code("GGUF1005", "a valid version 2 file", {}, [] {
-    Document d = minimal_document();
-    d.version = 2;
-    return write_bytes(d);
-  });
-  code("GGUF1006", "a valid minimal file written big-endian", {}, [] {
-    Document d = minimal_document();
-    d.endian = Endian::Big;
-    return write_bytes(d);
-  });
-  code("GGUF1007", "tensor_count of 2^63 (negative as int64) on a minimal file", {},
-       [] { return counts(kPow63, std::nullopt); });
-
-  code("GGUF2001", "the file ends two bytes into a uint32 value", {}, [] {
-    const ByteVector bytes = write_bytes(document({pair("my.count", Value::u32(7))}));
-    return prefix(bytes, bytes.size() - 2);
-  });
-  code("GGUF2002", "a string value whose length (1000) runs past the end of the file", {},
-       [] { return value_length(1000); });
-  code("GGUF2003", "a metadata key of length 0", {},
-       [] { return write_bytes(document({pair("", Value::u8(1))})); });
-  code("GGUF2004", "general.name written twice", {}, [] {
-    return write_bytes(document(
-        {pair("general.name", Value::string("a")), pair("general.name", Value::string("b"))}));
-  });
-  code("GGUF2005", "a key with a control byte (my\\x01key)", {},
-       [] { return write_bytes(document({pair("my\x01key", Value::u8(1))})); });
-  code("GGUF2006", "a printable key that is not lower_snake_case (my.Key)", {},
-       [] { return write_bytes(document({pair("my.Key", Value::u8(1))})); });
-  code("GGUF2007", "a key of 65536 bytes", {},
-       [] { return write_bytes(document({pair(std::string(65536, 'a'), Value::u8(1))})); });
-  code("GGUF2008", "value type 13", {},
-       [] { return write_bytes(document({pair("my.key", Value::u8(1), 13)})); });
-  code("GGUF2009", "an array of element type 13", {}, [] {
-    return write_bytes(document({pair("my.arr", Value::array(static_cast<ValueType>(13), {}))}));
-  });
-  code("GGUF2010", "an array of one empty uint8 array", {},
-       [] { return write_bytes(document({pair("my.nested", nested_array(2))})); });
-  code("GGUF2011", "a uint32 array of 2 elements whose count says 1000", {},
-       [] { return array_count(ValueType::Uint32, Value::u32(1), 1000); });
-  code("GGUF2012", "a bool byte of 2", {},
-       [] { return write_bytes(document({pair("my.flag", Value::bool_byte(2))})); });
-  code("GGUF2013", "a string value with the byte 0xff", {},
-       [] { return write_bytes(document({pair("my.text", Value::string("a\xff!"))})); });
-  code("GGUF2014",
-       "a string value declaring 2^30 + 1 bytes (over llama.cpp's 1 GiB limit) in a tiny file",
-       {"GGUF2002"}, [] { return value_length(kReferenceStringLimit + 1); });
-  code("GGUF2015",
-       "a uint8 array declaring 2^30 + 1 elements (over llama.cpp's limit) in a tiny file",
-       {"GGUF2011"}, [] { return array_count(ValueType::Uint8, Value::u8(1), (1ULL << 30) + 1); });
-  code("GGUF2016", "a string value with a NUL byte inside", {}, [] {
-    return write_bytes(document({pair("my.text", Value::string(std::string("ab\0c", 4)))}));
-  });
-
-  code("GGUF3001", "the file ends inside the first tensor info's offset", {}, [] {
-    const Written w = write(document({}, {tensor("w", {4})}));
-    return prefix(w.bytes, w.layout.tensors[0].offset_offset + 4);
-  });
-  code("GGUF3002", "a tensor name of 65 bytes", {},
-       [] { return write_bytes(document({}, {tensor(std::string(65, 'a'), {4})})); });
-  code("GGUF3003", "a tensor name of length 0", {},
-       [] { return write_bytes(document({}, {tensor("", {4})})); });
-  code("GGUF3004", "two tensors named w", {}, [] {
-    return write_bytes(document({}, {tensor("w", {4}), tensor("w", {4})}));
-  });
-  code("GGUF3005", "a tensor name with a control byte (w\\x01)", {},
-       [] { return write_bytes(document({}, {tensor("w\x01", {4})})); });
-  code("GGUF3006", "a tensor of 5 dims", {}, [] {
-    return write_bytes(document({}, {tensor("w", {1, 1, 1, 1, 1})}));
-  });
-  code("GGUF3007", "a tensor whose ne[1] is 2^63", {}, [] {
-    return write_bytes(document({}, {tensor("w", {4, kPow63})}));
-  });
-  code("GGUF3008", "a tensor whose ne[1] is 0", {}, [] {
-    return write_bytes(document({}, {tensor("w", {4, 0})}));
-  });
-  code("GGUF3009", "dims [2^32, 2^32]: the element count wraps to exactly 0 modulo 2^64", {}, [] {
-    return write_bytes(document({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
-  });
-  code("GGUF3010", "tensor type 43", {},
-       [] { return write_bytes(document({}, {tensor("w", {4}, 43)})); });
-  code("GGUF3011", "tensor type 4 (the removed Q4_2)", {},
-       [] { return write_bytes(document({}, {tensor("w", {32}, 4)})); });
-  code("GGUF3012", "a Q8_0 tensor whose rows are 16 elements (the block is 32)", {}, [] {
-    return write_bytes(document({quantization_version()}, {tensor("w", {16, 2}, kQ8_0)}));
-  });
-  code("GGUF3013", "an F32 tensor of 2^62 elements: its byte size overflows 64 bits", {},
-       [] { return write_bytes(document({}, {tensor("w", {1ULL << 62})})); });
-  code("GGUF3014", "a valid MXFP4 (type 39) tensor", {},
-       [] { return write_bytes(document({quantization_version()}, {tensor("w", {32}, kMxfp4)})); });
-  code("GGUF3015", "a valid tensor of n_dims 0 (a scalar)", {},
-       [] { return write_bytes(document({}, {tensor("w", {})})); });
-
-  code("GGUF4001",
-       "a tensor at offset 8 with alignment 32 (it cannot be the running sum of padded sizes)",
-       {"GGUF4004"}, [] { return write_bytes(document({}, {tensor("w", {4}, kF32, 8)})); });
-  code("GGUF4002", "tensor b starts inside tensor a ([0, 64) and [32, 96))", {"GGUF4004"}, [] {
-    return write_bytes(document({}, {with_data(tensor("a", {16}, kF32, 0), 96),
-                                     with_data(tensor("b", {16}, kF32, 32), 0)}));
-  });
-  code("GGUF4003", "a 64-byte tensor with 32 bytes of data in the file", {},
-       [] { return write_bytes(document({}, {with_data(tensor("w", {16}), 32)})); });
-  code("GGUF4004", "a gap of 32 bytes between two tensors", {}, [] {
-    return write_bytes(document(
-        {}, {with_data(tensor("a", {8}, kF32, 0), 96), with_data(tensor("b", {8}, kF32, 64), 0)}));
-  });
-  code("GGUF4005", "a 0x01 byte in the padding before the data section", {}, [] {
-    Written w = write(document({}, {tensor("w", {4})}));
-    w.bytes.at(w.layout.infos_end + 1) = 0x01;
-    return w.bytes;
-  });
-  code("GGUF4006", "the file ends one byte into the padding before the data section", {}, [] {
-    const Written w = write(document({}, {tensor("w", {4})}));
-    return prefix(w.bytes, w.layout.infos_end + 1);
-  });
-  code("GGUF4007", "the last tensor is not padded to the alignment", {}, [] {
-    WriteOptions options;
-    options.pad_after_last_tensor = false;
-    return write_bytes(document({}, {tensor("w", {4})}), options);
-  });
-  code("GGUF4008", "three bytes after the padded data section", {}, [] {
-    WriteOptions options;
-    options.trailing = {1, 2, 3};
-    return write_bytes(document({}, {tensor("w", {4})}), options);
-  });
-
-  code("GGUF5001", "general.alignment stored as uint64", {},
-       [] { return write_bytes(document({pair("general.alignment", Value::u64(32))})); });
-  code("GGUF5002", "general.alignment = 0", {},
-       [] { return write_bytes(document({pair("general.alignment", Value::u32(0))})); });
-  code("GGUF5003", "general.alignment = 24", {},
-       [] { return write_bytes(document({pair("general.alignment", Value::u32(24))})); });
-  code("GGUF5004", "general.alignment = 4", {},
-       [] { return write_bytes(document({pair("general.alignment", Value::u32(4))})); });
-  code("GGUF5005", "general.alignment = 131072", {},
-       [] { return write_bytes(document({pair("general.alignment", Value::u32(131072))})); });
-  code("GGUF5006", "the 24-byte header alone: no metadata, no general.architecture", {},
-       [] { return write_bytes(Document{}); });
-  code("GGUF5007", "a Q8_0 tensor without general.quantization_version", {},
-       [] { return write_bytes(document({}, {tensor("w", {32}, kQ8_0)})); });
-  code("GGUF5008", "general.name stored as uint32", {},
-       [] { return write_bytes(document({pair("general.name", Value::u32(1))})); });
-  code("GGUF5009", "two tokenizer scores for three tokens", {}, [] {
-    return write_bytes(
-        document({pair("tokenizer.ggml.tokens",
-                       Value::array(ValueType::String,
-                                    {Value::string("a"), Value::string("b"), Value::string("c")})),
-                  pair("tokenizer.ggml.scores",
-                       Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0)}))}));
-  });
-  code("GGUF5010", "tokenizer.ggml.bos_token_id = 2 with two tokens", {}, [] {
-    return write_bytes(
-        document({pair("tokenizer.ggml.tokens",
-                       Value::array(ValueType::String, {Value::string("a"), Value::string("b")})),
-                  pair("tokenizer.ggml.bos_token_id", Value::u32(2))}));
-  });
-
-  // Writer diagnosis: a small file with one tensor written with one of the course chapter's
-  // mistakes. The structural errors are what the reader hits when it reads the misplaced bytes
-  // the right way (checked by hand, see the comments); the note names the mistake.
-  const Document small = document({pair("general.name", Value::string("w"))}, {tensor("w", {4})});
-  // kv[0]'s key (length 20) is followed by a NUL: its value type reads 00 08 00 00, 2048.
-  code("GGUF1901", "a small file whose writer put a NUL after every string", {"GGUF2008"}, [small] {
-    WriteOptions options;
-    options.nul_terminated_strings = true;
-    return write_bytes(small, options);
-  });
-  // Bytes 24..32 (alignment 32, 4 padding bytes) read as kv[0]'s key length 32: the key is the
-  // real length field (NUL bytes) and "general.architecture" and the type (2005); the value
-  // type is the low half of the value's length (5, int32); kv[1]'s key length is "llama" and
-  // three bytes after it, far over 1 GiB and past the end (2002, 2014).
-  code("GGUF1902", "a small file with a 40-byte header (u32 alignment, 4 padding bytes)",
-       {"GGUF2002", "GGUF2005", "GGUF2014"}, [small] {
-         WriteOptions options;
-         options.header_alignment_field = true;
-         return write_bytes(small, options);
-       });
-  // Tensor a (offset 0, type 0) reads the same either way; tensor b's type reads the low half
-  // of its offset 32: the removed type 32 (Q4_0_4_8).
-  code("GGUF1903", "a file of two tensors whose writer put the offset before the type",
-       {"GGUF3011"}, [] {
-         WriteOptions options;
-         options.offset_before_type = true;
-         return write_bytes(document({}, {tensor("a", {8}), tensor("b", {8})}), options);
-       });
-  // tensor_count (u32 1) and kv_count (u32 2) read as one u64: 0x0000000200000001 tensors.
-  code("GGUF1904", "a small v3 file whose counts and lengths are 32-bit", {"GGUF1007"}, [small] {
-    WriteOptions options;
-    options.narrow_widths = true;
-    return write_bytes(small, options);
-  });
+  for (const testing::CodeExample& example : testing::code_examples()) {
+    std::string id = "codes/" + code_string(example.code) + "-" +
+                     std::string(catalogue_entry(example.code).name);
+    std::vector<std::string> codes = {code_string(example.code)};
+    for (const Code also : example.also) codes.push_back(code_string(also));
+    r.add(std::move(id), std::string(example.description), std::move(codes),
+          [build = example.build] { return build().bytes; });
+  }
 }
 
 // --- codes/GGUF1002-bad-magic-<kind>: files that are not GGUF ------------------------------
@@ -941,11 +717,11 @@ void add_threats(Registry& r) {
   t("A1-23-byte-file", "a model's first 23 bytes, one short of the header", {"GGUF1001"},
     [] { return prefix(write_bytes(model_document()), 23); });
   t("A2-legacy-ggml-magic", "a model with the legacy GGML magic as stored (\"lmgg\")", {"GGUF1002"},
-    [] { return with_magic("lmgg", write_bytes(model_document())); });
+    [] { return with_magic(write_bytes(model_document()), "lmgg"); });
   t("A2-legacy-ggjt-magic", "a model with the legacy GGJT magic spelled out (\"GGJT\")",
-    {"GGUF1002"}, [] { return with_magic("GGJT", write_bytes(model_document())); });
+    {"GGUF1002"}, [] { return with_magic(write_bytes(model_document()), "GGJT"); });
   t("A2-wrong-magic-escape-bytes", "a model whose magic is an escape sequence (\\xff\\x1b[2)",
-    {"GGUF1002"}, [] { return with_magic("\xff\x1b[2", write_bytes(model_document())); });
+    {"GGUF1002"}, [] { return with_magic(write_bytes(model_document()), "\xff\x1b[2"); });
   for (const std::uint32_t version : {0u, 4u, 0xFFFFFFFFu}) {
     t("A3-version-" + (version == 0xFFFFFFFFu ? std::string("ffffffff") : std::to_string(version)),
       "a model whose version field is " + std::to_string(version), {"GGUF1003"}, [version] {
@@ -968,17 +744,10 @@ void add_threats(Registry& r) {
       return write_bytes(model_document(), options);
     });
   t("A4-tensor-count-wraps", "a model with tensor_count 0x1D1D1D1D1D1D1D1D (Talos)", {"GGUF1007"},
-    [] {
-      ByteVector bytes = write_bytes(model_document());
-      patch<std::uint64_t>(bytes, 8, 0x1D1D1D1D1D1D1D1DULL);
-      return bytes;
-    });
+    [] { return with_counts(model_document(), 0x1D1D1D1D1D1D1D1DULL, std::nullopt); });
   t("A5-kv-count-wraps", "a model with kv_count 0x055555555555555a (x48 wraps 64 bits)",
-    {"GGUF1007"}, [] {
-      ByteVector bytes = write_bytes(model_document());
-      patch<std::uint64_t>(bytes, 16, 0x055555555555555AULL);
-      return bytes;
-    });
+    {"GGUF1007"},
+    [] { return with_counts(model_document(), std::nullopt, 0x055555555555555AULL); });
   t("A6-kv-count-above-pairs", "kv_count 6 for 4 pairs, the file ending inside the last value",
     {"GGUF2001"}, [] {
       const Written w = write(document({pair("general.name", Value::string("x")),
@@ -1074,10 +843,11 @@ void add_threats(Registry& r) {
   for (const std::uint32_t type : {13u, 0xFFFFFFFFu}) {
     t("C2-array-type-" + (type == 13 ? std::string("13") : hex_id(type)),
       "an array of element type " + std::to_string(type), {"GGUF2009"}, [type] {
-        Written w = write(document(
-            {pair("general.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}));
-        patch<std::uint32_t>(w.bytes, w.layout.pairs[1].value_offset, type);
-        return w.bytes;
+        return with_array_type(
+                   document({pair("general.list",
+                                  Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}))}),
+                   1, type)
+            .bytes;
       });
   }
   t("C3-nested-array", "an array of two uint8 arrays", {"GGUF2010"}, [] {
@@ -1109,10 +879,11 @@ void add_threats(Registry& r) {
     return write_bytes(d);
   });
   t("C5-100000-element-array", "a uint8 array of 100000 elements, all present", {}, [] {
-    Written w = write(document({pair("my.blob", Value::array(ValueType::Uint8, {}))}));
-    patch<std::uint64_t>(w.bytes, w.layout.pairs[1].value_offset + 4, 100000);
-    w.bytes.resize(w.bytes.size() + 100000, 0x5A);
-    return w.bytes;
+    ByteVector bytes =
+        with_array_count(document({pair("my.blob", Value::array(ValueType::Uint8, {}))}), 1, 100000)
+            .bytes;
+    bytes.resize(bytes.size() + 100000, 0x5A);
+    return bytes;
   });
   t("C6-bool-byte-2", "tokenizer.ggml.add_bos_token stored as the byte 2", {"GGUF2012"}, [] {
     return write_bytes(document({pair("tokenizer.ggml.add_bos_token", Value::bool_byte(2))}));
@@ -1127,11 +898,11 @@ void add_threats(Registry& r) {
   // D: tensor infos
   t("D1-bad-name-length-then-more-tensors",
     "the second of three tensor names with a length past the end of the file", {"GGUF2002"}, [] {
-      Written w = write(
-          document({}, {tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})}));
+      const Document d =
+          document({}, {tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})});
+      const Written w = write(d);
       const std::uint64_t site = w.layout.tensors[1].name_offset;
-      patch<std::uint64_t>(w.bytes, site, w.bytes.size() - site - kWidth + 1);
-      return w.bytes;
+      return with_tensor_name_length(d, 1, w.bytes.size() - site - kWidth + 1).bytes;
     });
   t("D2-tensor-name-64-bytes", "a tensor name of 64 bytes (fine for the spec, not for ggml)",
     {"GGUF3002"}, [] {
@@ -1153,11 +924,8 @@ void add_threats(Registry& r) {
     return write_bytes(document({}, {tensor("w", {1, 1, 1, 1, 1})}));
   });
   // The 2^32 - 1 dims the record declares also run past the end of the file (3001).
-  t("D4-n-dims-ffffffff", "a tensor whose n_dims is 0xFFFFFFFF", {"GGUF3006", "GGUF3001"}, [] {
-    Written w = write(document({}, {tensor("w", {4})}));
-    patch<std::uint32_t>(w.bytes, w.layout.tensors[0].n_dims_offset, 0xFFFFFFFFu);
-    return w.bytes;
-  });
+  t("D4-n-dims-ffffffff", "a tensor whose n_dims is 0xFFFFFFFF", {"GGUF3006", "GGUF3001"},
+    [] { return with_n_dims(document({}, {tensor("w", {4})}), 0, 0xFFFFFFFFu).bytes; });
   t("D5-dim-all-ones", "a tensor whose ne[1] is 2^64 - 1 (-1 as int64)", {"GGUF3007"}, [] {
     return write_bytes(document({}, {tensor("w", {4, kMax64})}));
   });
@@ -1391,11 +1159,8 @@ void add_hostile(Registry& r) {
     [] { return array_count(ValueType::Float64, Value::f64(1), kPow63); });
   h("nested-array-1000-deep", "arrays nested 1001 deep", {"GGUF0002", "GGUF2010"},
     [] { return deeply_nested(1000); });
-  h("n-dims-ffffffff", "a tensor info with n_dims 0xFFFFFFFF", {"GGUF3006", "GGUF3001"}, [] {
-    Written w = write(document({}, {tensor("w", {4})}));
-    patch<std::uint32_t>(w.bytes, w.layout.tensors[0].n_dims_offset, 0xFFFFFFFFu);
-    return w.bytes;
-  });
+  h("n-dims-ffffffff", "a tensor info with n_dims 0xFFFFFFFF", {"GGUF3006", "GGUF3001"},
+    [] { return with_n_dims(document({}, {tensor("w", {4})}), 0, 0xFFFFFFFFu).bytes; });
   // CVE-2025-53630: offset + padded size wraps; the offset is not the running sum (0) and the
   // data is far past the end.
   h("offset-near-2-64", "a tensor at offset 2^64 - 32", {"GGUF3013", "GGUF4003", "GGUF4004"},

@@ -23,9 +23,11 @@
 #include <string_view>
 #include <vector>
 
+#include "code_examples.hpp"
 #include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
+#include "hostile.hpp"
 #include "read/file_kind.hpp"
 #include "test_support.hpp"
 
@@ -39,6 +41,7 @@ using ggufcheck::testing::ByteVector;
 using ggufcheck::testing::check;
 using ggufcheck::testing::codes;
 using ggufcheck::testing::document;
+using ggufcheck::testing::example;
 using ggufcheck::testing::find;
 using ggufcheck::testing::minimal_document;
 using ggufcheck::testing::model_document;
@@ -47,7 +50,10 @@ using ggufcheck::testing::pair;
 using ggufcheck::testing::patch;
 using ggufcheck::testing::quantization_version;
 using ggufcheck::testing::tensor;
+using ggufcheck::testing::with_array_count;
 using ggufcheck::testing::with_data;
+using ggufcheck::testing::with_key_length;
+using ggufcheck::testing::with_tensor_name_length;
 
 // --- the contract: design.md section 3, transcribed --------------------------------------------
 
@@ -150,8 +156,6 @@ Severity expected_severity(Code code, Profile profile) {
 constexpr std::uint64_t kSizeWidth = 8;  // u64 counts and lengths (v2, v3)
 constexpr std::uint32_t kF32 = 0;
 constexpr std::uint32_t kF64 = 28;
-constexpr std::uint32_t kQ8_0 = 8;
-constexpr std::uint32_t kMxfp4 = 39;
 
 constexpr std::uint64_t kArrayHeader = 4 + kSizeWidth;  // element type, count
 
@@ -498,7 +502,7 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::LimitExceeded, "ArraysNested65Deep",
        [] {
-         const Written w = write(document({pair("my.nested", nested_array(65))}));
+         const Written w = example(Code::LimitExceeded);
          // The array at depth 63 (0-based) is the 64th level; its element type (array) would
          // make a 65th.
          return at(w.bytes, w.layout.pairs[1].value_offset + 63 * kArrayHeader, 4,
@@ -549,7 +553,7 @@ std::vector<CodeCase> code_cases() {
 
       // --- GGUF1xxx: header ---------------------------------------------------------------------
       {Code::TruncatedHeader, "23Bytes",
-       [] { return at(truncated(write_bytes(Document{}), 23), 0, 23, "header"); }},
+       [] { return at(example(Code::TruncatedHeader).bytes, 0, 23, "header"); }},
       {Code::TruncatedHeader, "OnlyMagic",
        [] { return at(truncated(write_bytes(Document{}), 4), 0, 4, "header"); }},
       {Code::TruncatedHeader, "Version1Of15Bytes",
@@ -560,9 +564,7 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::BadMagic, "LegacyGgjt",
        [] {
-         ByteVector bytes = write_bytes(minimal_document());
-         std::memcpy(bytes.data(), "tjgg", 4);  // GGJT stored as a little-endian u32
-         Scenario s = at(bytes, 0, 4, "header.magic");
+         Scenario s = at(example(Code::BadMagic).bytes, 0, 4, "header.magic");
          s.message_has = ": this is a legacy GGJT file (pre-GGUF ggml format)";
          s.hint_has = "legacy ggml";
          return s;
@@ -587,11 +589,7 @@ std::vector<CodeCase> code_cases() {
          return s;
        }},
       {Code::UnsupportedVersion, "Version4",
-       [] {
-         WriteOptions options;
-         options.version_field = 4;
-         return at(write_bytes(minimal_document(), options), 4, 4, "header.version");
-       }},
+       [] { return at(example(Code::UnsupportedVersion).bytes, 4, 4, "header.version"); }},
       {Code::UnsupportedVersion, "Version0",
        [] {
          WriteOptions options;
@@ -599,28 +597,14 @@ std::vector<CodeCase> code_cases() {
          return at(write_bytes(minimal_document(), options), 4, 4, "header.version");
        }},
       {Code::ObsoleteVersion, "Version1",
-       [] {
-         Document doc = minimal_document();
-         doc.version = 1;
-         return at(write_bytes(doc), 4, 4, "header.version");
-       }},
+       [] { return at(example(Code::ObsoleteVersion).bytes, 4, 4, "header.version"); }},
       {Code::OldVersion, "Version2",
-       [] {
-         Document doc = minimal_document();
-         doc.version = 2;
-         return at(write_bytes(doc), 4, 4, "header.version");
-       }},
+       [] { return at(example(Code::OldVersion).bytes, 4, 4, "header.version"); }},
       {Code::ByteSwappedFile, "BigEndian",
-       [] {
-         Document doc = minimal_document();
-         doc.endian = Endian::Big;
-         return at(write_bytes(doc), 4, 4, "header.version");
-       }},
+       [] { return at(example(Code::ByteSwappedFile).bytes, 4, 4, "header.version"); }},
       {Code::ImpossibleCount, "TensorCountNegative",
        [] {
-         WriteOptions options;
-         options.tensor_count = 1ULL << 63;
-         return at(write_bytes(minimal_document(), options), 8, kSizeWidth, "header.tensor_count");
+         return at(example(Code::ImpossibleCount).bytes, 8, kSizeWidth, "header.tensor_count");
        }},
       {Code::ImpossibleCount, "KvCountNegative",
        [] {
@@ -644,10 +628,9 @@ std::vector<CodeCase> code_cases() {
       // --- GGUF2xxx: metadata -------------------------------------------------------------------
       {Code::TruncatedMetadata, "InsideValue",
        [] {
-         const Written w = write(document({pair("my.count", Value::u32(7))}));
-         const std::uint64_t size = w.bytes.size() - 2;
+         const Written w = example(Code::TruncatedMetadata);
          const std::uint64_t start = w.layout.pairs[1].offset;
-         return at(truncated(w.bytes, size), start, size - start, kv_path(1, "my.count"));
+         return at(w.bytes, start, w.bytes.size() - start, kv_path(1, "my.count"));
        }},
       {Code::TruncatedMetadata, "KvCountBeyondPairs",
        [] {  // threats.md A6: the file ends where kv[1] should start
@@ -658,42 +641,39 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::TruncatedString, "Value",
        [] {
-         Written w = write(document({pair("my.text", Value::string("hello"))}));
+         const Written w = example(Code::TruncatedString);
          const std::uint64_t at_length = w.layout.pairs[1].value_offset;
-         patch(w.bytes, at_length, std::uint64_t{1000});
          return at(w.bytes, at_length, w.bytes.size() - at_length, kv_path(1, "my.text"));
        }},
       {Code::TruncatedString, "Key",
        [] {
-         Written w = write(document({pair("my.text", Value::string("hello"))}));
+         const Written w = with_key_length(document({pair("my.text", Value::string("hello"))}), 1,
+                                           0xFFFFFFFFFFFFFFFFULL);  // threats.md B1
          const std::uint64_t key = w.layout.pairs[1].key_offset;
-         patch(w.bytes, key, std::uint64_t{0xFFFFFFFFFFFFFFFFULL});  // threats.md B1
          Scenario s = at(w.bytes, key, w.bytes.size() - key, "kv[1] key");
          s.also = {Code::StringTooLong};  // over ggml's limit too, which ggml checks first
          return s;
        }},
       {Code::TruncatedString, "TensorName",
        [] {
-         Written w = write(document({}, {tensor("w", {4})}));
+         const Written w = with_tensor_name_length(document({}, {tensor("w", {4})}), 0, 1000);
          const std::uint64_t name = w.layout.tensors[0].name_offset;
-         patch(w.bytes, name, std::uint64_t{1000});
          return at(w.bytes, name, w.bytes.size() - name, "tensor[0] name");
        }},
       {Code::EmptyKey, "EmptyKey",
        [] {
-         const Written w = write(document({pair("", Value::u8(1))}));
+         const Written w = example(Code::EmptyKey);
          return at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth, kv_path(1, "", "key"));
        }},
       {Code::DuplicateKey, "SameKeyTwice",
        [] {
-         const Written w = write(document(
-             {pair("general.name", Value::string("a")), pair("general.name", Value::string("b"))}));
+         const Written w = example(Code::DuplicateKey);
          return at(w.bytes, w.layout.pairs[2].key_offset, kSizeWidth + 12,
                    kv_path(2, "general.name", "key"));
        }},
       {Code::InvalidKeyBytes, "ControlByte",
        [] {
-         const Written w = write(document({pair("my\x01key", Value::u8(1))}));
+         const Written w = example(Code::InvalidKeyBytes);
          return at(w.bytes, w.layout.pairs[1].key_offset + kSizeWidth + 2, 1,
                    kv_path(1, "my\\x01key", "key"));
        }},
@@ -705,7 +685,7 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::UnconventionalKey, "UpperCase",
        [] {
-         const Written w = write(document({pair("my.Key", Value::u8(1))}));
+         const Written w = example(Code::UnconventionalKey);
          return at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 6,
                    kv_path(1, "my.Key", "key"));
        }},
@@ -717,13 +697,13 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::KeyTooLong, "65536Bytes",
        [] {
-         const Written w = write(document({pair(std::string(65536, 'a'), Value::u8(1))}));
+         const Written w = example(Code::KeyTooLong);
          return at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 65536,
                    kv_path(1, std::string(80, 'a') + "...(65536 bytes)", "key"));
        }},
       {Code::UnknownValueType, "Type13",
        [] {
-         const Written w = write(document({pair("my.key", Value::u8(1), 13)}));
+         const Written w = example(Code::UnknownValueType);
          return at(w.bytes, w.layout.pairs[1].type_offset, 4, kv_path(1, "my.key", "type"));
        }},
       {Code::UnknownValueType, "TypeFfffffff",
@@ -733,38 +713,35 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::UnknownArrayType, "ElementType13",
        [] {
-         const Written w =
-             write(document({pair("my.arr", Value::array(static_cast<ValueType>(13), {}))}));
+         const Written w = example(Code::UnknownArrayType);
          return at(w.bytes, w.layout.pairs[1].value_offset, 4,
                    kv_path(1, "my.arr", "element type"));
        }},
       {Code::NestedArray, "ArrayOfArrays",
        [] {
-         const Written w = write(document({pair("my.nested", nested_array(2))}));
+         const Written w = example(Code::NestedArray);
          return at(w.bytes, w.layout.pairs[1].value_offset, 4,
                    kv_path(1, "my.nested", "element type"));
        }},
       {Code::ImpossibleArrayCount, "CountBeyondFile",
        [] {
-         Written w = write(document(
-             {pair("my.arr", Value::array(ValueType::Uint32, {Value::u32(1), Value::u32(2)}))}));
-         const std::uint64_t count = w.layout.pairs[1].value_offset + 4;
-         patch(w.bytes, count, std::uint64_t{1000});
-         return at(w.bytes, count, kSizeWidth, kv_path(1, "my.arr", "count"));
+         const Written w = example(Code::ImpossibleArrayCount);
+         return at(w.bytes, w.layout.pairs[1].value_offset + 4, kSizeWidth,
+                   kv_path(1, "my.list", "count"));
        }},
       {Code::ImpossibleArrayCount, "StringCountWraps",
        [] {  // threats.md C4: count x 16 wraps 64 bits
-         Written w = write(
-             document({pair("my.arr", Value::array(ValueType::String, {Value::string("a")}))}));
+         const Written w = with_array_count(
+             document({pair("my.arr", Value::array(ValueType::String, {Value::string("a")}))}), 1,
+             0x1000000000000001ULL);
          const std::uint64_t count = w.layout.pairs[1].value_offset + 4;
-         patch(w.bytes, count, std::uint64_t{0x1000000000000001ULL});
          Scenario s = at(w.bytes, count, kSizeWidth, kv_path(1, "my.arr", "count"));
          s.also = {Code::ArrayTooLong};  // over ggml's limit too, which ggml checks first
          return s;
        }},
       {Code::NonCanonicalBool, "Scalar",
        [] {
-         const Written w = write(document({pair("my.flag", Value::bool_byte(2))}));
+         const Written w = example(Code::NonCanonicalBool);
          return at(w.bytes, w.layout.pairs[1].value_offset, 1, kv_path(1, "my.flag"));
        }},
       {Code::NonCanonicalBool, "InArray",
@@ -778,7 +755,7 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::InvalidUtf8, "Value",
        [] {
-         const Written w = write(document({pair("my.text", Value::string("a\xff!"))}));
+         const Written w = example(Code::InvalidUtf8);
          return at(w.bytes, w.layout.pairs[1].value_offset, kSizeWidth + 3, kv_path(1, "my.text"));
        }},
       {Code::InvalidUtf8, "InStringArray",
@@ -799,20 +776,18 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::StringTooLong, "DeclaredPastTheEndOfTheFile",
        [] {  // ggml checks the limit before the bytes left, so a small file triggers it
-         Written w = write(document({pair("my.text", Value::string("hello"))}));
-         const std::uint64_t length = w.layout.pairs[1].value_offset;
-         patch(w.bytes, length, kReferenceStringLimit + 1);
-         Scenario s = at(w.bytes, length, kSizeWidth, kv_path(1, "my.text"));
+         const Written w = example(Code::StringTooLong);
+         Scenario s =
+             at(w.bytes, w.layout.pairs[1].value_offset, kSizeWidth, kv_path(1, "my.text"));
          s.also = {Code::TruncatedString};
          s.message_has = "string length 1073741825 exceeds the reference limit of 1 GiB";
          return s;
        }},
       {Code::ArrayTooLong, "DeclaredPastTheEndOfTheFile",
        [] {
-         Written w = write(document({pair("my.arr", Value::array(ValueType::Uint8, {}))}));
-         const std::uint64_t count = w.layout.pairs[1].value_offset + 4;
-         patch(w.bytes, count, kReferenceArrayLimit + 1);
-         Scenario s = at(w.bytes, count, kSizeWidth, kv_path(1, "my.arr", "count"));
+         const Written w = example(Code::ArrayTooLong);
+         Scenario s = at(w.bytes, w.layout.pairs[1].value_offset + 4, kSizeWidth,
+                         kv_path(1, "my.list", "count"));
          s.also = {Code::ImpossibleArrayCount};
          return s;
        }},
@@ -823,35 +798,32 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::NulInString, "Value",
        [] {
-         const Written w =
-             write(document({pair("my.text", Value::string(std::string("ab\0c", 4)))}));
+         const Written w = example(Code::NulInString);
          return at(w.bytes, w.layout.pairs[1].value_offset, kSizeWidth + 4, kv_path(1, "my.text"));
        }},
 
       // --- GGUF3xxx: tensor infos ---------------------------------------------------------------
       {Code::TruncatedTensorInfo, "InsideOffset",
        [] {
-         const Written w = write(document({}, {tensor("w", {4})}));
+         const Written w = example(Code::TruncatedTensorInfo);
          const std::uint64_t start = w.layout.tensors[0].name_offset;
-         const std::uint64_t size = w.layout.tensors[0].offset_offset + 4;
-         return at(truncated(w.bytes, size), start, size - start, tensor_path(0, "w"));
+         return at(w.bytes, start, w.bytes.size() - start, tensor_path(0, "w"));
        }},
       {Code::TensorNameTooLong, "65Bytes",
        [] {
-         const std::string name(65, 'a');
-         const Written w = write(document({}, {tensor(name, {4})}));
+         const Written w = example(Code::TensorNameTooLong);
          return at(w.bytes, w.layout.tensors[0].name_offset, kSizeWidth + 65,
-                   tensor_path(0, name, "name"));
+                   tensor_path(0, std::string(65, 'a'), "name"));
        }},
       {Code::EmptyTensorName, "Empty",
        [] {
-         const Written w = write(document({}, {tensor("", {4})}));
+         const Written w = example(Code::EmptyTensorName);
          return at(w.bytes, w.layout.tensors[0].name_offset, kSizeWidth,
                    tensor_path(0, "", "name"));
        }},
       {Code::DuplicateTensorName, "SameNameTwice",
        [] {
-         const Written w = write(document({}, {tensor("w", {4}), tensor("w", {4})}));
+         const Written w = example(Code::DuplicateTensorName);
          return at(w.bytes, w.layout.tensors[1].name_offset, kSizeWidth + 1,
                    tensor_path(1, "w", "name"));
        }},
@@ -865,7 +837,7 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::InvalidTensorNameBytes, "ControlByte",
        [] {
-         const Written w = write(document({}, {tensor("w\x01", {4})}));
+         const Written w = example(Code::InvalidTensorNameBytes);
          return at(w.bytes, w.layout.tensors[0].name_offset + kSizeWidth + 1, 1,
                    tensor_path(0, "w\\x01", "name"));
        }},
@@ -877,18 +849,18 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::TooManyDims, "FiveDims",
        [] {
-         const Written w = write(document({}, {tensor("w", {1, 1, 1, 1, 1})}));
+         const Written w = example(Code::TooManyDims);
          return at(w.bytes, w.layout.tensors[0].n_dims_offset, 4, tensor_path(0, "w", "n_dims"));
        }},
       {Code::NegativeDim, "Dim1Is2Pow63",
        [] {
-         const Written w = write(document({}, {tensor("w", {4, 1ULL << 63})}));
+         const Written w = example(Code::NegativeDim);
          return at(w.bytes, w.layout.tensors[0].dims_offset + kSizeWidth, kSizeWidth,
                    tensor_path(0, "w", "dims[1]"));
        }},
       {Code::ZeroDim, "Dim1IsZero",
        [] {
-         const Written w = write(document({}, {tensor("w", {4, 0})}));
+         const Written w = example(Code::ZeroDim);
          return at(w.bytes, w.layout.tensors[0].dims_offset + kSizeWidth, kSizeWidth,
                    tensor_path(0, "w", "dims[1]"));
        }},
@@ -900,29 +872,29 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::ElementCountOverflow, "ProductWrapsToZero",
        [] {  // gguf-format.md: the newest reference reader takes [2^32, 2^32] as empty
-         const Written w = write(document({}, {tensor("w", {1ULL << 32, 1ULL << 32})}));
+         const Written w = example(Code::ElementCountOverflow);
          return at(w.bytes, w.layout.tensors[0].dims_offset, 2 * kSizeWidth,
                    tensor_path(0, "w", "dims"));
        }},
       {Code::UnknownTensorType, "Type43",
        [] {
-         const Written w = write(document({}, {tensor("w", {4}, 43)}));
+         const Written w = example(Code::UnknownTensorType);
          return at(w.bytes, w.layout.tensors[0].type_offset, 4, tensor_path(0, "w", "type"));
        }},
       {Code::RemovedTensorType, "Type4",
        [] {
-         const Written w = write(document({}, {tensor("w", {32}, 4)}));
+         const Written w = example(Code::RemovedTensorType);
          return at(w.bytes, w.layout.tensors[0].type_offset, 4, tensor_path(0, "w", "type"));
        }},
       {Code::RowNotBlockMultiple, "Q8_0RowOf16",
        [] {
-         const Written w = write(document({quantization_version()}, {tensor("w", {16, 2}, kQ8_0)}));
+         const Written w = example(Code::RowNotBlockMultiple);
          return at(w.bytes, w.layout.tensors[0].dims_offset, kSizeWidth,
                    tensor_path(0, "w", "dims[0]"));
        }},
       {Code::ByteSizeOverflow, "ByteSize",
        [] {  // 2^62 elements fit in 63 bits; 2^62 x 4 bytes does not fit in 64
-         const Written w = write(document({}, {tensor("w", {1ULL << 62})}));
+         const Written w = example(Code::ByteSizeOverflow);
          return at(w.bytes, w.layout.tensors[0].dims_offset, kSizeWidth,
                    tensor_path(0, "w", "dims"));
        }},
@@ -940,38 +912,36 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::NewTensorType, "Mxfp4",
        [] {
-         const Written w = write(document({quantization_version()}, {tensor("w", {32}, kMxfp4)}));
+         const Written w = example(Code::NewTensorType);
          return at(w.bytes, w.layout.tensors[0].type_offset, 4, tensor_path(0, "w", "type"));
        }},
       {Code::ScalarTensor, "NDims0",
        [] {
-         const Written w = write(document({}, {tensor("w", {})}));
+         const Written w = example(Code::ScalarTensor);
          return at(w.bytes, w.layout.tensors[0].n_dims_offset, 4, tensor_path(0, "w", "n_dims"));
        }},
 
       // --- GGUF4xxx: data layout ----------------------------------------------------------------
       {Code::MisalignedOffset, "Offset8",
        [] {  // a misaligned offset cannot be the running sum of padded sizes: 4004 comes along
-         const Written w = write(document({}, {tensor("w", {4}, kF32, 8)}));
+         const Written w = example(Code::MisalignedOffset);
          return at(w.bytes, w.layout.tensors[0].offset_offset, 8, tensor_path(0, "w", "offset"),
                    {Code::NonContiguousLayout});
        }},
       {Code::OverlappingTensors, "SecondStartsInsideFirst",
        [] {  // a: [0, 64), b: [32, 96); the file holds 96 data bytes
-         const Written w = write(document({}, {with_data(tensor("a", {16}, kF32, 0), 96),
-                                               with_data(tensor("b", {16}, kF32, 32), 0)}));
+         const Written w = example(Code::OverlappingTensors);
          return at(w.bytes, w.layout.tensors[1].offset_offset, 8, tensor_path(1, "b", "offset"),
                    {Code::NonContiguousLayout});
        }},
       {Code::TensorOutOfBounds, "DataShort",
        [] {  // 64 bytes claimed, 32 present
-         const Written w = write(document({}, {with_data(tensor("w", {16}), 32)}));
+         const Written w = example(Code::TensorOutOfBounds);
          return at(w.bytes, w.layout.tensors[0].offset_offset, 8, tensor_path(0, "w", "offset"));
        }},
       {Code::NonContiguousLayout, "Gap",
        [] {  // a: [0, 32), b: [64, 96): a gap of one alignment unit
-         const Written w = write(document({}, {with_data(tensor("a", {8}, kF32, 0), 96),
-                                               with_data(tensor("b", {8}, kF32, 64), 0)}));
+         const Written w = example(Code::NonContiguousLayout);
          return at(w.bytes, w.layout.tensors[1].offset_offset, 8, tensor_path(1, "b", "offset"));
        }},
       {Code::NonContiguousLayout, "Reordered",
@@ -983,9 +953,8 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::NonzeroPadding, "BeforeData",
        [] {
-         Written w = write(document({}, {tensor("w", {4})}));
+         const Written w = example(Code::NonzeroPadding);
          const Layout& l = w.layout;
-         w.bytes.at(l.infos_end + 1) = 0x01;
          return at(w.bytes, l.infos_end + 1, l.data_start - l.infos_end - 1, "padding");
        }},
       {Code::NonzeroPadding, "AfterTensor",
@@ -997,22 +966,17 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::TruncatedBeforeData, "EndsInPadding",
        [] {
-         const Written w = write(document({}, {tensor("w", {4})}));
-         const std::uint64_t end = w.layout.infos_end;
-         return at(truncated(w.bytes, end + 1), end, 1, "padding");
+         const Written w = example(Code::TruncatedBeforeData);
+         return at(w.bytes, w.layout.infos_end, 1, "padding");
        }},
       {Code::MissingFinalPadding, "LastTensorUnpadded",
        [] {
-         WriteOptions options;
-         options.pad_after_last_tensor = false;
-         const Written w = write(document({}, {tensor("w", {4})}), options);
+         const Written w = example(Code::MissingFinalPadding);
          return at(w.bytes, w.layout.data_start + 16, 0, "padding");
        }},
       {Code::TrailingBytes, "AfterTensorData",
        [] {
-         WriteOptions options;
-         options.trailing = {1, 2, 3};
-         const Written w = write(document({}, {tensor("w", {4})}), options);
+         const Written w = example(Code::TrailingBytes);
          return at(w.bytes, w.layout.data_start + 32, 3, "trailing");
        }},
       {Code::TrailingBytes, "NoTensors",
@@ -1027,40 +991,40 @@ std::vector<CodeCase> code_cases() {
       // --- GGUF5xxx: standard keys --------------------------------------------------------------
       {Code::AlignmentWrongType, "Uint64",
        [] {
-         const Written w = write(document({pair("general.alignment", Value::u64(32))}));
+         const Written w = example(Code::AlignmentWrongType);
          return at(w.bytes, w.layout.pairs[1].type_offset, 4,
                    kv_path(1, "general.alignment", "type"));
        }},
       {Code::AlignmentZero, "Zero",
        [] {
-         const Written w = write(document({pair("general.alignment", Value::u32(0))}));
+         const Written w = example(Code::AlignmentZero);
          return at(w.bytes, w.layout.pairs[1].value_offset, 4, kv_path(1, "general.alignment"));
        }},
       {Code::AlignmentNotPowerOfTwo, "24",
        [] {
-         const Written w = write(document({pair("general.alignment", Value::u32(24))}));
+         const Written w = example(Code::AlignmentNotPowerOfTwo);
          return at(w.bytes, w.layout.pairs[1].value_offset, 4, kv_path(1, "general.alignment"));
        }},
       {Code::AlignmentNotMultipleOf8, "4",
        [] {
-         const Written w = write(document({pair("general.alignment", Value::u32(4))}));
+         const Written w = example(Code::AlignmentNotMultipleOf8);
          return at(w.bytes, w.layout.pairs[1].value_offset, 4, kv_path(1, "general.alignment"));
        }},
       {Code::AlignmentTooLarge, "131072",
        [] {
-         const Written w = write(document({pair("general.alignment", Value::u32(131072))}));
+         const Written w = example(Code::AlignmentTooLarge);
          return at(w.bytes, w.layout.pairs[1].value_offset, 4, kv_path(1, "general.alignment"));
        }},
       {Code::MissingArchitecture, "NoMetadata",
-       [] { return at(write_bytes(Document{}), 0, 24, "metadata"); }},
+       [] { return at(example(Code::MissingArchitecture).bytes, 0, 24, "metadata"); }},
       {Code::MissingQuantizationVersion, "Q8_0",
        [] {
-         const Written w = write(document({}, {tensor("w", {32}, kQ8_0)}));
+         const Written w = example(Code::MissingQuantizationVersion);
          return at(w.bytes, w.layout.tensors[0].type_offset, 4, tensor_path(0, "w", "type"));
        }},
       {Code::KeyWrongType, "GeneralNameUint32",
        [] {
-         const Written w = write(document({pair("general.name", Value::u32(1))}));
+         const Written w = example(Code::KeyWrongType);
          return at(w.bytes, w.layout.pairs[1].type_offset, 4, kv_path(1, "general.name", "type"));
        }},
       {Code::KeyWrongType, "ScoresInt32",
@@ -1078,12 +1042,7 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::TokenizerLengthMismatch, "ScoresShorter",
        [] {
-         const Written w = write(
-             document({pair("tokenizer.ggml.tokens",
-                            Value::array(ValueType::String, {Value::string("a"), Value::string("b"),
-                                                             Value::string("c")})),
-                       pair("tokenizer.ggml.scores",
-                            Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0)}))}));
+         const Written w = example(Code::TokenizerLengthMismatch);
          return at(w.bytes, w.layout.pairs[2].value_offset + 4, kSizeWidth,
                    kv_path(2, "tokenizer.ggml.scores", "count"));
        }},
@@ -1098,10 +1057,7 @@ std::vector<CodeCase> code_cases() {
        }},
       {Code::TokenIdOutOfRange, "BosIdEqualsVocabSize",
        [] {
-         const Written w = write(document(
-             {pair("tokenizer.ggml.tokens",
-                   Value::array(ValueType::String, {Value::string("a"), Value::string("b")})),
-              pair("tokenizer.ggml.bos_token_id", Value::u32(2))}));
+         const Written w = example(Code::TokenIdOutOfRange);
          return at(w.bytes, w.layout.pairs[2].value_offset, 4,
                    kv_path(2, "tokenizer.ggml.bos_token_id"));
        }},

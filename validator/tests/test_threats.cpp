@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "counting_allocator.hpp"
+#include "hostile.hpp"
 #include "test_support.hpp"
 #include "util/duplicates.hpp"  // the finder itself, for B4's colliding keys
 
@@ -178,18 +179,6 @@ Reports hostile(const ByteVector& bytes, std::size_t bound = kHostileBound,
 
 constexpr std::uint64_t kMax64 = UINT64_MAX;
 constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
-
-Document with_pairs(std::initializer_list<KeyValue> pairs) {
-  Document doc = minimal_document();
-  for (const KeyValue& kv : pairs) doc.metadata.push_back(kv);
-  return doc;
-}
-
-Document with_tensors(std::initializer_list<Tensor> tensors) {
-  Document doc = minimal_document();
-  for (const Tensor& t : tensors) doc.tensors.push_back(t);
-  return doc;
-}
 
 // Bytes left in the file after a length field at `offset` (so length + 1 runs past the end).
 std::uint64_t left_after_length(const ByteVector& bytes, std::uint64_t offset) {
@@ -460,15 +449,12 @@ TEST(Threats, A3_ByteSwappedVersion3) {
 }
 
 TEST(Threats, A4_TensorCountWraps) {
-  const Written written = write(model_document());
   // 0x1D1D1D1D1D1D1D1D (Talos); 2^64 / 24 + 1, whose product with the smallest tensor-info
   // size (24) wraps to 8; 2^64 / 40 + 1; and the largest count below 2^63.
   for (const std::uint64_t count : std::initializer_list<std::uint64_t>{
            0x1D1D1D1D1D1D1D1DULL, kMax64 / 24 + 1, kMax64 / 40 + 1, kPow63 - 1}) {
     SCOPED_TRACE(::testing::Message() << "tensor_count 0x" << std::hex << count);
-    ByteVector bytes = written.bytes;
-    patch<std::uint64_t>(bytes, 8, count);
-    const Reports r = hostile(bytes);
+    const Reports r = hostile(with_counts(model_document(), count, std::nullopt));
     ASSERT_TRUE(has_code(r.strict, Code::ImpossibleCount));
     EXPECT_TRUE(has_code(r.llama, Code::ImpossibleCount));
     const Finding* f = find(r.strict, Code::ImpossibleCount);
@@ -485,23 +471,18 @@ TEST(Threats, A4_TensorCountAboveWhatFollowsTheMetadata) {
   const std::uint64_t infos_start = written.layout.pairs.back().end;
   const std::uint64_t count = (written.bytes.size() - infos_start) / 24 + 1;
   ASSERT_LE(count, (written.bytes.size() - 24) / 24);
-  ByteVector bytes = written.bytes;
-  patch<std::uint64_t>(bytes, 8, count);
-  const Reports r = hostile(bytes);
+  const Reports r = hostile(with_counts(model_document(), count, std::nullopt));
   EXPECT_TRUE(has_code(r.strict, Code::ImpossibleCount));
   EXPECT_TRUE(has_code(r.llama, Code::ImpossibleCount));
   EXPECT_EQ(r.strict.facts.tensors_read, 0u);
 }
 
 TEST(Threats, A5_KvCountWraps) {
-  const ByteVector valid = write_bytes(model_document());
   // 0x055555555555555a (Talos, x48 wraps); 2^64 / 13 + 1 (the smallest pair: x13 wraps).
   for (const std::uint64_t count : std::initializer_list<std::uint64_t>{
            0x055555555555555AULL, kMax64 / 13 + 1, kMax64 / 12 + 1, 0x1D1D1D1D1D1D1D1DULL}) {
     SCOPED_TRACE(::testing::Message() << "kv_count 0x" << std::hex << count);
-    ByteVector bytes = valid;
-    patch<std::uint64_t>(bytes, 16, count);
-    const Reports r = hostile(bytes);
+    const Reports r = hostile(with_counts(model_document(), std::nullopt, count));
     ASSERT_TRUE(has_code(r.strict, Code::ImpossibleCount));
     EXPECT_TRUE(has_code(r.llama, Code::ImpossibleCount));
     EXPECT_EQ(find(r.strict, Code::ImpossibleCount)->offset, 16u);
@@ -510,9 +491,9 @@ TEST(Threats, A5_KvCountWraps) {
 }
 
 TEST(Threats, A6_KvCountAbovePairsFileEndsMidPair) {
-  const Document doc = with_pairs({{"general.name", Value::string("x"), {}},
-                                   {"llama.block_count", Value::u32(2), {}},
-                                   {"llama.context_length", Value::u64(4096), {}}});
+  const Document doc = document({{"general.name", Value::string("x"), {}},
+                                 {"llama.block_count", Value::u32(2), {}},
+                                 {"llama.context_length", Value::u64(4096), {}}});
   const Written written = write(doc);
   const WrittenPair& last = written.layout.pairs.back();
   {
@@ -593,10 +574,10 @@ struct StringSites {
 
 StringSites string_sites() {
   Document doc =
-      with_pairs({{"general.name", Value::string("model"), {}},
-                  {"tokenizer.ggml.tokens",
-                   Value::array(ValueType::String, {Value::string("a"), Value::string("b")}),
-                   {}}});
+      document({{"general.name", Value::string("model"), {}},
+                {"tokenizer.ggml.tokens",
+                 Value::array(ValueType::String, {Value::string("a"), Value::string("b")}),
+                 {}}});
   doc.tensors.push_back(tensor("output.weight", {8}));
   StringSites sites;
   sites.written = write(doc);
@@ -649,7 +630,7 @@ TEST(Threats, B2_StringLengthNegativeOrJustPastTheEnd) {
 }
 
 TEST(Threats, B3_EmptyKey) {
-  const Reports r = hostile(write_bytes(with_pairs({{"", Value::u32(1), {}}})));
+  const Reports r = hostile(write_bytes(document({{"", Value::u32(1), {}}})));
   EXPECT_TRUE(has_code(r.strict, Code::EmptyKey));
   EXPECT_TRUE(has_code(r.llama, Code::EmptyKey));
   EXPECT_TRUE(fails(r.llama));  // llama.cpp 2025-02 aborted on it
@@ -657,12 +638,12 @@ TEST(Threats, B3_EmptyKey) {
 
 TEST(Threats, B4_DuplicateKey) {
   const Reports names =
-      hostile(write_bytes(with_pairs({{"general.name", Value::string("first"), {}},
-                                      {"general.name", Value::string("last"), {}}})));
+      hostile(write_bytes(document({{"general.name", Value::string("first"), {}},
+                                    {"general.name", Value::string("last"), {}}})));
   EXPECT_TRUE(has_code(names.strict, Code::DuplicateKey));
   EXPECT_TRUE(has_code(names.llama, Code::DuplicateKey));
   // The dangerous one: two alignments, readers taking the first or the last see different data.
-  const Reports alignments = hostile(write_bytes(with_pairs(
+  const Reports alignments = hostile(write_bytes(document(
       {{"general.alignment", Value::u32(32), {}}, {"general.alignment", Value::u32(64), {}}})));
   EXPECT_TRUE(has_code(alignments.strict, Code::DuplicateKey));
   EXPECT_TRUE(has_code(alignments.llama, Code::DuplicateKey));
@@ -799,7 +780,7 @@ TEST(Threats, B4_CollidingKeysReportTheEarliestDuplicates) {
 
 TEST(Threats, B5_KeyWithNulShadowsAlignment) {
   const std::string shadow("general.alignment\0x", 19);
-  Document doc = with_pairs({{shadow, Value::u32(64), {}}});
+  Document doc = document({{shadow, Value::u32(64), {}}});
   doc.tensors.push_back(tensor("a", {8}));
   doc.tensors.push_back(tensor("b", {24}));
   const Reports alone = hostile(write_bytes(doc));  // written with alignment 32
@@ -815,7 +796,7 @@ TEST(Threats, B5_KeyWithNulShadowsAlignment) {
   // Next to the real key: two keys for ggml (it compares them byte for byte), and the lookup
   // finds the shadow first, so llama.cpp loads the file with alignment 64.
   const Reports both = hostile(write_bytes(
-      with_pairs({{shadow, Value::u32(64), {}}, {"general.alignment", Value::u32(32), {}}})));
+      document({{shadow, Value::u32(64), {}}, {"general.alignment", Value::u32(32), {}}})));
   EXPECT_TRUE(has_code(both.strict, Code::InvalidKeyBytes));
   EXPECT_FALSE(has_code(both.llama, Code::DuplicateKey)) << describe(both.llama);
   EXPECT_EQ(both.llama.facts.alignment, 64u);
@@ -826,7 +807,7 @@ TEST(Threats, B5_KeyWithControlOrNonAsciiBytes) {
                                  std::string("g\xc3\xa9n\xc3\xa9ral.name"),
                                  std::string("general.\x1b[31mname"), std::string("\0", 1)}) {
     SCOPED_TRACE(::testing::PrintToString(key));
-    const Reports r = hostile(write_bytes(with_pairs({{key, Value::u32(1), {}}})));
+    const Reports r = hostile(write_bytes(document({{key, Value::u32(1), {}}})));
     EXPECT_TRUE(has_code(r.strict, Code::InvalidKeyBytes));
     for (const Finding& f : r.strict.findings) EXPECT_TRUE(printable_ascii(f.message)) << f.message;
   }
@@ -835,37 +816,36 @@ TEST(Threats, B5_KeyWithControlOrNonAsciiBytes) {
 TEST(Threats, B5_KeyOver65535Bytes) {
   for (const std::size_t length : {std::size_t{65536}, std::size_t{1} << 20}) {
     SCOPED_TRACE(length);
-    const ByteVector bytes =
-        write_bytes(with_pairs({{std::string(length, 'a'), Value::u8(1), {}}}));
+    const ByteVector bytes = write_bytes(document({{std::string(length, 'a'), Value::u8(1), {}}}));
     const Reports r = hostile(bytes);
     EXPECT_TRUE(has_code(r.strict, Code::KeyTooLong));
     // Messages show a bounded excerpt of untrusted bytes, not the whole key.
     for (const Finding& f : r.strict.findings) EXPECT_LT(f.message.size(), 1024u);
   }
   const Reports at_limit =
-      hostile(write_bytes(with_pairs({{std::string(65535, 'a'), Value::u8(1), {}}})));
+      hostile(write_bytes(document({{std::string(65535, 'a'), Value::u8(1), {}}})));
   EXPECT_TRUE(lacks_code(at_limit.strict, Code::KeyTooLong));
 }
 
 TEST(Threats, B6_InvalidUtf8) {
   {
     SCOPED_TRACE("key");
-    const Reports r = hostile(write_bytes(with_pairs({{"general.\xff\xfe", Value::u8(1), {}}})));
+    const Reports r = hostile(write_bytes(document({{"general.\xff\xfe", Value::u8(1), {}}})));
     EXPECT_TRUE(has_code(r.strict, Code::InvalidKeyBytes));
   }
   for (const std::string& text : {std::string("\xc0\xaf"), std::string("ok\xed\xa0\x80"),
                                   std::string("\xf4\x90\x80\x80"), std::string("cut\xe2\x82")}) {
     SCOPED_TRACE(::testing::PrintToString(text));
     const Reports value =
-        hostile(write_bytes(with_pairs({{"general.name", Value::string(text), {}}})));
+        hostile(write_bytes(document({{"general.name", Value::string(text), {}}})));
     EXPECT_TRUE(has_code(value.strict, Code::InvalidUtf8));
     EXPECT_TRUE(has_code(value.spec, Code::InvalidUtf8));
     const Reports element = hostile(write_bytes(
-        with_pairs({{"general.tags",
-                     Value::array(ValueType::String, {Value::string("fine"), Value::string(text)}),
-                     {}}})));
+        document({{"general.tags",
+                   Value::array(ValueType::String, {Value::string("fine"), Value::string(text)}),
+                   {}}})));
     EXPECT_TRUE(has_code(element.strict, Code::InvalidUtf8));
-    const Reports name = hostile(write_bytes(with_tensors({tensor("blk." + text, {8})})));
+    const Reports name = hostile(write_bytes(document({}, {tensor("blk." + text, {8})})));
     EXPECT_TRUE(has_code(name.strict, Code::InvalidTensorNameBytes));
     EXPECT_TRUE(fails(name.strict));
   }
@@ -879,7 +859,7 @@ TEST(Threats, C1_UnknownValueType) {
   for (const std::uint32_t type : {13u, 14u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu}) {
     SCOPED_TRACE(type);
     KeyValue bad{"general.bad", Value::u32(1), type};
-    const Document doc = with_pairs({bad, {"general.name", Value::string("after"), {}}});
+    const Document doc = document({bad, {"general.name", Value::string("after"), {}}});
     const Reports r = hostile(write_bytes(doc));
     ASSERT_TRUE(has_code(r.strict, Code::UnknownValueType));
     EXPECT_TRUE(has_code(r.llama, Code::UnknownValueType));
@@ -888,19 +868,17 @@ TEST(Threats, C1_UnknownValueType) {
               write(doc).layout.pairs[1].type_offset);
   }
   // Types 10..12 did not exist in version 1.
-  Document v1 = with_pairs({{"general.size", Value::u64(1), {}}});
+  Document v1 = document({{"general.size", Value::u64(1), {}}});
   v1.version = 1;
   EXPECT_TRUE(has_code(hostile(write_bytes(v1)).strict, Code::UnknownValueType));
 }
 
 TEST(Threats, C2_UnknownArrayElementType) {
-  const Written written = write(with_pairs(
-      {{"general.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}), {}}}));
+  const Document doc = document(
+      {{"general.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)}), {}}});
   for (const std::uint32_t type : {13u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu}) {
     SCOPED_TRACE(type);
-    ByteVector bytes = written.bytes;
-    patch<std::uint32_t>(bytes, written.layout.pairs[1].value_offset, type);
-    const Reports r = hostile(bytes);
+    const Reports r = hostile(with_array_type(doc, 1, type).bytes);
     EXPECT_TRUE(has_code(r.strict, Code::UnknownArrayType));
     EXPECT_TRUE(has_code(r.llama, Code::UnknownArrayType));
   }
@@ -908,10 +886,10 @@ TEST(Threats, C2_UnknownArrayElementType) {
 
 TEST(Threats, C3_NestedArray) {
   const Document doc =
-      with_pairs({{"general.nested",
-                   Value::array(ValueType::Array, {Value::array(ValueType::Uint8, {Value::u8(1)}),
-                                                   Value::array(ValueType::Uint8, {})}),
-                   {}}});
+      document({{"general.nested",
+                 Value::array(ValueType::Array, {Value::array(ValueType::Uint8, {Value::u8(1)}),
+                                                 Value::array(ValueType::Uint8, {})}),
+                 {}}});
   const Reports r = hostile(write_bytes(doc));
   EXPECT_TRUE(has_code(r.strict, Code::NestedArray));
   EXPECT_TRUE(has_code(r.llama, Code::NestedArray));
@@ -959,11 +937,9 @@ TEST(Threats, C4_ArrayCountWraps) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    const Written written =
-        write(with_pairs({{"general.list", Value::array(c.element, {c.item, c.item}), {}}}));
-    ByteVector bytes = written.bytes;
-    patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, c.count);
-    const Reports r = hostile(bytes);
+    const Written written = with_array_count(
+        document({{"general.list", Value::array(c.element, {c.item, c.item}), {}}}), 1, c.count);
+    const Reports r = hostile(written.bytes);
     ASSERT_TRUE(has_code(r.strict, Code::ImpossibleArrayCount));
     EXPECT_TRUE(has_code(r.llama, Code::ImpossibleArrayCount));
     EXPECT_TRUE(has_code(r.spec, Code::ImpossibleArrayCount));
@@ -977,30 +953,31 @@ TEST(Threats, C4_ArrayCountJustAboveTheBytesLeft) {
   for (const ValueType element : {ValueType::Uint8, ValueType::Uint32, ValueType::Float64}) {
     SCOPED_TRACE(to_string(element));
     const Value item = Value::integer(element, 1);
-    const Written written =
-        write(with_pairs({{"general.list", Value::array(element, {item, item, item}), {}}}));
-    ByteVector bytes = written.bytes;
-    patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, 4);
-    const Reports r = hostile(bytes);
+    const Reports r = hostile(
+        with_array_count(
+            document({{"general.list", Value::array(element, {item, item, item}), {}}}), 1, 4)
+            .bytes);
     EXPECT_TRUE(has_code(r.strict, Code::ImpossibleArrayCount));
     EXPECT_TRUE(has_code(r.llama, Code::ImpossibleArrayCount));
   }
   // Strings: a count whose minimal size (8 bytes each) does not fit.
-  const Written strings =
-      write(with_pairs({{"general.tags",
-                         Value::array(ValueType::String, {Value::string(""), Value::string("")}),
-                         {}}}));
-  ByteVector bytes = strings.bytes;
-  patch<std::uint64_t>(bytes, strings.layout.pairs[1].value_offset + 4, 3);
-  EXPECT_TRUE(has_code(hostile(bytes).strict, Code::ImpossibleArrayCount));
+  const ByteVector strings =
+      with_array_count(
+          document({{"general.tags",
+                     Value::array(ValueType::String, {Value::string(""), Value::string("")}),
+                     {}}}),
+          1, 3)
+          .bytes;
+  EXPECT_TRUE(has_code(hostile(strings).strict, Code::ImpossibleArrayCount));
   // A count that fits the minimal size, but whose strings run out: truncated, not impossible.
-  const Written longer = write(with_pairs(
-      {{"general.tags",
-        Value::array(ValueType::String, {Value::string("abcdefgh"), Value::string("abcdefgh")}),
-        {}}}));
-  bytes = longer.bytes;
-  patch<std::uint64_t>(bytes, longer.layout.pairs[1].value_offset + 4, 3);
-  const Reports r = hostile(bytes);
+  const ByteVector longer =
+      with_array_count(document({{"general.tags",
+                                  Value::array(ValueType::String, {Value::string("abcdefgh"),
+                                                                   Value::string("abcdefgh")}),
+                                  {}}}),
+                       1, 3)
+          .bytes;
+  const Reports r = hostile(longer);
   EXPECT_TRUE(fails(r.strict));
   EXPECT_TRUE(has(r.strict, Code::TruncatedMetadata) || has(r.strict, Code::TruncatedString))
       << describe(r.strict);
@@ -1054,10 +1031,10 @@ TEST(Threats, C5_HundredMillionElementArray) {
   // 10^8 uint8 elements really present (100 MB): arrays are recorded, never materialised,
   // so validating it allocates no more than any small file.
   constexpr std::uint64_t kElements = 100000000;
-  const Written written =
-      write(with_pairs({{"general.blob", Value::array(ValueType::Uint8, {}), {}}}));
-  ByteVector bytes = written.bytes;
-  patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, kElements);
+  ByteVector bytes =
+      with_array_count(document({{"general.blob", Value::array(ValueType::Uint8, {}), {}}}), 1,
+                       kElements)
+          .bytes;
   bytes.resize(bytes.size() + kElements, 0x5A);
   const Reports r = hostile(bytes);
   EXPECT_TRUE(passes(r.strict));
@@ -1068,10 +1045,10 @@ TEST(Threats, C5_HundredMillionElementArray) {
 TEST(Threats, C5_MillionStringArray) {
   // 10^6 empty strings (8 MB) in one array: walked in place, nothing kept per element.
   constexpr std::uint64_t kElements = 1000000;
-  const Written written =
-      write(with_pairs({{"general.tags", Value::array(ValueType::String, {}), {}}}));
-  ByteVector bytes = written.bytes;
-  patch<std::uint64_t>(bytes, written.layout.pairs[1].value_offset + 4, kElements);
+  ByteVector bytes =
+      with_array_count(document({{"general.tags", Value::array(ValueType::String, {}), {}}}), 1,
+                       kElements)
+          .bytes;
   bytes.resize(bytes.size() + kElements * 8, 0);
   const Reports r = hostile(bytes);
   EXPECT_TRUE(passes(r.strict));
@@ -1091,7 +1068,7 @@ TEST(Threats, C5_GibibyteStringDeclaredButNotPresent) {
 
 TEST(Threats, C6_NonCanonicalBool) {
   const Written written =
-      write(with_pairs({{"tokenizer.ggml.add_bos_token", Value::boolean(true), {}}}));
+      write(document({{"tokenizer.ggml.add_bos_token", Value::boolean(true), {}}}));
   for (unsigned byte = 2; byte <= 255; ++byte) {
     SCOPED_TRACE(byte);
     ByteVector bytes = written.bytes;
@@ -1103,11 +1080,11 @@ TEST(Threats, C6_NonCanonicalBool) {
     EXPECT_EQ(find(r.strict, Code::NonCanonicalBool)->offset, written.layout.pairs[1].value_offset);
   }
   // In an array: reported once, at the first bad element.
-  const Written array = write(
-      with_pairs({{"general.flags",
-                   Value::array(ValueType::Bool, {Value::bool_byte(1), Value::bool_byte(0),
-                                                  Value::bool_byte(2), Value::bool_byte(255)}),
-                   {}}}));
+  const Written array =
+      write(document({{"general.flags",
+                       Value::array(ValueType::Bool, {Value::bool_byte(1), Value::bool_byte(0),
+                                                      Value::bool_byte(2), Value::bool_byte(255)}),
+                       {}}}));
   const Reports r = hostile(array.bytes);
   EXPECT_EQ(count_code(r.strict, Code::NonCanonicalBool), 1u) << describe(r.strict);
   ASSERT_TRUE(has_code(r.strict, Code::NonCanonicalBool));
@@ -1120,7 +1097,7 @@ TEST(Threats, C6_NonCanonicalBool) {
 // =============================================================================================
 
 Document three_tensors() {
-  return with_tensors({tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})});
+  return document({}, {tensor("first", {8}), tensor("second", {16}), tensor("third", {8, 2})});
 }
 
 TEST(Threats, D1_UnreadableTensorNameFollowedByMoreTensors) {
@@ -1129,9 +1106,7 @@ TEST(Threats, D1_UnreadableTensorNameFollowedByMoreTensors) {
   for (const std::uint64_t length :
        {kMax64, kPow63, kReferenceStringLimit + 1, left_after_length(written.bytes, site) + 1}) {
     SCOPED_TRACE(::testing::Message() << "name length 0x" << std::hex << length);
-    ByteVector bytes = written.bytes;
-    patch<std::uint64_t>(bytes, site, length);
-    const Reports r = hostile(bytes);
+    const Reports r = hostile(with_tensor_name_length(three_tensors(), 1, length).bytes);
     EXPECT_TRUE(has_code(r.strict, Code::TruncatedString));
     EXPECT_TRUE(has_code(r.llama, Code::TruncatedString));
     EXPECT_EQ(r.strict.facts.tensors_read, 1u);
@@ -1141,8 +1116,9 @@ TEST(Threats, D1_UnreadableTensorNameFollowedByMoreTensors) {
   // the reader gets as far as the cut.
   for (const bool long_names : {false, true}) {
     const std::string pad = long_names ? std::string(40, 'x') : std::string();
-    const Written cut = write(with_tensors(
-        {tensor("first" + pad, {8}), tensor("second" + pad, {16}), tensor("third" + pad, {8, 2})}));
+    const Written cut =
+        write(document({}, {tensor("first" + pad, {8}), tensor("second" + pad, {16}),
+                            tensor("third" + pad, {8, 2})}));
     const WrittenTensor& second = cut.layout.tensors[1];
     {
       SCOPED_TRACE(::testing::Message()
@@ -1164,37 +1140,37 @@ TEST(Threats, D1_UnreadableTensorNameFollowedByMoreTensors) {
   // give errors, not a crash.
   for (const std::uint64_t delta : {1u, 5u, 13u, 40u}) {
     SCOPED_TRACE(::testing::Message() << "name length +" << delta);
-    ByteVector bytes = written.bytes;
-    patch<std::uint64_t>(bytes, site, std::string("second").size() + delta);
-    EXPECT_TRUE(fails(hostile(bytes).strict));
+    const Written wrong =
+        with_tensor_name_length(three_tensors(), 1, std::string("second").size() + delta);
+    EXPECT_TRUE(fails(hostile(wrong.bytes).strict));
   }
 }
 
 TEST(Threats, D2_TensorNameOf64BytesAndMore) {
   for (const std::size_t length : {64u, 65u, 256u, 4096u}) {
     SCOPED_TRACE(length);
-    const Reports r = hostile(write_bytes(with_tensors({tensor(std::string(length, 'n'), {8})})));
+    const Reports r = hostile(write_bytes(document({}, {tensor(std::string(length, 'n'), {8})})));
     EXPECT_TRUE(has_code(r.strict, Code::TensorNameTooLong));
     EXPECT_TRUE(has_code(r.llama, Code::TensorNameTooLong));
     if (length > 64) {
       EXPECT_TRUE(has_code(r.spec, Code::TensorNameTooLong));
     }
   }
-  const Reports ok = hostile(write_bytes(with_tensors({tensor(std::string(63, 'n'), {8})})));
+  const Reports ok = hostile(write_bytes(document({}, {tensor(std::string(63, 'n'), {8})})));
   EXPECT_TRUE(lacks_code(ok.strict, Code::TensorNameTooLong));
   EXPECT_TRUE(passes(ok.strict));
 }
 
 TEST(Threats, D3_DuplicateEmptyAndNulNames) {
-  const Reports same = hostile(write_bytes(with_tensors({tensor("w", {8}), tensor("w", {8})})));
+  const Reports same = hostile(write_bytes(document({}, {tensor("w", {8}), tensor("w", {8})})));
   EXPECT_TRUE(has_code(same.strict, Code::DuplicateTensorName));
   EXPECT_TRUE(has_code(same.llama, Code::DuplicateTensorName));
 
-  const Reports empty = hostile(write_bytes(with_tensors({tensor("", {8})})));
+  const Reports empty = hostile(write_bytes(document({}, {tensor("", {8})})));
   EXPECT_TRUE(has_code(empty.strict, Code::EmptyTensorName));
 
   const Reports nul = hostile(write_bytes(
-      with_tensors({tensor(std::string("a\0b", 3), {8}), tensor(std::string("a\0c", 3), {8})})));
+      document({}, {tensor(std::string("a\0b", 3), {8}), tensor(std::string("a\0c", 3), {8})})));
   EXPECT_TRUE(has_code(nul.strict, Code::DuplicateTensorName));
   EXPECT_TRUE(has_code(nul.strict, Code::InvalidTensorNameBytes));
   EXPECT_TRUE(has_code(nul.llama, Code::DuplicateTensorName));
@@ -1206,18 +1182,16 @@ TEST(Threats, D4_TooManyDims) {
   for (std::size_t n = 5; n <= 8; ++n) {
     SCOPED_TRACE(n);
     const Reports r = hostile(write_bytes(
-        with_tensors({tensor("t", std::vector<std::uint64_t>(n, 2)), tensor("u", {8})})));
+        document({}, {tensor("t", std::vector<std::uint64_t>(n, 2)), tensor("u", {8})})));
     EXPECT_TRUE(has_code(r.strict, Code::TooManyDims));
     EXPECT_TRUE(has_code(r.llama, Code::TooManyDims));
   }
   // n_dims claims far more dims than the file holds (CVE-2024-21802): no billions of
   // iterations, no writes past 4 dims.
-  const Written written = write(with_tensors({tensor("t", {8}), tensor("u", {8})}));
+  const Document doc = document({}, {tensor("t", {8}), tensor("u", {8})});
   for (const std::uint32_t n_dims : {5u, 1000u, 0x10000u, 0x80000000u, 0xFFFFFFFFu}) {
     SCOPED_TRACE(n_dims);
-    ByteVector bytes = written.bytes;
-    patch<std::uint32_t>(bytes, written.layout.tensors[0].n_dims_offset, n_dims);
-    const Reports r = hostile(bytes);
+    const Reports r = hostile(with_n_dims(doc, 0, n_dims).bytes);
     EXPECT_TRUE(has_code(r.strict, Code::TooManyDims));
     EXPECT_TRUE(fails(r.llama));
     if (n_dims >= 1000) {
@@ -1232,7 +1206,7 @@ TEST(Threats, D5_NegativeDim) {
         std::vector<std::uint64_t>{8, 1, kPow63},
         std::vector<std::uint64_t>{32, 1, 1, kMax64 - 1}}) {
     SCOPED_TRACE(::testing::PrintToString(dims));
-    const Reports r = hostile(write_bytes(with_tensors({tensor("t", dims)})));
+    const Reports r = hostile(write_bytes(document({}, {tensor("t", dims)})));
     EXPECT_TRUE(has_code(r.strict, Code::NegativeDim));
     EXPECT_TRUE(has_code(r.llama, Code::NegativeDim));
   }
@@ -1243,7 +1217,7 @@ TEST(Threats, D6_ZeroDim) {
        {std::vector<std::uint64_t>{8, 0}, std::vector<std::uint64_t>{8, 1, 0},
         std::vector<std::uint64_t>{8, 1, 1, 0}, std::vector<std::uint64_t>{0, 4}}) {
     SCOPED_TRACE(::testing::PrintToString(dims));
-    const Reports r = hostile(write_bytes(with_tensors({tensor("t", dims), tensor("u", {8})})));
+    const Reports r = hostile(write_bytes(document({}, {tensor("t", dims), tensor("u", {8})})));
     EXPECT_TRUE(has_code(r.strict, Code::ZeroDim));
     EXPECT_TRUE(fails(r.strict));
     ASSERT_TRUE(has_code(r.llama, Code::ZeroDim));  // a note there: the pinned reader loads it
@@ -1267,7 +1241,7 @@ TEST(Threats, D7_ElementCountOverflow) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    const Reports r = hostile(write_bytes(with_tensors({tensor("t", c.dims), tensor("u", {8})})));
+    const Reports r = hostile(write_bytes(document({}, {tensor("t", c.dims), tensor("u", {8})})));
     EXPECT_TRUE(has_code(r.strict, Code::ElementCountOverflow));
     EXPECT_TRUE(has_code(r.llama, Code::ElementCountOverflow));  // ggml 2026-08 accepts some
     EXPECT_TRUE(has_code(r.spec, Code::ElementCountOverflow));
@@ -1278,14 +1252,14 @@ TEST(Threats, D8_UnknownOrRemovedTensorType) {
   for (const std::uint32_t type : {43u, 44u, 0xFFFFFFFFu, 0x80000000u, 0x40000000u}) {
     SCOPED_TRACE(type);
     const Reports r =
-        hostile(write_bytes(with_tensors({tensor("t", {8}, type), tensor("u", {8})})));
+        hostile(write_bytes(document({}, {tensor("t", {8}, type), tensor("u", {8})})));
     EXPECT_TRUE(has_code(r.strict, Code::UnknownTensorType));
     EXPECT_TRUE(has_code(r.llama, Code::UnknownTensorType));
   }
   for (const std::uint32_t type : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u}) {
     SCOPED_TRACE(type);
     const Reports r =
-        hostile(write_bytes(with_tensors({tensor("t", {256}, type), tensor("u", {8})})));
+        hostile(write_bytes(document({}, {tensor("t", {256}, type), tensor("u", {8})})));
     EXPECT_TRUE(has_code(r.strict, Code::RemovedTensorType));
     EXPECT_TRUE(has_code(r.llama, Code::RemovedTensorType));
   }
@@ -1299,7 +1273,7 @@ TEST(Threats, D9_RowNotBlockMultiple) {
   for (const Case c : {Case{2, 33}, Case{8, 16}, Case{12, 255}, Case{14, 257}, Case{41, 64},
                        Case{40, 32}, Case{34, 1}}) {
     SCOPED_TRACE(::testing::Message() << "type " << c.type << " ne[0] " << c.ne0);
-    Document doc = with_tensors({tensor("t", {c.ne0, 2}, c.type), tensor("u", {8})});
+    Document doc = document({}, {tensor("t", {c.ne0, 2}, c.type), tensor("u", {8})});
     doc.metadata.push_back({"general.quantization_version", Value::u32(2), {}});
     const Reports r = hostile(write_bytes(doc));
     EXPECT_TRUE(has_code(r.strict, Code::RowNotBlockMultiple));
@@ -1323,7 +1297,7 @@ TEST(Threats, D10_ByteSizeOverflowWhileElementCountFits) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    Document doc = with_tensors({tensor("t", c.dims, c.type), tensor("u", {8})});
+    Document doc = document({}, {tensor("t", c.dims, c.type), tensor("u", {8})});
     doc.metadata.push_back({"general.quantization_version", Value::u32(2), {}});
     const Reports r = hostile(write_bytes(doc));
     EXPECT_TRUE(lacks_code(r.strict, Code::ElementCountOverflow));
@@ -1340,9 +1314,9 @@ TEST(Threats, D10_ByteSizeOverflowWhileElementCountFits) {
 TEST(Threats, E1_PaddedSizesWhoseSumOverflows) {
   // Three I8 tensors of 0x6000000000000000 bytes at their running offsets: the third ends
   // past 2^64 (CVE-2025-53630).
-  const ByteVector bytes = write_bytes(with_tensors({tensor("a", {0x6000000000000000ULL}, 24),
-                                                     tensor("b", {0x6000000000000000ULL}, 24),
-                                                     tensor("c", {0x6000000000000000ULL}, 24)}));
+  const ByteVector bytes = write_bytes(document(
+      {}, {tensor("a", {0x6000000000000000ULL}, 24), tensor("b", {0x6000000000000000ULL}, 24),
+           tensor("c", {0x6000000000000000ULL}, 24)}));
   const Reports r = hostile(bytes);
   EXPECT_TRUE(has_code(r.strict, Code::ByteSizeOverflow));
   EXPECT_TRUE(has_code(r.llama, Code::ByteSizeOverflow));
@@ -1357,7 +1331,7 @@ TEST(Threats, E1_PaddedSizesWhoseSumOverflowsAtOffsetZero) {
   Tensor b = tensor("b", {0x2400000000000000ULL});
   a.offset = 0;
   b.offset = 0;
-  const Reports r = hostile(write_bytes(with_tensors({a, b})));
+  const Reports r = hostile(write_bytes(document({}, {a, b})));
   EXPECT_TRUE(fails(r.strict));
   EXPECT_TRUE(has_code(r.strict, Code::ByteSizeOverflow));
   EXPECT_TRUE(has_code(r.llama, Code::ByteSizeOverflow));
@@ -1378,7 +1352,7 @@ TEST(Threats, E2_PaddingToTheAlignmentWraps) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     const Reports r =
-        hostile(write_bytes(with_tensors({tensor("t", c.dims, c.type), tensor("u", {8})})));
+        hostile(write_bytes(document({}, {tensor("t", c.dims, c.type), tensor("u", {8})})));
     EXPECT_TRUE(fails(r.strict));
     if (c.dims[0] != 0x7FFFFFFFFFFFFFFFULL) {
       EXPECT_TRUE(has_code(r.strict, Code::ByteSizeOverflow));
@@ -1396,12 +1370,12 @@ TEST(Threats, E3_TwoHugeTensorsBackedBy32Bytes) {
   a.data = std::vector<std::uint8_t>(32, 0);
   Tensor b = tensor("b", {0x7FFFFFFFFFFFFFC0ULL}, 24);
   b.data = std::vector<std::uint8_t>();
-  const Reports r = hostile(write_bytes(with_tensors({a, b})));
+  const Reports r = hostile(write_bytes(document({}, {a, b})));
   EXPECT_EQ(count_code(r.strict, Code::TensorOutOfBounds), 2u) << describe(r.strict);
   EXPECT_TRUE(has_code(r.llama, Code::TensorOutOfBounds));
   // The same two, both at offset 0 over the same 32 bytes.
   b.offset = 0;
-  const Reports same = hostile(write_bytes(with_tensors({a, b})));
+  const Reports same = hostile(write_bytes(document({}, {a, b})));
   EXPECT_EQ(count_code(same.strict, Code::TensorOutOfBounds), 2u) << describe(same.strict);
   EXPECT_TRUE(fails(same.llama));
 }
@@ -1425,17 +1399,6 @@ TEST(Threats, E4_TensorDataPastTheEndOfTheFile) {
     EXPECT_TRUE(has_code(r.strict, Code::TensorOutOfBounds));
     EXPECT_TRUE(has_code(r.llama, Code::TensorOutOfBounds));
   }
-}
-
-// Two F32 [8] tensors of 32 bytes each, with their offsets and the bytes behind them chosen.
-ByteVector two_tensors_at(std::uint64_t first, std::uint64_t second, std::size_t data_bytes) {
-  Tensor a = tensor("a", {8});
-  Tensor b = tensor("b", {8});
-  a.offset = first;
-  b.offset = second;
-  a.data = std::vector<std::uint8_t>(data_bytes, 0);
-  b.data = std::vector<std::uint8_t>();
-  return write_bytes(with_tensors({a, b}));
 }
 
 TEST(Threats, E5_MisalignedOffsets) {
@@ -1467,7 +1430,7 @@ TEST(Threats, E5_OverlappingTensors) {
   b.offset = 32;
   a.data = std::vector<std::uint8_t>(96, 0);
   b.data = std::vector<std::uint8_t>();
-  const Reports r = hostile(write_bytes(with_tensors({a, b})));
+  const Reports r = hostile(write_bytes(document({}, {a, b})));
   EXPECT_TRUE(has_code(r.strict, Code::OverlappingTensors));
 }
 
@@ -1491,7 +1454,7 @@ TEST(Threats, E5_OffsetAllOnes) {
 }
 
 TEST(Threats, E6_NonZeroPadding) {
-  Document doc = with_tensors({tensor("a", {3}), tensor("b", {5})});  // 12 and 20 bytes
+  Document doc = document({}, {tensor("a", {3}), tensor("b", {5})});  // 12 and 20 bytes
   WriteOptions options;
   options.padding_byte = 0xAA;
   const Reports all = hostile(write_bytes(doc, options));
@@ -1524,7 +1487,7 @@ TEST(Threats, E6_MissingFinalPadding) {
   WriteOptions options;
   options.pad_after_last_tensor = false;
   const Reports r =
-      hostile(write_bytes(with_tensors({tensor("a", {8}), tensor("b", {3})}), options));
+      hostile(write_bytes(document({}, {tensor("a", {8}), tensor("b", {3})}), options));
   EXPECT_TRUE(has_code(r.strict, Code::MissingFinalPadding));
   EXPECT_TRUE(lacks_code(r.strict, Code::TensorOutOfBounds));
   EXPECT_TRUE(passes(r.llama));  // llama.cpp checks the unpadded end only
@@ -1544,13 +1507,6 @@ TEST(Threats, E6_TrailingBytes) {
 // =============================================================================================
 // F: general.alignment
 // =============================================================================================
-
-Document with_alignment(Value value) {
-  Document doc = with_pairs({{"general.alignment", std::move(value), {}}});
-  doc.tensors.push_back(tensor("a", {3}));
-  doc.tensors.push_back(tensor("b", {8}));
-  return doc;
-}
 
 TEST(Threats, F1_AlignmentWrongType) {
   const std::vector<std::pair<const char*, Value>> values = {
@@ -1624,7 +1580,7 @@ TEST(Threats, F3_HugeAlignment) {
     EXPECT_EQ(r.strict.facts.alignment, alignment);
     // Without tensors there is no data section: only the policy warning.
     const Reports none =
-        hostile(write_bytes(with_pairs({{"general.alignment", Value::u32(alignment), {}}})));
+        hostile(write_bytes(document({{"general.alignment", Value::u32(alignment), {}}})));
     EXPECT_TRUE(has_code(none.strict, Code::AlignmentTooLarge));
     EXPECT_TRUE(passes(none.strict));
     EXPECT_TRUE(passes(none.llama));

@@ -19,8 +19,6 @@
 
 namespace ggufcheck::testing {
 
-using ByteVector = std::vector<std::uint8_t>;
-
 inline Report check(const ByteVector& bytes, Profile profile = Profile::Strict) {
   Options options;
   options.profile = profile;

@@ -21,6 +21,10 @@
 
 namespace ggufcheck::testing {
 
+namespace ggml {
+class Library;
+}
+
 class ReferenceError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -77,19 +81,13 @@ class GgmlReference {
   // Every load in a fresh process (slower; the default is the persistent server).
   void set_isolated(bool isolated) { isolated_ = isolated; }
 
-  struct Functions;
-
  private:
-  struct Closer {
-    void operator()(void* handle) const;
-  };
   [[nodiscard]] ReferenceResult load_isolated(const std::filesystem::path& file) const;
   [[nodiscard]] ReferenceResult load_on_server(const std::filesystem::path& file);
   void start_server();
   void stop_server();
 
-  std::unique_ptr<void, Closer> library_;
-  std::unique_ptr<const Functions> functions_;
+  std::unique_ptr<const ggml::Library> library_;
   std::filesystem::path scratch_;
   std::filesystem::path scratch_file_;  // where load(bytes) writes, opened on first use
   int scratch_fd_ = -1;

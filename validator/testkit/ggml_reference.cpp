@@ -1,6 +1,5 @@
 #include "ggml_reference.hpp"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -18,28 +17,11 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "ggml_abi.hpp"
+
 namespace ggufcheck::testing {
 
 namespace {
-
-// The few declarations of ggml's gguf.h and ggml.h that llama.cpp's model loader uses. Only
-// pointers and integers cross the ABI; gguf_init_params is two fields passed by value.
-struct ggml_context;
-struct gguf_context;
-struct gguf_init_params {
-  bool no_alloc;
-  ggml_context** ctx;
-};
-using GgufInitFromFile = gguf_context* (*)(const char* fname, gguf_init_params params);
-using GgufGetNTensors = std::int64_t (*)(const gguf_context* ctx);
-using GgufGetDataOffset = std::size_t (*)(const gguf_context* ctx);
-using GgufGetTensorOffset = std::size_t (*)(const gguf_context* ctx, std::int64_t tensor_id);
-using GgufGetTensorSize = std::size_t (*)(const gguf_context* ctx, std::int64_t tensor_id);
-using GgufFree = void (*)(gguf_context* ctx);
-using GgmlFree = void (*)(ggml_context* ctx);
-// enum ggml_log_level is an int.
-using GgmlLogCallback = void (*)(int level, const char* text, void* user_data);
-using GgmlLogSet = void (*)(GgmlLogCallback callback, void* user_data);
 
 // The result of one load, as the exit status of a one-shot child or in a server response.
 constexpr int kLoads = 0;
@@ -48,13 +30,6 @@ constexpr int kOutOfBounds = 11;
 constexpr int kCannotStat = 12;
 
 constexpr std::size_t kMaxLog = 4096;
-
-template <typename Function>
-Function symbol(void* handle, const char* name, const std::string& library_path) {
-  void* address = ::dlsym(handle, name);
-  if (address == nullptr) throw ReferenceError(library_path + " has no function " + name);
-  return reinterpret_cast<Function>(address);
-}
 
 void append_log(std::string& log, const char* text, std::size_t length) {
   if (log.size() < kMaxLog) log.append(text, std::min(length, kMaxLog - log.size()));
@@ -111,26 +86,15 @@ bool receive_all(int socket, void* data, std::size_t size) {
 
 }  // namespace
 
-struct GgmlReference::Functions {
-  GgufInitFromFile init_from_file;
-  GgufGetNTensors get_n_tensors;
-  GgufGetDataOffset get_data_offset;
-  GgufGetTensorOffset get_tensor_offset;
-  GgufGetTensorSize get_tensor_size;
-  GgufFree gguf_free;
-  GgmlFree ggml_free;
-  GgmlLogSet log_set;
-};
-
 namespace {
 
 // What llama_model_loader's constructor does with a single-file model, as far as the container
-// goes (llama-model-loader.cpp): gguf_init_from_file with no_alloc and a ggml context for the
-// tensors, then for every tensor llama_tensor_weight's bounds check
+// goes (llama-model-loader.cpp): the load of ggml::Loaded, then for every tensor
+// llama_tensor_weight's bounds check
 // `offs + ggml_nbytes(tensor) < offs || offs + ggml_nbytes(tensor) > file->size()`.
-int load_container(const GgmlReference::Functions& f, const char* path, std::string& log) {
-  ggml_context* tensors = nullptr;
-  gguf_context* gguf = f.init_from_file(path, gguf_init_params{true, &tensors});
+int load_container(const ggml::Api& f, const char* path, std::string& log) {
+  const ggml::Loaded loaded(f, path);
+  ggml::gguf_context* gguf = loaded.gguf();
   if (gguf == nullptr) return kReaderRejects;
   struct stat st {};
   int result = kLoads;
@@ -138,11 +102,11 @@ int load_container(const GgmlReference::Functions& f, const char* path, std::str
     result = kCannotStat;
   } else {
     const auto file_size = static_cast<std::uint64_t>(st.st_size);
-    const std::int64_t n_tensors = f.get_n_tensors(gguf);
-    const std::uint64_t data_offset = f.get_data_offset(gguf);
+    const std::int64_t n_tensors = f.gguf_get_n_tensors(gguf);
+    const std::uint64_t data_offset = f.gguf_get_data_offset(gguf);
     for (std::int64_t i = 0; i < n_tensors && result == kLoads; ++i) {
-      const std::uint64_t offs = data_offset + f.get_tensor_offset(gguf, i);
-      const std::uint64_t nbytes = f.get_tensor_size(gguf, i);
+      const std::uint64_t offs = data_offset + f.gguf_get_tensor_offset(gguf, i);
+      const std::uint64_t nbytes = f.gguf_get_tensor_size(gguf, i);
       if (offs + nbytes < offs || offs + nbytes > file_size) {
         char message[256];
         const int n = std::snprintf(
@@ -156,17 +120,15 @@ int load_container(const GgmlReference::Functions& f, const char* path, std::str
       }
     }
   }
-  f.gguf_free(gguf);
-  f.ggml_free(tensors);
   return result;
 }
 
 // The server: requests are a u32 path length and the path; a response is the i32 result, the
 // u32 log length and the log, each sent in one piece (one wake-up of the other side). It ends
 // when the test process closes its end.
-[[noreturn]] void serve(const GgmlReference::Functions& f, int socket) {
+[[noreturn]] void serve(const ggml::Api& f, int socket) {
   std::string log;
-  f.log_set(
+  f.ggml_log_set(
       [](int, const char* text, void* user_data) {
         append_log(*static_cast<std::string*>(user_data), text, std::strlen(text));
       },
@@ -201,29 +163,14 @@ const char* to_string(ReferenceOutcome outcome) {
   return "?";
 }
 
-void GgmlReference::Closer::operator()(void* handle) const {
-  ::dlclose(handle);
-}
-
 GgmlReference::GgmlReference(const std::string& library_path, std::filesystem::path scratch_dir)
-    : library_(::dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL)),
-      scratch_(std::move(scratch_dir)) {
-  if (!library_) {
-    const char* why = ::dlerror();
-    throw ReferenceError("cannot load llama.cpp's reader " + library_path + ": " +
-                         (why != nullptr ? why : "unknown error") +
+    : scratch_(std::move(scratch_dir)) {
+  try {
+    library_ = std::make_unique<const ggml::Library>(library_path);
+  } catch (const ggml::LoadError& e) {
+    throw ReferenceError(std::string("llama.cpp's reader: ") + e.what() +
                          " (run scripts/setup.sh, or set GGUFCHECK_REFERENCE_GGML_LIB)");
   }
-  void* handle = library_.get();
-  functions_ = std::make_unique<const Functions>(
-      Functions{symbol<GgufInitFromFile>(handle, "gguf_init_from_file", library_path),
-                symbol<GgufGetNTensors>(handle, "gguf_get_n_tensors", library_path),
-                symbol<GgufGetDataOffset>(handle, "gguf_get_data_offset", library_path),
-                symbol<GgufGetTensorOffset>(handle, "gguf_get_tensor_offset", library_path),
-                symbol<GgufGetTensorSize>(handle, "gguf_get_tensor_size", library_path),
-                symbol<GgufFree>(handle, "gguf_free", library_path),
-                symbol<GgmlFree>(handle, "ggml_free", library_path),
-                symbol<GgmlLogSet>(handle, "ggml_log_set", library_path)});
   // ggml_abort() would otherwise fork a debugger to print a backtrace on every assertion.
   ::setenv("GGML_NO_BACKTRACE", "1", 1);
   std::filesystem::create_directories(scratch_);
@@ -295,7 +242,7 @@ void GgmlReference::start_server() {
       ::dup2(null, STDOUT_FILENO);
       ::dup2(null, STDERR_FILENO);  // a crash is loaded again in a one-shot child, with stderr
     }
-    serve(*functions_, sockets[1]);
+    serve(library_->api(), sockets[1]);
   }
   ::close(sockets[1]);
   server_ = pid;
@@ -374,7 +321,7 @@ ReferenceResult GgmlReference::load_isolated(const std::filesystem::path& file) 
     prepare_child(parent);
     ::alarm(time_limit_seconds_);
     std::string log;
-    const int code = load_container(*functions_, file.c_str(), log);
+    const int code = load_container(library_->api(), file.c_str(), log);
     if (!log.empty()) (void)!::write(STDERR_FILENO, log.data(), log.size());
     ::_exit(code);
   }

@@ -1,0 +1,311 @@
+#include "code_examples.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "documents.hpp"
+#include "ggufcheck/format.hpp"
+#include "hostile.hpp"
+
+namespace ggufcheck::testing {
+
+namespace {
+
+constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
+
+constexpr std::uint32_t kF32 = 0;
+constexpr std::uint32_t kQ8_0 = 8;
+constexpr std::uint32_t kMxfp4 = 39;
+
+Written cut(Written w, std::uint64_t size) {
+  w.bytes.resize(static_cast<std::size_t>(size));
+  return w;
+}
+
+Written version(std::uint32_t v) {
+  Document doc = minimal_document();
+  doc.version = v;
+  return write(doc);
+}
+
+Written version_field(std::uint32_t v) {
+  WriteOptions options;
+  options.version_field = v;
+  return write(minimal_document(), options);
+}
+
+Written with_pair(KeyValue kv) {
+  return write(document({std::move(kv)}));
+}
+
+Written with_tensor(Tensor t, std::vector<KeyValue> pairs = {}) {
+  return write(document(std::move(pairs), {std::move(t)}));
+}
+
+// Writer diagnosis: a small file with one tensor written with one of the course chapter's
+// mistakes (docs/format.md section 11).
+Written small_written_with(bool WriteOptions::*mistake) {
+  WriteOptions options;
+  options.*mistake = true;
+  return write(document({pair("general.name", Value::string("w"))}, {tensor("w", {4})}), options);
+}
+
+Written alignment(std::uint32_t value) {
+  return with_pair(pair("general.alignment", Value::u32(value)));
+}
+
+const std::vector<CodeExample> kExamples = {
+    {Code::LimitExceeded,
+     "an array nested 65 deep, one level past the default depth limit of 64",
+     [] { return with_pair(pair("my.nested", nested_array(65))); },
+     {Code::NestedArray}},
+
+    {Code::TruncatedHeader, "the first 23 bytes of a 24-byte header",
+     [] { return cut(write(Document{}), 23); }},
+    {Code::BadMagic, "the magic of a legacy GGJT file (\"tjgg\" as stored) on a minimal file",
+     [] {
+       Written w = write(minimal_document());
+       w.bytes = with_magic(std::move(w.bytes), "tjgg");
+       return w;
+     }},
+    {Code::UnsupportedVersion, "version 4 on a minimal file", [] { return version_field(4); }},
+    {Code::ObsoleteVersion, "a genuine version 1 file (32-bit counts and lengths)",
+     [] { return version(1); }},
+    {Code::OldVersion, "a valid version 2 file", [] { return version(2); }},
+    {Code::ByteSwappedFile, "a valid minimal file written big-endian",
+     [] {
+       Document doc = minimal_document();
+       doc.endian = Endian::Big;
+       return write(doc);
+     }},
+    {Code::ImpossibleCount, "tensor_count of 2^63 (negative as int64) on a minimal file",
+     [] {
+       WriteOptions options;
+       options.tensor_count = kPow63;
+       return write(minimal_document(), options);
+     }},
+
+    // kv[0]'s key (length 20) is followed by a NUL: its value type reads 00 08 00 00, 2048.
+    {Code::WriterNulTerminatedStrings,
+     "a small file whose writer put a NUL after every string",
+     [] { return small_written_with(&WriteOptions::nul_terminated_strings); },
+     {Code::UnknownValueType}},
+    // Bytes 24..32 (alignment 32, 4 padding bytes) read as kv[0]'s key length 32: the key is the
+    // real length field (NUL bytes) and "general.architecture" and the type (2005); the value
+    // type is the low half of the value's length (5, int32); kv[1]'s key length is "llama" and
+    // three bytes after it, far over 1 GiB and past the end (2002, 2014).
+    {Code::WriterHeaderAlignmentField,
+     "a small file with a 40-byte header (u32 alignment, 4 padding bytes)",
+     [] { return small_written_with(&WriteOptions::header_alignment_field); },
+     {Code::TruncatedString, Code::InvalidKeyBytes, Code::StringTooLong}},
+    // Tensor a (offset 0, type 0) reads the same either way; tensor b's type reads the low half
+    // of its offset 32: the removed type 32 (Q4_0_4_8).
+    {Code::WriterOffsetBeforeType,
+     "a file of two tensors whose writer put the offset before the type",
+     [] {
+       WriteOptions options;
+       options.offset_before_type = true;
+       return write(document({}, {tensor("a", {8}), tensor("b", {8})}), options);
+     },
+     {Code::RemovedTensorType}},
+    // tensor_count (u32 1) and kv_count (u32 2) read as one u64: 0x0000000200000001 tensors.
+    {Code::WriterV1FieldWidths,
+     "a small v3 file whose counts and lengths are 32-bit",
+     [] { return small_written_with(&WriteOptions::narrow_widths); },
+     {Code::ImpossibleCount}},
+
+    {Code::TruncatedMetadata, "the file ends two bytes into a uint32 value",
+     [] {
+       const Written w = with_pair(pair("my.count", Value::u32(7)));
+       return cut(w, w.bytes.size() - 2);
+     }},
+    {Code::TruncatedString, "a string value whose length (1000) runs past the end of the file",
+     [] {
+       return with_string_length(document({pair("my.text", Value::string("hello"))}), 1, 1000);
+     }},
+    {Code::EmptyKey, "a metadata key of length 0",
+     [] { return with_pair(pair("", Value::u8(1))); }},
+    {Code::DuplicateKey, "general.name written twice",
+     [] {
+       return write(document(
+           {pair("general.name", Value::string("a")), pair("general.name", Value::string("b"))}));
+     }},
+    {Code::InvalidKeyBytes, "a key with a control byte (my\\x01key)",
+     [] { return with_pair(pair("my\x01key", Value::u8(1))); }},
+    {Code::UnconventionalKey, "a printable key that is not lower_snake_case (my.Key)",
+     [] { return with_pair(pair("my.Key", Value::u8(1))); }},
+    {Code::KeyTooLong, "a key of 65536 bytes",
+     [] { return with_pair(pair(std::string(65536, 'a'), Value::u8(1))); }},
+    {Code::UnknownValueType, "value type 13",
+     [] { return with_pair(pair("my.key", Value::u8(1), 13)); }},
+    {Code::UnknownArrayType, "an array of element type 13",
+     [] { return with_pair(pair("my.arr", Value::array(static_cast<ValueType>(13), {}))); }},
+    {Code::NestedArray, "an array of one empty uint8 array",
+     [] { return with_pair(pair("my.nested", nested_array(2))); }},
+    {Code::ImpossibleArrayCount, "a uint32 array of 2 elements whose count says 1000",
+     [] {
+       return with_array_count(
+           document(
+               {pair("my.list", Value::array(ValueType::Uint32, {Value::u32(1), Value::u32(1)}))}),
+           1, 1000);
+     }},
+    {Code::NonCanonicalBool, "a bool byte of 2",
+     [] { return with_pair(pair("my.flag", Value::bool_byte(2))); }},
+    {Code::InvalidUtf8, "a string value with the byte 0xff",
+     [] { return with_pair(pair("my.text", Value::string("a\xff!"))); }},
+    {Code::StringTooLong,
+     "a string value declaring 2^30 + 1 bytes (over llama.cpp's 1 GiB limit) in a tiny file",
+     [] {
+       return with_string_length(document({pair("my.text", Value::string("hello"))}), 1,
+                                 kReferenceStringLimit + 1);
+     },
+     {Code::TruncatedString}},
+    {Code::ArrayTooLong,
+     "a uint8 array declaring 2^30 + 1 elements (over llama.cpp's limit) in a tiny file",
+     [] {
+       return with_array_count(
+           document(
+               {pair("my.list", Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(1)}))}),
+           1, (1ULL << 30) + 1);
+     },
+     {Code::ImpossibleArrayCount}},
+    {Code::NulInString, "a string value with a NUL byte inside",
+     [] { return with_pair(pair("my.text", Value::string(std::string("ab\0c", 4)))); }},
+
+    {Code::TruncatedTensorInfo, "the file ends inside the first tensor info's offset",
+     [] {
+       const Written w = with_tensor(tensor("w", {4}));
+       return cut(w, w.layout.tensors[0].offset_offset + 4);
+     }},
+    {Code::TensorNameTooLong, "a tensor name of 65 bytes",
+     [] { return with_tensor(tensor(std::string(65, 'a'), {4})); }},
+    {Code::EmptyTensorName, "a tensor name of length 0",
+     [] { return with_tensor(tensor("", {4})); }},
+    {Code::DuplicateTensorName, "two tensors named w",
+     [] {
+       return write(document({}, {tensor("w", {4}), tensor("w", {4})}));
+     }},
+    {Code::InvalidTensorNameBytes, "a tensor name with a control byte (w\\x01)",
+     [] { return with_tensor(tensor("w\x01", {4})); }},
+    {Code::TooManyDims, "a tensor of 5 dims",
+     [] {
+       return with_tensor(tensor("w", {1, 1, 1, 1, 1}));
+     }},
+    {Code::NegativeDim, "a tensor whose ne[1] is 2^63",
+     [] {
+       return with_tensor(tensor("w", {4, kPow63}));
+     }},
+    {Code::ZeroDim, "a tensor whose ne[1] is 0",
+     [] {
+       return with_tensor(tensor("w", {4, 0}));
+     }},
+    {Code::ElementCountOverflow,
+     "dims [2^32, 2^32]: the element count wraps to exactly 0 modulo 2^64",
+     [] {
+       return with_tensor(tensor("w", {1ULL << 32, 1ULL << 32}));
+     }},
+    {Code::UnknownTensorType, "tensor type 43", [] { return with_tensor(tensor("w", {4}, 43)); }},
+    {Code::RemovedTensorType, "tensor type 4 (the removed Q4_2)",
+     [] { return with_tensor(tensor("w", {32}, 4)); }},
+    {Code::RowNotBlockMultiple, "a Q8_0 tensor whose rows are 16 elements (the block is 32)",
+     [] {
+       return with_tensor(tensor("w", {16, 2}, kQ8_0), {quantization_version()});
+     }},
+    {Code::ByteSizeOverflow, "an F32 tensor of 2^62 elements: its byte size overflows 64 bits",
+     [] { return with_tensor(tensor("w", {1ULL << 62})); }},
+    {Code::NewTensorType, "a valid MXFP4 (type 39) tensor",
+     [] { return with_tensor(tensor("w", {32}, kMxfp4), {quantization_version()}); }},
+    {Code::ScalarTensor, "a valid tensor of n_dims 0 (a scalar)",
+     [] { return with_tensor(tensor("w", {})); }},
+
+    {Code::MisalignedOffset,
+     "a tensor at offset 8 with alignment 32 (it cannot be the running sum of padded sizes)",
+     [] { return with_tensor(tensor("w", {4}, kF32, 8)); },
+     {Code::NonContiguousLayout}},
+    {Code::OverlappingTensors,
+     "tensor b starts inside tensor a ([0, 64) and [32, 96))",
+     [] {
+       return write(document({}, {with_data(tensor("a", {16}, kF32, 0), 96),
+                                  with_data(tensor("b", {16}, kF32, 32), 0)}));
+     },
+     {Code::NonContiguousLayout}},
+    {Code::TensorOutOfBounds, "a 64-byte tensor with 32 bytes of data in the file",
+     [] { return with_tensor(with_data(tensor("w", {16}), 32)); }},
+    {Code::NonContiguousLayout, "a gap of 32 bytes between two tensors",
+     [] {
+       return write(document({}, {with_data(tensor("a", {8}, kF32, 0), 96),
+                                  with_data(tensor("b", {8}, kF32, 64), 0)}));
+     }},
+    {Code::NonzeroPadding, "a 0x01 byte in the padding before the data section",
+     [] {
+       Written w = with_tensor(tensor("w", {4}));
+       w.bytes.at(w.layout.infos_end + 1) = 0x01;
+       return w;
+     }},
+    {Code::TruncatedBeforeData, "the file ends one byte into the padding before the data section",
+     [] {
+       const Written w = with_tensor(tensor("w", {4}));
+       return cut(w, w.layout.infos_end + 1);
+     }},
+    {Code::MissingFinalPadding, "the last tensor is not padded to the alignment",
+     [] {
+       WriteOptions options;
+       options.pad_after_last_tensor = false;
+       return write(document({}, {tensor("w", {4})}), options);
+     }},
+    {Code::TrailingBytes, "three bytes after the padded data section",
+     [] {
+       WriteOptions options;
+       options.trailing = {1, 2, 3};
+       return write(document({}, {tensor("w", {4})}), options);
+     }},
+
+    {Code::AlignmentWrongType, "general.alignment stored as uint64",
+     [] { return with_pair(pair("general.alignment", Value::u64(32))); }},
+    {Code::AlignmentZero, "general.alignment = 0", [] { return alignment(0); }},
+    {Code::AlignmentNotPowerOfTwo, "general.alignment = 24", [] { return alignment(24); }},
+    {Code::AlignmentNotMultipleOf8, "general.alignment = 4", [] { return alignment(4); }},
+    {Code::AlignmentTooLarge, "general.alignment = 131072", [] { return alignment(131072); }},
+    {Code::MissingArchitecture, "the 24-byte header alone: no metadata, no general.architecture",
+     [] { return write(Document{}); }},
+    {Code::MissingQuantizationVersion, "a Q8_0 tensor without general.quantization_version",
+     [] { return with_tensor(tensor("w", {32}, kQ8_0)); }},
+    {Code::KeyWrongType, "general.name stored as uint32",
+     [] { return with_pair(pair("general.name", Value::u32(1))); }},
+    {Code::TokenizerLengthMismatch, "two tokenizer scores for three tokens",
+     [] {
+       return write(
+           document({pair("tokenizer.ggml.tokens",
+                          Value::array(ValueType::String, {Value::string("a"), Value::string("b"),
+                                                           Value::string("c")})),
+                     pair("tokenizer.ggml.scores",
+                          Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0)}))}));
+     }},
+    {Code::TokenIdOutOfRange, "tokenizer.ggml.bos_token_id = 2 with two tokens",
+     [] {
+       return write(document(
+           {pair("tokenizer.ggml.tokens",
+                 Value::array(ValueType::String, {Value::string("a"), Value::string("b")})),
+            pair("tokenizer.ggml.bos_token_id", Value::u32(2))}));
+     }},
+};
+
+}  // namespace
+
+const std::vector<CodeExample>& code_examples() {
+  return kExamples;
+}
+
+const CodeExample& code_example(Code code) {
+  const auto found = std::find_if(kExamples.begin(), kExamples.end(),
+                                  [code](const CodeExample& e) { return e.code == code; });
+  if (found == kExamples.end()) throw std::out_of_range("no example file of " + code_string(code));
+  return *found;
+}
+
+Written example(Code code) {
+  return code_example(code).build();
+}
+
+}  // namespace ggufcheck::testing

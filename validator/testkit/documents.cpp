@@ -1,0 +1,99 @@
+#include "documents.hpp"
+
+#include <utility>
+
+namespace ggufcheck::testing {
+
+Document minimal_document() {
+  Document doc;
+  doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
+  return doc;
+}
+
+KeyValue pair(std::string key, Value value, std::optional<std::uint32_t> raw_type) {
+  KeyValue kv;
+  kv.key = std::move(key);
+  kv.value = std::move(value);
+  kv.raw_type = raw_type;
+  return kv;
+}
+
+Tensor tensor(std::string name, std::vector<std::uint64_t> dims, std::uint32_t type,
+              std::optional<std::uint64_t> offset) {
+  Tensor t;
+  t.name = std::move(name);
+  t.dims = std::move(dims);
+  t.type = type;
+  t.offset = offset;
+  return t;
+}
+
+Tensor with_data(Tensor t, std::size_t bytes) {
+  t.data = std::vector<std::uint8_t>(bytes, 0);
+  return t;
+}
+
+Document document(std::vector<KeyValue> pairs, std::vector<Tensor> tensors) {
+  Document doc = minimal_document();
+  for (KeyValue& kv : pairs) doc.metadata.push_back(std::move(kv));
+  doc.tensors = std::move(tensors);
+  return doc;
+}
+
+KeyValue quantization_version() {
+  return pair("general.quantization_version", Value::u32(2));
+}
+
+Value nested_array(std::size_t levels) {
+  Value value = Value::array(ValueType::Uint8, {});
+  for (std::size_t i = 1; i < levels; ++i) value = Value::array(ValueType::Array, {value});
+  return value;
+}
+
+Document model_document() {
+  Document doc = minimal_document();
+  doc.metadata.push_back({"general.name", Value::string("test model"), {}});
+  doc.metadata.push_back({"general.quantization_version", Value::u32(2), {}});
+  doc.metadata.push_back({"llama.context_length", Value::u32(4096), {}});
+  doc.metadata.push_back({"tokenizer.ggml.model", Value::string("llama"), {}});
+  doc.metadata.push_back(
+      {"tokenizer.ggml.tokens",
+       Value::array(ValueType::String, {Value::string("<unk>"), Value::string("<s>"),
+                                        Value::string("</s>"), Value::string("a")}),
+       {}});
+  doc.metadata.push_back({"tokenizer.ggml.scores",
+                          Value::array(ValueType::Float32, {Value::f32(0), Value::f32(0),
+                                                            Value::f32(0), Value::f32(-1)}),
+                          {}});
+  doc.metadata.push_back(
+      {"tokenizer.ggml.token_type",
+       Value::array(ValueType::Int32, {Value::i32(2), Value::i32(3), Value::i32(3), Value::i32(1)}),
+       {}});
+  doc.metadata.push_back({"tokenizer.ggml.bos_token_id", Value::u32(1), {}});
+  doc.tensors.push_back({"token_embd.weight", {64, 4}, 1, {}, {}});     // F16
+  doc.tensors.push_back({"blk.0.attn_q.weight", {64, 64}, 8, {}, {}});  // Q8_0
+  doc.tensors.push_back({"output_norm.weight", {64}, 0, {}, {}});       // F32
+  return doc;
+}
+
+ByteVector prefix(const ByteVector& bytes, std::uint64_t n) {
+  return ByteVector(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+}
+
+void append_u32(ByteVector& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+void append_u64(ByteVector& out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+void put_uint(ByteVector& bytes, std::uint64_t offset, std::uint64_t value, std::uint32_t width,
+              Endian endian) {
+  for (std::uint32_t i = 0; i < width; ++i) {
+    const std::uint32_t shift = 8 * (endian == Endian::Little ? i : width - 1 - i);
+    bytes.at(static_cast<std::size_t>(offset + i)) = static_cast<std::uint8_t>(value >> shift);
+  }
+}
+
+}  // namespace ggufcheck::testing
