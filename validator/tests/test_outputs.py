@@ -2,8 +2,9 @@
 """Machine-readable outputs of the CLI against their schemas.
 
 Runs `ggufcheck check --format json` and `--format sarif` over the sample files, the real files
-and a set of broken files written here byte by byte, under every profile and a few option sets,
-then checks:
+and the example file of every code (written by ggufcheck_testkit_files from the test kit's
+validator/testkit/code_examples.hpp, the corpus's codes/ files), under every profile and a few
+option sets, then checks:
 
 - every JSON output against docs/json-output.schema.json, plus the cross-field rules the
   schema cannot say (counts, exit status, sort order, offsets inside the file);
@@ -17,7 +18,7 @@ then checks:
 - the text output's conventions: file names escaped like keys, the total line of a run over
   several files, `list` sorted by code.
 
-Usage: /usr/bin/python3 test_outputs.py --ggufcheck PATH --source REPO
+Usage: /usr/bin/python3 test_outputs.py --ggufcheck PATH --source REPO --testkit-files PATH
 Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure.
 """
 
@@ -26,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -114,97 +114,23 @@ def require(condition, message):
 
 
 # --------------------------------------------------------------------------------------------
-# GGUF bytes, written by hand (no dependency on the library's writer)
+# The files
 
-def gstr(text):
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return struct.pack("<Q", len(data)) + data
-
-
-def header(tensor_count, kv_count, version=3, magic=b"GGUF"):
-    return magic + struct.pack("<IQQ", version, tensor_count, kv_count)
+# The example of non-canonical-bool: it fails strict and spec, passes llama.cpp.
+BOOL_BYTE = "non-canonical-bool.gguf"
+# A copy of it under a name that needs escaping in a URI.
+SPACED = "model with spaces #1 %20 ?x=y & ü.gguf"
 
 
-def kv(key, value_type, payload):
-    return gstr(key) + struct.pack("<I", value_type) + payload
-
-
-T_U32, T_BOOL, T_STRING, T_ARRAY, T_U64 = 4, 7, 8, 9, 10
-ARCH = kv("general.architecture", T_STRING, gstr("llama"))
-
-
-def tensor_info(name, dims, ggml_type, offset):
-    return (gstr(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-            + struct.pack("<IQ", ggml_type, offset))
-
-
-def pad_to(data, alignment=32, byte=b"\x00"):
-    return data + byte * ((-len(data)) % alignment)
-
-
-def with_tensors(kvs, tensors, data=b"", trailing=b""):
-    """kvs: list of encoded pairs; tensors: list of (name, dims, type, offset)."""
-    body = header(len(tensors), len(kvs)) + b"".join(kvs)
-    body += b"".join(tensor_info(*t) for t in tensors)
-    return pad_to(body) + data + trailing
-
-
-def generated_files():
-    """name -> (bytes, a code the strict profile must report, or None)."""
-    f32x8 = b"\x00" * 32
-    files = {
-        "truncated-header.gguf": (b"GGUF\x03\x00\x00", "GGUF1001"),
-        "empty.gguf": (b"", "GGUF1001"),
-        "bad-magic-ggml.gguf": (header(0, 1, magic=b"GGML") + ARCH, "GGUF1002"),
-        "bad-magic-zeros.gguf": (b"\x00" * 64, "GGUF1002"),
-        "unknown-value-type.gguf": (header(0, 2) + ARCH + kv("general.x", 99, b"\x00" * 8), "GGUF2008"),
-        "unknown-array-type.gguf": (header(0, 2) + ARCH + kv("general.x", T_ARRAY, struct.pack("<IQ", 77, 1) + b"\x00" * 8),
-                                    "GGUF2009"),
-        "truncated-string.gguf": (header(0, 2) + ARCH + struct.pack("<Q", 40) + b"general.", "GGUF2002"),
-        "truncated-metadata.gguf": (header(0, 2) + ARCH + gstr("general.name") + b"\x08\x00", None),
-        "version-1.gguf": (b"GGUF" + struct.pack("<III", 1, 0, 1) + struct.pack("<I", 20) + b"general.architecture"
-                           + struct.pack("<II", T_STRING, 5) + b"llama", "GGUF1004"),
-        "version-99.gguf": (header(0, 1, version=99) + ARCH, "GGUF1003"),
-        "version-2.gguf": (header(0, 1, version=2) + ARCH, None),
-        "big-endian.gguf": (b"GGUF" + struct.pack(">IQQ", 3, 0, 1) + struct.pack(">Q", 20) + b"general.architecture"
-                            + struct.pack(">IQ", T_STRING, 5) + b"llama", "GGUF1006"),
-        "bool-byte-2.gguf": (header(0, 2) + ARCH + kv("general.flag", T_BOOL, b"\x02"), "GGUF2012"),
-        "nested-array.gguf": (header(0, 2) + ARCH + kv("general.n", T_ARRAY, struct.pack("<IQ", T_ARRAY, 1)
-                                                       + struct.pack("<IQ", T_U32, 1) + b"\x01\x00\x00\x00"),
-                              "GGUF2010"),
-        "nul-in-string.gguf": (header(0, 2) + ARCH + kv("general.description", T_STRING, gstr(b"a\x00b")), "GGUF2016"),
-        "invalid-utf8-value.gguf": (header(0, 2) + ARCH + kv("general.name", T_STRING, gstr(b"caf\xe9\xff")), "GGUF2013"),
-        "invalid-key-bytes.gguf": (header(0, 2) + ARCH + kv(b"general.\xff\x01\"key", T_U32, b"\x01\x00\x00\x00"), "GGUF2005"),
-        "empty-key.gguf": (header(0, 2) + ARCH + kv(b"", T_U32, b"\x01\x00\x00\x00"), "GGUF2003"),
-        "duplicate-key.gguf": (header(0, 2) + ARCH + ARCH, "GGUF2004"),
-        "unconventional-key.gguf": (header(0, 2) + ARCH + kv("General.Key", T_U32, b"\x01\x00\x00\x00"), "GGUF2006"),
-        "impossible-array-count.gguf": (header(0, 2) + ARCH + kv("general.a", T_ARRAY, struct.pack("<IQ", T_U32, 1 << 40)),
-                                        "GGUF2011"),
-        "impossible-tensor-count.gguf": (header(0x1D1D1D1D1D1D1D1D, 1) + ARCH, "GGUF1007"),
-        "misaligned-tensor.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0), ("b.weight", [8], 0, 16)],
-                                                f32x8 + f32x8), "GGUF4001"),
-        "tensor-out-of-bounds.gguf": (with_tensors([ARCH], [("a.weight", [1024], 0, 0)], f32x8), "GGUF4003"),
-        "unknown-tensor-type.gguf": (with_tensors([ARCH], [("a.weight", [8], 99, 0)], f32x8), "GGUF3010"),
-        "too-many-dims.gguf": (with_tensors([ARCH], [("a.weight", [1, 1, 1, 1, 8], 0, 0)], f32x8), "GGUF3006"),
-        "zero-dim.gguf": (with_tensors([ARCH], [("a.weight", [8, 0], 0, 0)]), "GGUF3008"),
-        "alignment-zero.gguf": (with_tensors([ARCH, kv("general.alignment", T_U32, b"\x00" * 4)],
-                                             [("a.weight", [8], 0, 0)], f32x8), "GGUF5002"),
-        "alignment-wrong-type.gguf": (with_tensors([ARCH, kv("general.alignment", T_U64, struct.pack("<Q", 32))],
-                                                   [("a.weight", [8], 0, 0)], f32x8), "GGUF5001"),
-        "trailing-bytes.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0)], f32x8, trailing=b"\x00" * 40),
-                                "GGUF4008"),
-        "nonzero-padding.gguf": (pad_to(header(1, 1) + ARCH + tensor_info("a.weight", [8], 0, 0), byte=b"\x7f") + f32x8,
-                                 "GGUF4005"),
-        "missing-architecture.gguf": (header(0, 1) + kv("general.name", T_STRING, gstr("x")), "GGUF5006"),
-        "tensor-name-bytes.gguf": (with_tensors([ARCH], [(b"a\xff\x01.weight", [8], 0, 0)], f32x8), "GGUF3005"),
-        "duplicate-tensor-name.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0), ("a.weight", [8], 0, 32)],
-                                                    f32x8 + f32x8), "GGUF3004"),
-        "valid-with-tensor.gguf": (with_tensors([ARCH], [("a.weight", [8], 0, 0)], f32x8), None),
-        "valid-metadata-only.gguf": (header(0, 1) + ARCH, None),
-        # Names that need escaping in a URI.
-        "model with spaces #1 %20 ?x=y & ü.gguf": (header(0, 2) + ARCH + kv("general.flag", T_BOOL, b"\x02"),
-                                                     "GGUF2012"),
-    }
+def write_examples(tool, directory):
+    """The example file of every code, written by the test kit: name -> (path, its code)."""
+    proc = subprocess.run([tool, directory], capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise Failure(f"{tool} exited {proc.returncode}: {proc.stderr.strip()[:300]}")
+    files = {}
+    for line in proc.stdout.splitlines():
+        name, code = line.rsplit(" ", 1)
+        files[name] = (os.path.join(directory, name), code)
     return files
 
 
@@ -548,8 +474,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ggufcheck", required=True)
     parser.add_argument("--source", required=True)
+    parser.add_argument("--testkit-files", required=True)
     args = parser.parse_args()
-    for path in (args.ggufcheck,):
+    for path in (args.ggufcheck, args.testkit_files):
         if not os.access(path, os.X_OK):
             print(f"test_outputs.py: {path} is not an executable", file=sys.stderr)
             return 1
@@ -574,12 +501,12 @@ def main():
     try:
         generated = {}
         expected_strict = {}
-        for name, (data, code) in generated_files().items():
-            path = os.path.join(tmp, name)
-            with open(path, "wb") as f:
-                f.write(data)
+        for name, (path, code) in write_examples(args.testkit_files, tmp).items():
             generated[name] = path
             expected_strict[path] = code
+        generated[SPACED] = os.path.join(tmp, SPACED)
+        shutil.copyfile(generated[BOOL_BYTE], generated[SPACED])
+        expected_strict[generated[SPACED]] = "GGUF2012"
         missing = os.path.join(tmp, "does-not-exist.gguf")
         empty_dir = os.path.join(tmp, "no-gguf-here")
         os.makedirs(empty_dir)
@@ -629,7 +556,7 @@ def main():
             suite.case(f"{profile} a directory",
                        lambda p=p, profile=profile: suite.check_run("dir", p + [tmp], sorted(gen_paths), profile=profile))
             # Standard input.
-            with open(generated["bool-byte-2.gguf"], "rb") as f:
+            with open(generated[BOOL_BYTE], "rb") as f:
                 bool_bytes = f.read()
 
             def stdin_case(p=p, profile=profile):
@@ -661,7 +588,7 @@ def main():
 
         # A file name that is not valid UTF-8: JSON must still be produced (escaped), not exit 4.
         raw_name = os.path.join(os.fsencode(tmp), b"not-utf8-\xff\xfe.gguf")
-        shutil.copyfile(generated["bool-byte-2.gguf"], raw_name)
+        shutil.copyfile(generated[BOOL_BYTE], raw_name)
 
         def non_utf8_name():
             for fmt in ("json", "sarif"):
@@ -680,7 +607,7 @@ def main():
 
         # SARIF for code scanning: notifications, URIs in both modes, help.
         three = os.path.join(args.source, "examples", "broken", "three-problems.gguf")
-        spaced = generated["model with spaces #1 %20 ?x=y & ü.gguf"]
+        spaced = generated[SPACED]
 
         def dropped_findings():
             suite.check_run("dropped", ["--limit", "findings=1", three], [three], plain=False, expect_rc=1)
@@ -717,7 +644,7 @@ def main():
 
         def rooted_uris():
             outside = three
-            run_paths = [spaced, generated["bool-byte-2.gguf"], outside, missing]
+            run_paths = [spaced, generated[BOOL_BYTE], outside, missing]
             suite.check_run("rooted", run_paths, run_paths, sarif_root=tmp, expect_rc=2)
             run = suite.last_sarif["runs"][0]
             locations = [a["location"] for a in run["artifacts"]]
@@ -761,7 +688,7 @@ def main():
             ]
             for raw, shown in cases:
                 path = os.path.join(tmpb, raw)
-                shutil.copyfile(generated["bool-byte-2.gguf"], path)
+                shutil.copyfile(generated[BOOL_BYTE], path)
                 try:
                     for argv in (["--color", "never", path], ["--color", "never", path + b".missing"]):
                         proc = suite.run(argv)

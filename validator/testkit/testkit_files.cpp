@@ -1,0 +1,27 @@
+// `ggufcheck_testkit_files DIR`: writes the example file of every catalogue code
+// (code_examples.hpp) to DIR/<catalogue name>.gguf and prints "<file name> <code>" for each, so
+// that a test in another language validates the same bytes as the C++ tests and the corpus.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "code_examples.hpp"
+#include "ggufcheck/diagnostic.hpp"
+#include "ggufcheck/writer.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  for (const ggufcheck::testing::CodeExample& e : ggufcheck::testing::code_examples()) {
+    const std::string name = std::string(ggufcheck::catalogue_entry(e.code).name) + ".gguf";
+    if (!ggufcheck::save_file(dir / name, e.build().bytes)) {
+      std::fprintf(stderr, "%s: cannot write %s\n", argv[0], (dir / name).c_str());
+      return 1;
+    }
+    std::printf("%s %s\n", name.c_str(), ggufcheck::code_string(e.code).c_str());
+  }
+  return 0;
+}
