@@ -63,9 +63,6 @@ struct Dialect {
   bool header_alignment_field = false;  // u32 alignment + 4 padding bytes after the counts
   bool offset_before_type = false;      // tensor info: ..., dims, offset, type
   bool narrow_widths = false;           // 32-bit counts and lengths whatever the version
-  [[nodiscard]] bool any() const {
-    return nul_terminated_strings || header_alignment_field || offset_before_type || narrow_widths;
-  }
   bool operator==(const Dialect&) const = default;
 };
 
@@ -136,31 +133,21 @@ struct Model {
     const std::uint64_t begin = type_offset(i) + 4;
     return {begin, pair_end(i) - begin};
   }
-  [[nodiscard]] ByteRange pair_range(std::size_t i) const {
-    return {metadata[i].key_offset(), pair_end(i) - metadata[i].key_offset()};
-  }
   // String values: the bytes.
   [[nodiscard]] std::string_view string_value(std::size_t i) const {
     return text(value_range(i).offset + size_width(), metadata[i].payload());
   }
-  // Array values: the record, where the count is and where the elements are.
+  // Array values: the record and where the count is.
   [[nodiscard]] const ArrayRecord& array(std::size_t i) const {
     return arrays[static_cast<std::size_t>(metadata[i].payload())];
   }
   [[nodiscard]] std::uint64_t count_offset(std::size_t i) const {
     return value_range(i).offset + 4;
   }
-  [[nodiscard]] ByteRange elements(std::size_t i) const {
-    const std::uint64_t begin = count_offset(i) + size_width();
-    return {begin, pair_end(i) - begin};
-  }
 
   // --- tensor infos ---------------------------------------------------------------------------
   [[nodiscard]] std::uint64_t info_end(std::size_t i) const {
     return i + 1 < tensors.size() ? tensors[i + 1].name_offset : infos_end;
-  }
-  [[nodiscard]] ByteRange info_range(std::size_t i) const {
-    return {tensors[i].name_offset, info_end(i) - tensors[i].name_offset};
   }
   [[nodiscard]] std::uint64_t name_length(std::size_t i) const {
     const TensorInfo& t = tensors[i];

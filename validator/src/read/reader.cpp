@@ -64,7 +64,7 @@ class Reader {
 
   // Set once the version is known: the walk of a vocabulary asks for the width per string.
   [[nodiscard]] bool narrow() const { return narrow_; }
-  [[nodiscard]] std::uint64_t size_width() const { return narrow_ ? 4 : 8; }
+  [[nodiscard]] std::uint64_t size_width() const { return ggufcheck::size_width(narrow_); }
   [[nodiscard]] std::uint64_t header_extra() const {
     return model_.dialect.header_alignment_field ? 8 : 0;
   }
@@ -138,7 +138,7 @@ class Reader {
                    "v2 and v3 are byte-identical; a writer can simply write 3",
                    "version 2 is valid but the spec asks for version 3");
     }
-    const std::uint64_t header_size = (narrow() ? 16 : 24) + header_extra();
+    const std::uint64_t header_size = ggufcheck::header_size(narrow()) + header_extra();
     if (size < header_size) {
       sink_.report(Code::TruncatedHeader, 0, size, "header", "",
                    "file is {} bytes long; a version {} header needs {}", size, version,
@@ -165,8 +165,8 @@ class Reader {
     model_.header_complete = true;
 
     const std::uint64_t remaining = cursor_.remaining();
-    const std::uint64_t min_pair = size_width() + 4 + 1;        // empty key, u8 value
-    const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;  // empty name, 0 dims
+    const std::uint64_t min_pair = min_pair_size(narrow());
+    const std::uint64_t min_tensor = min_tensor_info_size(narrow());
     // An impossible tensor count does not move the metadata: it is still read and checked.
     tensor_count_ok_ = check_count(model_.tensor_count, 8, "header.tensor_count", "tensor infos",
                                    min_tensor, remaining, limits_.max_tensor_count);
@@ -474,7 +474,7 @@ class Reader {
   bool read_tensor_infos() {
     if (!tensor_count_ok_) return false;  // reported with the header
     const std::uint64_t remaining = cursor_.remaining();
-    const std::uint64_t min_tensor = size_width() + 4 + 4 + 8;
+    const std::uint64_t min_tensor = min_tensor_info_size(narrow());
     if (model_.tensor_count > remaining / min_tensor) {
       sink_.report(Code::ImpossibleCount, 8, size_width(), "header.tensor_count", "",
                    "header.tensor_count is {} but the {} bytes after the metadata hold at most "

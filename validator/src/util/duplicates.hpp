@@ -50,8 +50,8 @@ class BasicDuplicateFinder {
   static constexpr std::size_t kMaxProbes = 256;
 
   explicit BasicDuplicateFinder(std::size_t entries, Hash hash = Hash{}) : hash_(std::move(hash)) {
-    // At most half full; slots hold index + 1 in 32 bits, so more entries than that go to the
-    // ordered map from the start (a file of 2^32 names is larger than 50 GB).
+    // At most half full; a slot holds an entry index in 32 bits (UINT32_MAX: empty), so more
+    // entries than that go to the ordered map from the start (2^32 names take over 50 GB).
     if (entries >= kEmpty - 1) {
       ordered_mode_ = true;
       return;

@@ -1,0 +1,82 @@
+// Files against buffers: the bytes written to a file whose all-zero pages are holes, then
+// validated and dumped by path (mapped, its holes skipped or read as zeros by the input's bulk
+// reads, the pages they pass given back), must give exactly the report and the dump of the same
+// bytes given as a buffer. This is the path a CI gate takes (validate_file, dump_file) and the
+// one the in-memory targets cannot reach: the mapping, the SIGBUS guard, the descriptor's holes.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ggufcheck/dump.hpp"
+#include "ggufcheck/render.hpp"
+#include "ggufcheck/validate.hpp"
+#include "pipeline.hpp"
+
+namespace {
+
+using namespace ggufcheck;
+
+constexpr std::size_t kPage = 4096;
+
+// A memory-backed file holding `bytes`, its all-zero pages left as holes; -1 when the system
+// refuses one.
+int sparse_file(Bytes bytes) {
+  const int fd = ::memfd_create("fuzz_mapped", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  for (std::size_t at = 0; at < bytes.size(); at += kPage) {
+    const std::size_t n = std::min(kPage, bytes.size() - at);
+    bool zero = true;
+    for (std::size_t i = 0; i < n && zero; ++i) zero = bytes[at + i] == 0;
+    if (zero) continue;
+    if (::pwrite(fd, bytes.data() + at, n, static_cast<off_t>(at)) != static_cast<ssize_t>(n)) {
+      ::close(fd);
+      return -1;
+    }
+  }
+  if (::ftruncate(fd, static_cast<off_t>(bytes.size())) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::string check_mapped(Bytes bytes, const std::string& path, Profile profile) {
+  Options options;
+  options.profile = profile;
+  const Report reports[] = {validate_file(path, options), validate(bytes, options, path)};
+  const std::string mapped = render_json(std::span(reports, 1), options, 0);
+  const std::string whole = render_json(std::span(reports + 1, 1), options, 0);
+  if (mapped != whole) {
+    return "the file's report differs from the buffer's:\nfile:   " + mapped + "\nbuffer: " + whole;
+  }
+  for (const DumpLevel level : {DumpLevel::Structure, DumpLevel::Data}) {
+    const Dump from_file = dump_file(path, options, level);
+    const Dump from_buffer = dump(bytes, options, level);
+    if (from_file.json != from_buffer.json || from_file.exit_status != from_buffer.exit_status) {
+      return "the file's dump differs from the buffer's:\nfile:   " + from_file.json +
+             "\nbuffer: " + from_buffer.json;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const Bytes bytes(data, size);
+  const int fd = sparse_file(bytes);
+  if (fd < 0) return 0;
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  for (const Profile profile : {Profile::Strict, Profile::LlamaCpp}) {
+    const std::string problem = check_mapped(bytes, path, profile);
+    if (!problem.empty()) {
+      ::close(fd);
+      fuzz::fail_if(problem, bytes);
+    }
+  }
+  ::close(fd);
+  return 0;
+}
