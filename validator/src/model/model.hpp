@@ -7,13 +7,13 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string_view>
 #include <vector>
 
 #include "ggufcheck/bytes.hpp"
 #include "ggufcheck/format.hpp"
 #include "read/cursor.hpp"
+#include "util/blocks.hpp"
 
 namespace ggufcheck::detail {
 
@@ -94,9 +94,9 @@ struct Model {
   std::uint64_t kv_count = 0;
   // Blocks, not one buffer: growing never copies (a copy would double the peak), and memory
   // follows the records actually read, never a count in the file.
-  std::deque<MetadataEntry> metadata;
-  std::deque<ArrayRecord> arrays;
-  std::deque<TensorInfo> tensors;
+  Blocks<MetadataEntry> metadata;
+  Blocks<ArrayRecord> arrays;
+  Blocks<TensorInfo> tensors;
   bool header_complete = false;
   bool metadata_complete = false;      // every declared pair was read
   bool tensors_complete = false;       // every declared tensor info was read

@@ -68,8 +68,9 @@ class Cursor {
       default: return false;
     }
   }
+  // A branch, not read_width's switch: this runs once per string of a vocabulary.
   [[nodiscard]] [[gnu::always_inline]] bool read_size(std::uint64_t& out, bool narrow) {
-    return read_width(out, narrow ? 4 : 8);
+    return narrow ? read_widened<std::uint32_t>(out) : read(out);
   }
 
   // A checked view of the next n bytes.

@@ -453,9 +453,12 @@ class Reader {
   void note_length(StringLengths& lengths, std::uint64_t length) const {
     lengths.any_bits |= length;
     lengths.longest = std::max(lengths.longest, length);
-    for (std::uint64_t k = 0; k < size_width(); ++k) {
-      lengths.zero_bytes += ((length >> (8 * k)) & 0xFF) == 0 ? 1U : 0U;
-    }
+    // The zero bytes of the length field, all at once: a byte's high bit is set in `marks`
+    // exactly when the byte is 0 (the classic SWAR test), counted over the field's width.
+    constexpr std::uint64_t kLow7 = 0x7F7F7F7F7F7F7F7FULL;
+    const std::uint64_t marks = ~(((length & kLow7) + kLow7) | length | kLow7);
+    const std::uint64_t field = narrow() ? 0x80808080ULL : 0x8080808080808080ULL;
+    lengths.zero_bytes += static_cast<std::uint64_t>(std::popcount(marks & field));
   }
 
   // Chunks start at a length field, so a multi-byte sequence never spans two of them.
