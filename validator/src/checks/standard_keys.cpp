@@ -129,7 +129,11 @@ std::optional<Expected> expected_type(std::string_view key, std::string_view arc
 
 void check_standard_keys(const Model& model, const Layout& /*layout*/, Sink& sink) {
   const Profile profile = sink.profile();
-  const auto arch = find_key(model, "general.architecture", profile);
+  const auto [arch, quantization_version, tokens, scores, token_type] =
+      find_keys<5>(model,
+                   {"general.architecture", "general.quantization_version", "tokenizer.ggml.tokens",
+                    "tokenizer.ggml.scores", "tokenizer.ggml.token_type"},
+                   profile);
   const std::string_view arch_name = arch && model.metadata[*arch].type() == ValueType::String
                                          ? model.string_value(*arch)
                                          : std::string_view();
@@ -150,7 +154,7 @@ void check_standard_keys(const Model& model, const Layout& /*layout*/, Sink& sin
                 "the spec requires general.architecture; llama.cpp cannot pick a model without it",
                 "no general.architecture key");
   }
-  if (model.tensors_complete && !find_key(model, "general.quantization_version", profile)) {
+  if (model.tensors_complete && !quantization_version) {
     for (std::size_t i = 0; i < model.tensors.size(); ++i) {
       const TensorTypeInfo* type = tensor_type(model.tensors[i].type);
       if (type == nullptr || !type->quantized()) continue;
@@ -163,12 +167,11 @@ void check_standard_keys(const Model& model, const Layout& /*layout*/, Sink& sin
     }
   }
 
-  const auto tokens = find_key(model, "tokenizer.ggml.tokens", profile);
   if (!tokens || !matches(model, *tokens, array_of(ValueType::String))) return;
   const std::uint64_t vocab = model.array(*tokens).count;
-  for (std::string_view name :
-       {std::string_view("tokenizer.ggml.scores"), std::string_view("tokenizer.ggml.token_type")}) {
-    const auto other = find_key(model, name, profile);
+  const std::pair<std::string_view, std::optional<std::size_t>> parallel[] = {
+      {"tokenizer.ggml.scores", scores}, {"tokenizer.ggml.token_type", token_type}};
+  for (const auto& [name, other] : parallel) {
     if (!other || model.metadata[*other].type() != ValueType::Array) continue;
     const std::uint64_t count = model.array(*other).count;
     if (count == vocab) continue;

@@ -120,7 +120,9 @@ void check_shape_and_type(const Model& model, const Layout& layout, std::size_t 
 void check_tensor_infos(const Model& model, const Layout& layout, Sink& sink) {
   const auto name_of = [&model](std::size_t i) { return c_string_prefix(model.name(i)); };
   DuplicateFinder seen(model.tensors.size());
+  constexpr std::size_t kAhead = 8;
   for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    if (i + kAhead < model.tensors.size()) seen.prefetch(name_of(i + kAhead));
     const std::string_view name = model.name(i);
     check_name(model, i, name, sink);
     check_shape_and_type(model, layout, i, name, sink);

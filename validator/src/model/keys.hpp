@@ -1,6 +1,7 @@
 // Finding keys in the model, by the profile's rule for what makes two keys the same.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -24,6 +25,25 @@ namespace ggufcheck::detail {
     if (key_identity(model.key(i), profile) == key) return i;
   }
   return std::nullopt;
+}
+
+// The indices of several keys in one pass over the pairs (the first match of each, or nullopt):
+// a model of a million pairs is walked once, not once per key.
+template <std::size_t N>
+[[nodiscard]] std::array<std::optional<std::size_t>, N> find_keys(
+    const Model& model, const std::array<std::string_view, N>& keys, Profile profile) {
+  std::array<std::optional<std::size_t>, N> found{};
+  std::size_t missing = N;
+  for (std::size_t i = 0; i < model.metadata.size() && missing > 0; ++i) {
+    const std::string_view key = key_identity(model.key(i), profile);
+    for (std::size_t k = 0; k < N; ++k) {
+      if (!found[k] && keys[k] == key) {
+        found[k] = i;
+        --missing;
+      }
+    }
+  }
+  return found;
 }
 
 }  // namespace ggufcheck::detail
