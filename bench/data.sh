@@ -68,8 +68,9 @@ model() {
   echo "$path"
 }
 
+help=$("$cli" check --help 2>/dev/null || true)
 have_data=0
-if "$cli" check --help 2>/dev/null | grep -q -- --data; then have_data=1; fi
+if grep -q -- --data <<<"$help"; then have_data=1; fi
 
 if ((pipe)); then
   big=$(model float-4g float 4096)
@@ -86,6 +87,8 @@ args=(--floor "$bin/ggufcheck_data_floor" --ggml "$bin/ggufcheck_data_ggml" --li
   --rounds "$rounds")
 if ((have_data)); then
   args+=(--cli "$cli")
+  # The other way of reading, when the CLI offers one, shown beside the default.
+  if grep -q -- --data-read <<<"$help"; then args+=(--cli-variant --data-read=pread); fi
 else
   echo "(a) ggufcheck check --data: not available in this build (ggufcheck check --help has no --data)"
 fi

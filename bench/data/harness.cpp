@@ -3,10 +3,12 @@
 // thing is a child process of this small one: wall time from fork to wait4, peak RSS from
 // wait4's rusage (this process stays a few MiB, so the high-water mark a child inherits at exec
 // is negligible).
-//   ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN] [--lib LIB] [--rounds N] MODEL...
+//   ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN [--cli-variant ARG]...] [--lib LIB]
+//                        [--rounds N] MODEL...
 //   ggufcheck_data_bench --pipe --cli BIN MODEL
-// Without --cli, side (a) is "not available" and everything else runs. MODEL is a file written
-// by ggufcheck_data_generate (its .info sidecar gives the data section).
+// Without --cli, side (a) is "not available" and everything else runs. Each --cli-variant adds
+// a run of (a) with one more argument (e.g. --data-read=pread), shown but not judged. MODEL is a
+// file written by ggufcheck_data_generate (its .info sidecar gives the data section).
 // --pipe: `cat MODEL | ggufcheck check --data --format json -` against the same command on the
 // path: equal reports but for "path", peak RSS of ggufcheck under 256 MiB in both.
 #include <fcntl.h>
@@ -41,7 +43,8 @@ struct Run {
   int signal = 0;
   double seconds = 0;
   double peak_rss_mib = 0;
-  std::string output;
+  std::string output;  // standard output, when captured
+  std::string errors;  // standard error
   [[nodiscard]] bool ok() const { return signal == 0 && exit_code == 0; }
   [[nodiscard]] std::string describe() const {
     return signal != 0 ? "signal " + std::to_string(signal) : "exit " + std::to_string(exit_code);
@@ -53,9 +56,10 @@ struct Child {
   std::chrono::steady_clock::time_point start;
 };
 
-// Starts argv with standard input from `stdin_fd` (-1: /dev/null) and standard output to
-// `stdout_fd` (-1: /dev/null). Exits this program when fork fails: nothing could be measured.
-Child start(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd) {
+// Starts argv with standard input from `stdin_fd` (-1: /dev/null), standard output to
+// `stdout_fd` (-1: /dev/null) and standard error to `stderr_fd` (-1: inherited). Exits this
+// program when fork fails: nothing could be measured.
+Child start(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd, int stderr_fd = -1) {
   std::vector<char*> args;
   for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -71,6 +75,7 @@ Child start(const std::vector<std::string>& argv, int stdin_fd, int stdout_fd) {
     const int null_out = ::open("/dev/null", O_WRONLY);
     ::dup2(stdin_fd >= 0 ? stdin_fd : null_in, STDIN_FILENO);
     ::dup2(stdout_fd >= 0 ? stdout_fd : null_out, STDOUT_FILENO);
+    if (stderr_fd >= 0) ::dup2(stderr_fd, STDERR_FILENO);
     ::execv(args[0], args.data());
     std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
@@ -109,21 +114,36 @@ void read_all(int fd, std::string& out) {
 }
 
 // Runs argv to completion; its standard output is captured when `capture`, else discarded.
+// Standard error always goes to a temporary file, read back into Run::errors: the report of a
+// failure, and no terminal for the child (ggufcheck draws a progress line on one).
 Run run(const std::vector<std::string>& argv, bool capture, int stdin_fd = -1) {
-  if (!capture) return finish(start(argv, stdin_fd, -1));
+  std::FILE* errors = std::tmpfile();
+  if (errors == nullptr) {
+    std::fprintf(stderr, "cannot create a temporary file: %s\n", std::strerror(errno));
+    std::exit(2);
+  }
+  const auto read_errors = [errors](Run result) {
+    std::rewind(errors);
+    char chunk[4096];
+    for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, errors)) > 0;)
+      result.errors.append(chunk, n);
+    std::fclose(errors);
+    return result;
+  };
+  if (!capture) return read_errors(finish(start(argv, stdin_fd, -1, ::fileno(errors))));
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     std::fprintf(stderr, "cannot create a pipe: %s\n", std::strerror(errno));
     std::exit(2);
   }
-  const Child child = start(argv, stdin_fd, fds[1]);
+  const Child child = start(argv, stdin_fd, fds[1], ::fileno(errors));
   ::close(fds[1]);
   std::string output;
   read_all(fds[0], output);
   ::close(fds[0]);
   Run result = finish(child);
   result.output = std::move(output);
-  return result;
+  return read_errors(std::move(result));
 }
 
 double median(std::vector<double> values) {
@@ -133,7 +153,7 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-enum class Role { Cli, Ggml, Floor };
+enum class Role { Cli, CliVariant, Ggml, Floor };
 
 struct Side {
   Side(Role r, std::string l, std::vector<std::string> a)
@@ -165,6 +185,7 @@ std::string model_label(const Sidecar& info) {
 
 struct Options {
   std::string cli, ggml, floor, lib;
+  std::vector<std::string> cli_variants;  // an extra argument each: more (a) sides, not judged
   int rounds = 5;
   bool pipe = false;
   std::vector<std::string> models;
@@ -189,6 +210,11 @@ int benchmark(const Options& options) {
     if (!options.cli.empty())
       model.sides.emplace_back(Role::Cli, "(a) ggufcheck check --data",
                                std::vector<std::string>{options.cli, "check", "--data", path});
+    for (const std::string& extra : options.cli_variants) {
+      model.sides.emplace_back(
+          Role::CliVariant, "(a) ggufcheck check --data " + extra,
+          std::vector<std::string>{options.cli, "check", "--data", extra, path});
+    }
     std::vector<std::string> ggml = {options.ggml, path};
     if (!options.lib.empty()) ggml = {options.ggml, "--lib", options.lib, path};
     model.sides.emplace_back(Role::Ggml, "(b) ggml_validate_row_data, a task per tensor", ggml);
@@ -235,7 +261,7 @@ int benchmark(const Options& options) {
     for (const Side& side : model.sides) {
       if (!side.measured()) {
         std::printf("  %-48s FAILED (%s)\n%s", side.label.c_str(), side.failure->describe().c_str(),
-                    side.failure->output.c_str());
+                    (side.failure->output + side.failure->errors).c_str());
         continue;
       }
       std::printf("  %-48s %7.1f ms %8.2f %6.1f MiB\n", side.label.c_str(), side.time() * 1e3,
@@ -244,7 +270,7 @@ int benchmark(const Options& options) {
         cli = &side;
       } else if (side.role == Role::Ggml) {
         ggml = &side;
-      } else if (floor == nullptr || side.time() < floor->time()) {
+      } else if (side.role == Role::Floor && (floor == nullptr || side.time() < floor->time())) {
         floor = &side;
       }
     }
@@ -257,7 +283,10 @@ int benchmark(const Options& options) {
     std::printf("  floor (c) = the fastest plain read: %s\n", floor->argv[2].c_str());
     if (ggml != nullptr) std::printf("  b/c = %.2f\n", ggml->time() / floor->time());
     if (cli == nullptr) {
-      std::printf("  a/c, b/a, peak RSS of (a): not available\n");
+      // Not built with --data: nothing to judge; built with it but failed: a miss.
+      std::printf("  a/c, b/a, peak RSS of (a): not available%s\n",
+                  options.cli.empty() ? "" : " (MISS: (a) failed)");
+      all_pass = all_pass && options.cli.empty();
       continue;
     }
     const double a_over_c = cli->time() / floor->time();
@@ -306,7 +335,7 @@ int pipe_measurement(const Options& options) {
     const Run direct = run(by_path, true);
     if (!direct.ok()) {
       std::printf("ggufcheck on the path failed (%s)\n%s", direct.describe().c_str(),
-                  direct.output.c_str());
+                  (direct.output + direct.errors).c_str());
       return 1;
     }
     path_seconds.push_back(direct.seconds);
@@ -322,7 +351,7 @@ int pipe_measurement(const Options& options) {
     const Run cat_run = finish(cat);
     if (!piped.ok() || !cat_run.ok()) {
       std::printf("the pipe failed (ggufcheck %s, cat %s)\n%s", piped.describe().c_str(),
-                  cat_run.describe().c_str(), piped.output.c_str());
+                  cat_run.describe().c_str(), (piped.output + piped.errors).c_str());
       return 1;
     }
     pipe_seconds.push_back(piped.seconds);
@@ -356,10 +385,11 @@ int pipe_measurement(const Options& options) {
 }
 
 int usage() {
-  std::fprintf(stderr,
-               "usage: ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN] [--lib LIB] "
-               "[--rounds N] MODEL...\n"
-               "       ggufcheck_data_bench --pipe --cli BIN [--rounds N] MODEL\n");
+  std::fprintf(
+      stderr,
+      "usage: ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN [--cli-variant ARG]...] "
+      "[--lib LIB] [--rounds N] MODEL...\n"
+      "       ggufcheck_data_bench --pipe --cli BIN [--rounds N] MODEL\n");
   return 2;
 }
 
@@ -376,6 +406,8 @@ int main(int argc, char** argv) {
       options.ggml = argv[++i];
     } else if (arg == "--floor" && has_value) {
       options.floor = argv[++i];
+    } else if (arg == "--cli-variant" && has_value) {
+      options.cli_variants.emplace_back(argv[++i]);
     } else if (arg == "--lib" && has_value) {
       options.lib = argv[++i];
     } else if (arg == "--rounds" && has_value) {
