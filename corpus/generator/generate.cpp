@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
       entry["description"] = recipe.description;
       entry["size"] = bytes.size();
       entry["sha256"] = ggufcheck::corpus::sha256_hex(bytes);
+      if (recipe.data) entry["data"] = true;
       entry["expect"] = expect(recipe);
       if (!recipe.pending.empty()) entry["pending"] = recipe.pending;
       files.push_back(std::move(entry));

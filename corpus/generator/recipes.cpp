@@ -470,7 +470,8 @@ void add_codes(Registry& r) {
     std::vector<std::string> codes = {code_string(example.code)};
     for (const Code also : example.also) codes.push_back(code_string(also));
     r.add(std::move(id), std::string(example.description), std::move(codes),
-          [build = example.build] { return build().bytes; });
+          [build = example.build] { return build().bytes; })
+        .data = example.data;
   }
 }
 

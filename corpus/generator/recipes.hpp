@@ -27,6 +27,9 @@ struct Recipe {
   // name limit of the spec): the declared codes of that profile, replacing `codes`.
   std::map<Profile, std::vector<std::string>> per_profile;
   std::string pending;  // for rows with no code yet: what later check will flag the file
+  // The codes are those of the data check (check --data): the file is a valid container whose
+  // tensor bytes hold the fault (the tensor-data codes, 6xxx).
+  bool data = false;
 
   [[nodiscard]] std::string group() const { return id.substr(0, id.find('/')); }
   [[nodiscard]] std::string name() const { return id.substr(id.find('/') + 1); }

@@ -14,10 +14,12 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "counting_allocator.hpp"
@@ -78,19 +80,36 @@ std::string describe(const Report& report) {
   return out.str();
 }
 
-// validate_file() results, computed once per file and profile.
-const Report& report_of(const std::string& path, Profile profile) {
-  static std::map<std::pair<std::string, Profile>, Report> cache;
-  auto it = cache.find({path, profile});
+// Whether the manifest entry's expectations are those of the data check (check --data).
+bool data_checked(const nlohmann::json& entry) {
+  return entry.value("data", false);
+}
+
+// validate_file() results, computed once per file, profile and data check.
+const Report& report_of(const std::string& path, Profile profile, bool data = false) {
+  static std::map<std::tuple<std::string, Profile, bool>, Report> cache;
+  auto it = cache.find({path, profile, data});
   if (it == cache.end()) {
     Options options;
     options.profile = profile;
+    options.data.enabled = data;
+    options.data.threads = 1;
     it = cache
-             .emplace(std::pair{path, profile},
+             .emplace(std::tuple{path, profile, data},
                       validate_file((corpus_dir() / path).string(), options))
              .first;
   }
   return it->second;
+}
+
+// The report the manifest's expectations describe.
+const Report& report_of(const nlohmann::json& entry, Profile profile) {
+  return report_of(entry.at("path").get<std::string>(), profile, data_checked(entry));
+}
+
+bool is_data_code(const std::string& code) {
+  const std::optional<Code> found = find_code(code);
+  return found && catalogue_entry(*found).area == Area::TensorData;
 }
 
 TEST(Corpus, ManifestIsWellFormed) {
@@ -106,6 +125,9 @@ TEST(Corpus, ManifestIsWellFormed) {
     EXPECT_EQ(entry.at("path").get<std::string>(), id + ".gguf");
     EXPECT_EQ(group_of(entry), id.substr(0, id.find('/')));
     EXPECT_FALSE(entry.at("description").get<std::string>().empty()) << id;
+    if (entry.contains("data")) {
+      EXPECT_EQ(entry["data"], true) << id << ": data is true or absent";
+    }
     for (const Profile profile : kAllProfiles) {
       const nlohmann::json& e = entry.at("expect").at(std::string(to_string(profile)));
       const std::string verdict = e.at("verdict");
@@ -144,7 +166,7 @@ TEST(Corpus, EveryFileGivesItsDeclaredCodesAndVerdict) {
       const nlohmann::json& e = entry.at("expect").at(name);
       const std::vector<std::string> listed = e.at("codes");
       const std::set<std::string> expected(listed.begin(), listed.end());
-      const Report& report = report_of(entry.at("path"), profile);
+      const Report& report = report_of(entry, profile);
       const std::set<std::string> got = code_set(report);
       const std::string verdict = report.passed() ? "pass" : "fail";
       if (got != expected || verdict != e.at("verdict").get<std::string>()) {
@@ -162,7 +184,7 @@ TEST(Corpus, EveryCatalogueCodeIsTriggered) {
   std::set<std::string> seen;
   for (const nlohmann::json& entry : files()) {
     for (const Profile profile : kAllProfiles) {
-      for (const std::string& code : code_set(report_of(entry.at("path"), profile))) {
+      for (const std::string& code : code_set(report_of(entry, profile))) {
         seen.insert(code);
       }
     }
@@ -181,6 +203,44 @@ TEST(Corpus, EveryCatalogueCodeHasItsCodesFile) {
     if (c.code == Code::UnreadableFile) continue;
     const std::string id = "codes/" + code_string(c.code) + "-" + std::string(c.name);
     EXPECT_EQ(ids.count(id), 1u) << id << " is missing";
+  }
+}
+
+// The tensor-data codes (6xxx) come from the data check only, and only their files need it: a
+// file marked "data" is a valid container, so without the check it reports its declared codes
+// minus the 6xxx ones (and passes); every 6xxx code has its file so marked.
+TEST(Corpus, DataCodesComeFromTheDataCheckOnly) {
+  std::set<std::string> data_ids;
+  for (const nlohmann::json& entry : files()) {
+    const std::string id = entry.at("id");
+    bool declares_data_code = false;
+    for (const Profile profile : kAllProfiles) {
+      const nlohmann::json& e = entry.at("expect").at(std::string(to_string(profile)));
+      const std::vector<std::string> listed = e.at("codes");
+      std::set<std::string> without;
+      for (const std::string& code : listed) {
+        if (is_data_code(code)) {
+          declares_data_code = true;
+        } else {
+          without.insert(code);
+        }
+      }
+      if (!data_checked(entry)) continue;
+      const Report& plain = report_of(entry.at("path").get<std::string>(), profile, false);
+      EXPECT_EQ(code_set(plain), without)
+          << id << " [" << to_string(profile) << "] without the data check" << describe(plain);
+      EXPECT_TRUE(plain.passed()) << id << " [" << to_string(profile) << "]" << describe(plain);
+      EXPECT_FALSE(plain.facts.data_checked.has_value()) << id;
+      EXPECT_TRUE(report_of(entry, profile).facts.data_checked.has_value()) << id;
+    }
+    EXPECT_EQ(declares_data_code, data_checked(entry))
+        << id << ": a file declares a 6xxx code exactly when it is marked \"data\"";
+    if (data_checked(entry)) data_ids.insert(id);
+  }
+  for (const CatalogueEntry& c : catalogue()) {
+    if (c.area != Area::TensorData) continue;
+    const std::string id = "codes/" + code_string(c.code) + "-" + std::string(c.name);
+    EXPECT_EQ(data_ids.count(id), 1u) << id << " is not marked \"data\"";
   }
 }
 
@@ -219,7 +279,7 @@ TEST(Corpus, ValidFilesPassTheSpecProfile) {
     const std::string id = entry.at("id");
     const Profile profile =
         spec_errors_by_design.count(id) != 0 ? Profile::LlamaCpp : Profile::Spec;
-    const Report& report = report_of(entry.at("path"), profile);
+    const Report& report = report_of(entry, profile);
     EXPECT_TRUE(report.passed()) << id << " fails " << to_string(profile) << describe(report);
   }
   EXPECT_GE(count, 50u);
@@ -292,7 +352,7 @@ TEST(Corpus, WriterFilesCarryTheirNote) {
   for (const nlohmann::json& entry : files()) {
     if (group_of(entry) != "writers") continue;
     const std::string id = entry.at("id");
-    const std::set<std::string> got = code_set(report_of(entry.at("path"), Profile::Strict));
+    const std::set<std::string> got = code_set(report_of(entry, Profile::Strict));
     for (const auto& [slug, code] : notes) {
       if (id.find(slug) != std::string::npos || id.find("all-four") != std::string::npos) {
         EXPECT_EQ(got.count(code), 1u) << id << ": no " << code << ", got " << join(got);
@@ -333,7 +393,7 @@ TEST(Corpus, NonGgufFilesAreNamedInTheMessage) {
     const auto want = kinds.find(kind);
     ASSERT_NE(want, kinds.end()) << id << ": add the kind's expected message to this test";
     for (const Profile profile : kAllProfiles) {
-      const Report& report = report_of(entry.at("path"), profile);
+      const Report& report = report_of(entry, profile);
       ASSERT_EQ(report.findings.size(), 1u) << id << describe(report);
       const Finding& f = report.findings[0];
       EXPECT_EQ(code_string(f.code), "GGUF1002") << id;

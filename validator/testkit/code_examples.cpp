@@ -1,6 +1,8 @@
 #include "code_examples.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -15,8 +17,25 @@ namespace {
 constexpr std::uint64_t kPow63 = std::uint64_t{1} << 63;
 
 constexpr std::uint32_t kF32 = 0;
+constexpr std::uint32_t kF16 = 1;
 constexpr std::uint32_t kQ8_0 = 8;
+constexpr std::uint32_t kQ8_1 = 9;
+constexpr std::uint32_t kQ4_K = 12;
 constexpr std::uint32_t kMxfp4 = 39;
+constexpr std::uint32_t kNvfp4 = 40;
+
+// IEEE binary16 bit patterns.
+constexpr std::uint16_t kF16Half = 0x3800;
+constexpr std::uint16_t kF16One = 0x3C00;
+constexpr std::uint16_t kF16Two = 0x4000;
+constexpr std::uint16_t kF16MinusOne = 0xBC00;
+constexpr std::uint16_t kF16ThirtyTwo = 0x5000;
+constexpr std::uint16_t kF16Inf = 0x7C00;
+constexpr std::uint16_t kF16Nan = 0x7E00;
+constexpr std::uint16_t kF16MinusNan = 0xFE00;
+// UE4M3 (nvfp4's scales): exponent 7 of bias 7, mantissa 0 is 1.0; 0x7F is its NaN.
+constexpr std::uint8_t kUe4m3One = 0x38;
+constexpr std::uint8_t kUe4m3Nan = 0x7F;
 
 Written cut(Written w, std::uint64_t size) {
   w.bytes.resize(static_cast<std::size_t>(size));
@@ -53,6 +72,58 @@ Written small_written_with(bool WriteOptions::*mistake) {
 
 Written alignment(std::uint32_t value) {
   return with_pair(pair("general.alignment", Value::u32(value)));
+}
+
+// --- tensor data (check --data) ---------------------------------------------------------------
+// Block layouts as ggml's block structs lay them out (the same tables as data_cases.hpp). Every
+// file but GGUF6005's has non-zero tensor bytes, so that the data check reports its code alone.
+
+void put_f16(ByteVector& bytes, std::size_t at, std::uint16_t bits) {
+  bytes.at(at) = static_cast<std::uint8_t>(bits & 0xFF);
+  bytes.at(at + 1) = static_cast<std::uint8_t>(bits >> 8);
+}
+
+Written with_data_bytes(Tensor t, ByteVector bytes, std::vector<KeyValue> pairs = {}) {
+  t.data = std::move(bytes);
+  return with_tensor(std::move(t), std::move(pairs));
+}
+
+// Eight f16 elements: 1, NaN, 2, +inf, 0.5, -NaN, -1, 1.
+Written f16_with_non_finite_elements() {
+  const std::uint16_t elements[] = {kF16One,  kF16Nan,      kF16Two,      kF16Inf,
+                                    kF16Half, kF16MinusNan, kF16MinusOne, kF16One};
+  ByteVector bytes(sizeof elements);
+  for (std::size_t i = 0; i < std::size(elements); ++i) put_f16(bytes, 2 * i, elements[i]);
+  return with_data_bytes(tensor("w", {std::size(elements)}, kF16), std::move(bytes));
+}
+
+// Two q4_K super-blocks of 144 bytes (d f16 at 0, dmin f16 at 2, scales at 4, qs at 16): block 0
+// is finite, block 1 has a NaN dmin.
+Written q4_k_with_nan_dmin() {
+  constexpr std::size_t kBlockBytes = 144;
+  ByteVector bytes(2 * kBlockBytes, 0x5A);  // scales and quants: any bits decode
+  for (std::size_t b = 0; b < 2; ++b) {
+    put_f16(bytes, b * kBlockBytes, kF16One);
+    put_f16(bytes, b * kBlockBytes + 2, b == 1 ? kF16Nan : kF16Half);
+  }
+  return with_data_bytes(tensor("w", {256, 2}, kQ4_K), std::move(bytes), {quantization_version()});
+}
+
+// One q8_1 block of 36 bytes, consistent: d = 1 (f16 at 0), 32 quants of 1 (at 4), so its sum
+// s = d * 32 (f16 at 2).
+Written q8_1_with_good_data() {
+  ByteVector bytes(36, 0x01);
+  put_f16(bytes, 0, kF16One);
+  put_f16(bytes, 2, kF16ThirtyTwo);
+  return with_data_bytes(tensor("w", {32}, kQ8_1), std::move(bytes), {quantization_version()});
+}
+
+// One nvfp4 block of 36 bytes: four UE4M3 scales d[0..3] (one per 16 elements), then 32 bytes of
+// E2M1 pairs; d[2] is 0x7F, the UE4M3 NaN, the others 1.0.
+Written nvfp4_with_nan_scale() {
+  ByteVector bytes(36, 0x21);
+  for (std::size_t s = 0; s < 4; ++s) bytes[s] = s == 2 ? kUe4m3Nan : kUe4m3One;
+  return with_data_bytes(tensor("w", {64}, kNvfp4), std::move(bytes), {quantization_version()});
 }
 
 const std::vector<CodeExample> kExamples = {
@@ -289,6 +360,32 @@ const std::vector<CodeExample> kExamples = {
                  Value::array(ValueType::String, {Value::string("a"), Value::string("b")})),
             pair("tokenizer.ggml.bos_token_id", Value::u32(2))}));
      }},
+
+    {Code::NonFiniteElement,
+     "an f16 tensor of 8 elements, 2 of them NaN and 1 +inf",
+     f16_with_non_finite_elements,
+     {},
+     true},
+    {Code::NonFiniteScale,
+     "a q4_K tensor of two blocks whose second block has a NaN dmin",
+     q4_k_with_nan_dmin,
+     {},
+     true},
+    {Code::UncheckableTensorType,
+     "a q8_1 tensor of one block of good data",
+     q8_1_with_good_data,
+     {},
+     true},
+    {Code::AmbiguousNvfp4Scale,
+     "an nvfp4 tensor of one block whose third scale byte is 0x7f (the UE4M3 NaN)",
+     nvfp4_with_nan_scale,
+     {Code::NewTensorType},
+     true},
+    {Code::AllZeroTensor,
+     "an f32 tensor of 4 elements, all of its 16 bytes zero",
+     [] { return with_tensor(tensor("w", {4})); },
+     {},
+     true},
 };
 
 }  // namespace

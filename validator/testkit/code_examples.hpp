@@ -2,6 +2,11 @@
 // the input, not its bytes): one fault where the format allows it, on minimal_document(). The
 // corpus's codes/ group is this table, the code tests start from it, and the output tests
 // (ggufcheck_testkit_files) validate its files.
+//
+// The tensor-data codes (6xxx) exist only with the data check (check --data): their files are
+// valid containers whose tensor bytes hold the fault, and every other example's tensors are
+// zero bytes, which the data check would report as GGUF6005. So an example marked `data` is
+// validated with the data check on, and the others without it.
 #pragma once
 
 #include <string_view>
@@ -19,6 +24,8 @@ struct CodeExample {
   // The other codes its bytes contain, as the format says the fault causes them (never copied
   // from what the validator prints: the corpus tests compare the two).
   std::vector<Code> also = {};
+  // The example needs the data check (check --data, Options::data.enabled) to show its code.
+  bool data = false;
 };
 
 // Sorted by code, one per code.

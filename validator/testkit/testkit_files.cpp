@@ -1,6 +1,7 @@
 // `ggufcheck_testkit_files DIR`: writes the example file of every catalogue code
 // (code_examples.hpp) to DIR/<catalogue name>.gguf and prints "<file name> <code>" for each, so
 // that a test in another language validates the same bytes as the C++ tests and the corpus.
+// The line of an example that needs the data check ends in " --data": validate it with that.
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: cannot write %s\n", argv[0], (dir / name).c_str());
       return 1;
     }
-    std::printf("%s %s\n", name.c_str(), ggufcheck::code_string(e.code).c_str());
+    std::printf("%s %s%s\n", name.c_str(), ggufcheck::code_string(e.code).c_str(),
+                e.data ? " --data" : "");
   }
   return 0;
 }

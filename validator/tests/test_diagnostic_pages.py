@@ -12,7 +12,9 @@ Checks, in both directions:
   example is a path that must not exist), the `$ ggufcheck ...` line of its console block, run
   from the repository root, prints exactly the lines under it, nothing on stderr, with the
   exit status its output implies (2 unreadable, 1 an error, else 0), and the output reports the
-  page's code with the catalogue's severity for the profile used;
+  page's code with the catalogue's severity for the profile used; a tensor-data code (6xxx)
+  comes only from the data check: its command passes --data (or --check-tensors), and the same
+  command without it does not report the code;
 - `ggufcheck explain CODE` and `ggufcheck explain NAME` print exactly the page;
 - docs/diagnostics/README.md holds the index table of every code, in code order, exactly
   as generated from the catalogue.
@@ -46,6 +48,8 @@ CONSOLE_RE = re.compile(r"^```console\n(.*?)^```$", re.M | re.S)
 INDEX_BEGIN = "<!-- index: generated from the catalogue by scripts/update-diagnostic-pages -->"
 INDEX_END = "<!-- end of index -->"
 PROFILES = ["strict", "spec", "llama.cpp"]
+# The area of the codes that only the data check (check --data) reports.
+DATA_AREA = "tensor-data"
 
 
 class Failure(Exception):
@@ -195,6 +199,11 @@ class Checker:
                 f"{code}.md: the console block starts with '$ ggufcheck ...', not '{first}'")
         args = shlex.split(first[len("$ ggufcheck "):])
         require(want_path in args, f"{code}.md: the example command does not run {want_path}")
+        data_flags = ("--data", "--check-tensors")
+        if entry.get("area") == DATA_AREA:
+            require(any(a in data_flags for a in args),
+                    f"{code}.md: a {DATA_AREA} code needs the data check: the example command "
+                    f"passes --data")
         file_on_disk = os.path.join(self.source, want_path)
         if code == "GGUF0001":
             require(not os.path.exists(file_on_disk), f"{code}.md: {want_path} must not exist")
@@ -219,6 +228,12 @@ class Checker:
                 f"{code}.md: '{first}' exits {status}, expected {want_status} for this output")
         tag = f"[{code} {entry['name']}]"
         require(tag in out, f"{code}.md: the example output does not report {tag}")
+        if entry.get("area") == DATA_AREA:
+            _, plain_out, _ = run(self.ggufcheck, [a for a in args if a not in data_flags],
+                                  self.source)
+            require(tag not in plain_out,
+                    f"{code}.md: without --data the example still reports {tag}: data findings "
+                    f"must come from the data check only")
         if not any(a.startswith(("--severity", "--enable", "--disable", "--werror")) for a in args):
             profile = command_profile(args)
             severity = entry["severity"].get(profile)

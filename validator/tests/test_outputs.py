@@ -123,14 +123,16 @@ SPACED = "model with spaces #1 %20 ?x=y & ü.gguf"
 
 
 def write_examples(tool, directory):
-    """The example file of every code, written by the test kit: name -> (path, its code)."""
+    """The example file of every code, written by the test kit: name -> (path, its code, the
+    options it needs: ["--data"] for a tensor-data code, whose file shows it only with the data
+    check)."""
     proc = subprocess.run([tool, directory], capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise Failure(f"{tool} exited {proc.returncode}: {proc.stderr.strip()[:300]}")
     files = {}
     for line in proc.stdout.splitlines():
-        name, code = line.rsplit(" ", 1)
-        files[name] = (os.path.join(directory, name), code)
+        name, code, *needs = line.split(" ")
+        files[name] = (os.path.join(directory, name), code, needs)
     return files
 
 
@@ -501,9 +503,11 @@ def main():
     try:
         generated = {}
         expected_strict = {}
-        for name, (path, code) in write_examples(args.testkit_files, tmp).items():
+        needs = {}  # path -> the options its code needs
+        for name, (path, code, options) in write_examples(args.testkit_files, tmp).items():
             generated[name] = path
             expected_strict[path] = code
+            needs[path] = options
         generated[SPACED] = os.path.join(tmp, SPACED)
         shutil.copyfile(generated[BOOL_BYTE], generated[SPACED])
         expected_strict[generated[SPACED]] = "GGUF2012"
@@ -523,7 +527,7 @@ def main():
                 label = f"{profile} {os.path.relpath(path, tmp) if path.startswith(tmp) else os.path.basename(path)}"
 
                 def one(path=path, profile=profile, p=p):
-                    jdoc = suite.check_run(label, p + [path], [path], profile=profile)
+                    jdoc = suite.check_run(label, p + needs.get(path, []) + [path], [path], profile=profile)
                     if profile == "strict":
                         suite.expect_codes(jdoc, expected_strict)
                     if path in real:
@@ -548,6 +552,11 @@ def main():
                                                                      profile=profile, expect_rc=2))
             suite.case(f"{profile} all files, -j 2",
                        lambda p=p, profile=profile: suite.check_run("all -j 2", ["-j", "2"] + p + everything,
+                                                                     everything, profile=profile, expect_rc=2))
+            # The data check over every file: the zero tensors of most examples get GGUF6005,
+            # data_checked appears in the facts of each file it scanned.
+            suite.case(f"{profile} all files, --data",
+                       lambda p=p, profile=profile: suite.check_run("all --data", ["--data", "-j", "1"] + p + everything,
                                                                      everything, profile=profile, expect_rc=2))
             suite.case(f"{profile} --werror",
                        lambda p=p, profile=profile: suite.check_run("werror", ["--werror"] + p + gen_paths, gen_paths,

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -261,6 +262,20 @@ std::vector<CatalogueEntry> sorted_catalogue() {
   return entries;
 }
 
+// "160 bytes", "14.2 KiB", "1.2 GiB": a size for a summary line (exact below 1 KiB).
+std::string size_text(std::uint64_t bytes) {
+  if (bytes < 1024) return detail::byte_count(bytes);
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes) / 1024.0;
+  std::size_t unit = 0;
+  // 1023.95 and above would print as "1024.0": that is the next unit.
+  while (value >= 1023.95 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.1f} {}", value, kUnits[unit]);
+}
+
 std::string severities_line(const CatalogueEntry& e) {
   return fmt::format("strict {}, spec {}, llama.cpp {}", to_string(e.severity(Profile::Strict)),
                      to_string(e.severity(Profile::Spec)),
@@ -311,9 +326,12 @@ std::string render_text(const Report& report, const TextStyle& style) {
     const Facts& facts = report.facts;
     std::string shape;
     if (facts.version) {
-      shape = fmt::format(" (v{}{}, {} kv, {} tensors, {} bytes)", *facts.version,
+      // With --data, how much tensor data the scan read (absent when it could not run).
+      const std::string data_checked =
+          facts.data_checked ? ", data checked: " + size_text(*facts.data_checked) : "";
+      shape = fmt::format(" (v{}{}, {} kv, {} tensors, {} bytes{})", *facts.version,
                           facts.endian == Endian::Big ? " big-endian" : "", facts.kv_read,
-                          facts.tensors_read, facts.file_size);
+                          facts.tensors_read, facts.file_size, data_checked);
     }
     const std::string verdict =
         report.unreadable() ? styled(style.color, severity_style(Severity::Error), "unreadable")
@@ -347,10 +365,7 @@ std::string render_json(std::span<const Report> reports, const Options& options,
     const Facts& facts = r.facts;
     const char* status = r.unreadable() ? "unreadable" : r.passed() ? "pass" : "fail";
     (r.unreadable() ? unreadable : r.passed() ? passed : failed)++;
-    files.push_back({{"path", r.path},
-                     {"status", status},
-                     {"facts",
-                      {{"file_size", facts.file_size},
+    json facts_json = {{"file_size", facts.file_size},
                        {"version", optional_json(facts.version)},
                        {"endianness", facts.endian == Endian::Big ? "big" : "little"},
                        {"tensor_count", optional_json(facts.tensor_count)},
@@ -359,7 +374,12 @@ std::string render_json(std::span<const Report> reports, const Options& options,
                        {"tensors_read", facts.tensors_read},
                        {"alignment", facts.alignment},
                        {"data_start", optional_json(facts.data_start)},
-                       {"tensor_data_size", optional_json(facts.tensor_data_size)}}},
+                       {"tensor_data_size", optional_json(facts.tensor_data_size)}};
+    // Only with --data, and only when the scan ran: its absence says the values were not read.
+    if (facts.data_checked) facts_json["data_checked"] = *facts.data_checked;
+    files.push_back({{"path", r.path},
+                     {"status", status},
+                     {"facts", std::move(facts_json)},
                      {"summary",
                       {{"errors", r.errors},
                        {"warnings", r.warnings},
