@@ -10,8 +10,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -90,7 +92,10 @@ struct CheckArgs {
   enum class Kind { Disable, Enable, Severity };
   std::vector<std::pair<Kind, std::string>> overrides;
   std::vector<std::string> limits;
-  std::string jobs = "1";
+  std::optional<std::string> jobs;  // default: 1 file at a time; with --data, every core
+  bool data = false;
+  std::string data_read = "map";
+  std::optional<bool> progress;  // default: on when stderr is a terminal (data scans only)
   bool quiet = false;
   std::string color = "auto";
   std::string sarif_help_base;
@@ -198,8 +203,82 @@ Options make_options(const CheckArgs& args) {
     }
   }
   for (const auto& spec : args.limits) apply_limit(options.limits, spec);
+  options.data.enabled = args.data;
+  require_one_of("--data-read", args.data_read, {"map", "pread"}, "a way to read");
+  options.data.read = args.data_read == "pread" ? DataCheck::Read::Pread : DataCheck::Read::Map;
   return options;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C: a data scan stops at its next piece, and no report is printed (exit 130). A second
+// Ctrl-C ends the process at once.
+
+std::atomic<bool> g_interrupted{false};
+constexpr int kExitInterrupted = 130;
+
+extern "C" void on_interrupt(int) {
+  if (g_interrupted.exchange(true)) ::_exit(kExitInterrupted);
+}
+
+// The progress line of a data scan, on stderr: rewritten in place on a terminal, one line per
+// second elsewhere (when asked for with --progress).
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool terminal) : terminal_(terminal) {}
+
+  void show(const std::string& path, const DataProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    if (p.done == 0 || started_path_ != path) {
+      started_path_ = path;
+      start_ = now;
+      last_ = {};
+    }
+    const bool end = p.done >= p.total;
+    if (!end &&
+        now - last_ < (terminal_ ? std::chrono::milliseconds(200) : std::chrono::seconds(1))) {
+      return;
+    }
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const double rate = seconds > 0 ? static_cast<double>(p.done) / seconds : 0;
+    std::string eta = "--:--";
+    if (rate > 0 && !end) {
+      const auto left =
+          static_cast<unsigned long long>(static_cast<double>(p.total - p.done) / rate);
+      eta = fmt::format("{}:{:02}", left / 60, left % 60);
+    }
+    const double percent =
+        p.total == 0 ? 100.0 : 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total);
+    std::string line =
+        fmt::format("{}: data {} of {} ({:.0f}%), {}/s, ETA {}{}{}", path, size_text(p.done),
+                    size_text(p.total), percent, size_text(static_cast<std::uint64_t>(rate)), eta,
+                    p.tensor.empty() ? "" : ", ", p.tensor);
+    if (terminal_) {
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+      if (end) std::fputs("\r\033[K", stderr);  // the report follows on stdout: leave no line
+    } else {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  static std::string size_text(std::uint64_t bytes) {
+    constexpr std::array kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+    auto value = static_cast<double>(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024 && unit + 1 < kUnits.size()) {
+      value /= 1024;
+      ++unit;
+    }
+    return unit == 0 ? fmt::format("{} B", bytes) : fmt::format("{:.1f} {}", value, kUnits[unit]);
+  }
+
+  bool terminal_;
+  std::string started_path_;
+  std::chrono::steady_clock::time_point start_{};
+  std::chrono::steady_clock::time_point last_{};
+};
 
 // ---------------------------------------------------------------------------------------------
 // Inputs: the directory walk. Nothing that could be a GGUF file is skipped without a report.
@@ -371,31 +450,59 @@ bool use_color(const std::string& mode) {
 int run_check(const CheckArgs& args) {
   require_one_of("--format", args.format, {"text", "json", "sarif"}, "a format");
   require_one_of("--color", args.color, {"auto", "always", "never"}, "a colour mode");
-  const auto jobs_arg = parse_unsigned(args.jobs);
+  const std::string jobs_text = args.jobs.value_or(args.data ? "0" : "1");
+  const auto jobs_arg = parse_unsigned(jobs_text);
   if (!jobs_arg || *jobs_arg > 1024) {
-    throw UsageError{fmt::format("--jobs: '{}' is not a number of jobs (0..1024)", args.jobs)};
+    throw UsageError{fmt::format("--jobs: '{}' is not a number of threads (0..1024)", jobs_text)};
   }
-  const Options options = make_options(args);
+  Options options = make_options(args);
   if (args.paths.empty()) {
     throw UsageError{"no input: give GGUF files or directories (see 'ggufcheck --help')"};
   }
   const std::vector<Input> inputs = expand_inputs(args.paths);
   std::vector<Report> reports(inputs.size());
+  // With --data, files are checked one after another, each scan on N threads (reading one file
+  // front to back is what the disk and the page cache do best); without, N files at once.
+  const auto requested = static_cast<unsigned>(*jobs_arg);
+  unsigned jobs = 1;
+  if (args.data) {
+    options.data.threads = requested;
+    options.data.cancel = &g_interrupted;
+    // Without SA_RESTART: a read of a stream that waits for bytes returns, and the scan stops.
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    (void)::sigaction(SIGINT, &action, nullptr);
+  } else {
+    jobs = std::clamp<unsigned>(requested == 0 ? std::thread::hardware_concurrency() : requested, 1,
+                                static_cast<unsigned>(std::max<std::size_t>(inputs.size(), 1)));
+  }
+  const bool progress = args.data && args.progress.value_or(::isatty(STDERR_FILENO) != 0);
+  ProgressLine line(::isatty(STDERR_FILENO) != 0);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) {
-      reports[i] = inputs[i].problem.empty() ? validate_file(inputs[i].path, options)
+    for (std::size_t i = next++; i < inputs.size() && !g_interrupted; i = next++) {
+      Options file_options = options;
+      if (progress) {
+        const std::string shown = inputs[i].path == "-" ? "<stdin>" : inputs[i].path;
+        file_options.data.progress = [&line, shown](const DataProgress& p) { line.show(shown, p); };
+      }
+      reports[i] = inputs[i].problem.empty() ? validate_file(inputs[i].path, file_options)
                                              : unreadable_report(inputs[i].path, inputs[i].problem);
     }
   };
-  const auto requested = static_cast<unsigned>(*jobs_arg);
-  const unsigned jobs =
-      std::clamp<unsigned>(requested == 0 ? std::thread::hardware_concurrency() : requested, 1,
-                           static_cast<unsigned>(std::max<std::size_t>(inputs.size(), 1)));
   std::vector<std::thread> threads;
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
+
+  // Interrupted: no report at all, not even of the files already checked, so that nothing
+  // partial can be read as a verdict.
+  if (g_interrupted ||
+      std::any_of(reports.begin(), reports.end(), [](const Report& r) { return r.interrupted; })) {
+    std::fputs("ggufcheck: interrupted; no report was written\n", stderr);
+    return kExitInterrupted;
+  }
 
   int status = 0;
   for (const Report& r : reports) status = std::max(status, r.exit_status());
@@ -580,9 +687,25 @@ int run(int argc, char** argv) {
                    "exceeding one reports GGUF0002), findings (kept per file, default 10000)")
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
-  take_last(cmd_check->add_option("-j,--jobs", check.jobs,
-                                  "Validate N files in parallel (0: one per core)"),
+  take_last(cmd_check->add_option(
+                "-j,--jobs,--threads", check.jobs,
+                "Threads. With --data: the threads of each file's data scan (default 0: one per "
+                "core), files one after another. Without: N files validated in parallel "
+                "(default 1; 0: one per core)"),
             "N");
+  cmd_check->add_flag("--data,--check-tensors", check.data,
+                      "Also read every tensor's bytes: NaN and infinite values in float tensors, "
+                      "non-finite block scales in quantized ones (what llama.cpp's "
+                      "--check-tensors rejects), q8_1 tensors, ambiguous nvfp4 scale bytes, "
+                      "all-zero tensors (GGUF6001-GGUF6005)");
+  cmd_check->add_flag("--progress,!--no-progress", check.progress,
+                      "With --data: a progress line on stderr (default: when stderr is a "
+                      "terminal)");
+  take_last(cmd_check->add_option("--data-read", check.data_read,
+                                  "With --data: how a file's bytes are read: map (default: "
+                                  "through the mapping, released behind the scan) or pread "
+                                  "(into a buffer per thread)"),
+            "HOW");
   cmd_check->add_flag("-q,--quiet", check.quiet, "Text output: print errors only, no summaries");
   take_last(
       cmd_check->add_option(

@@ -54,7 +54,7 @@ using LogCallback = void (*)(int level, const char* text, void* user_data);
   X(ggml_get_tensor, ggml_tensor_prefix*, (ggml_context * ctx, const char* name))                 \
   X(ggml_n_dims, int, (const ggml_tensor_prefix* tensor))                                         \
   X(ggml_type_name, const char*, (int type))                                                      \
-  X(ggml_validate_row_data, bool, (int type, const void* data, std::size_t nbytes))          \
+  X(ggml_validate_row_data, bool, (int type, const void* data, std::size_t nbytes))               \
   X(ggml_log_set, void, (LogCallback callback, void* user_data))
 
 struct Api {

@@ -244,11 +244,13 @@ struct Scenario {
   Limits limits;
   std::shared_ptr<BigBuffer> big;  // validated instead of bytes when set
   std::string file;                // validate_file() on this path instead
+  bool data = false;               // with the data check (check --data)
 
   [[nodiscard]] Report run(Profile profile) const {
     Options options;
     options.profile = profile;
     options.limits = limits;
+    options.data.enabled = data;
     if (!file.empty()) return validate_file(file, options);
     if (big) return validate(big->bytes(), options);
     return validate(Bytes(bytes.data(), bytes.size()), options);
@@ -263,6 +265,18 @@ Scenario at(ByteVector bytes, std::uint64_t offset, std::uint64_t length, std::s
   s.length = length;
   s.path = std::move(path);
   s.also = std::move(also);
+  return s;
+}
+
+// The example of a tensor-data code: its one tensor "w", the finding `offset` bytes into the
+// tensor's data, with the data check on.
+Scenario data_case(Code code, std::uint64_t offset, std::uint64_t length, std::string message_has,
+                   std::vector<Code> also = {}) {
+  const Written w = example(code);
+  Scenario s = at(w.bytes, w.layout.tensors[0].data_position + offset, length,
+                  "tensor[0] \"w\" data", std::move(also));
+  s.message_has = std::move(message_has);
+  s.data = true;
   return s;
 }
 
@@ -1061,6 +1075,18 @@ std::vector<CodeCase> code_cases() {
          return at(w.bytes, w.layout.pairs[2].value_offset, 4,
                    kv_path(2, "tokenizer.ggml.bos_token_id"));
        }},
+      // Tensor data: the first bad value's bytes (element 1 of 8; block 1's dmin; d[2]), or the
+      // whole tensor (q8_1, all zeros).
+      {Code::NonFiniteElement, "F16NanAndInf",
+       [] { return data_case(Code::NonFiniteElement, 2, 2, "2 NaN, 1 infinite"); }},
+      {Code::NonFiniteScale, "Q4KNanDmin",
+       [] { return data_case(Code::NonFiniteScale, 144 + 2, 2, "block 1, dmin"); }},
+      {Code::UncheckableTensorType, "Q8_1",
+       [] { return data_case(Code::UncheckableTensorType, 0, 36, "type Q8_1"); }},
+      {Code::AmbiguousNvfp4Scale, "Nvfp4Scale7F",
+       [] { return data_case(Code::AmbiguousNvfp4Scale, 2, 1, "d[2]", {Code::NewTensorType}); }},
+      {Code::AllZeroTensor, "F32Zeros",
+       [] { return data_case(Code::AllZeroTensor, 0, 16, "16 bytes"); }},
   };
   // One case per kind of file that is not GGUF (not_gguf_samples() below).
   for (const NotGguf& sample : not_gguf_samples()) {

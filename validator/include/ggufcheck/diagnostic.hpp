@@ -25,6 +25,7 @@ enum class Area : std::uint8_t {
   TensorInfo,       // 3xxx: names, dims, types
   DataLayout,       // 4xxx: offsets, alignment padding, the data section
   StandardKeys,     // 5xxx: general.alignment, general.architecture, tokenizer.ggml.*
+  TensorData,       // 6xxx: the tensors' bytes (check --data)
 };
 
 enum class Code : std::uint16_t {

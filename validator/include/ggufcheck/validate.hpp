@@ -1,7 +1,9 @@
 // The public entry points: validate bytes or a file, get a report.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,11 +28,33 @@ struct Limits {
   std::uint64_t max_findings = 10000;  // further findings are counted, not kept
 };
 
+// Where a tensor data scan is (DataCheck::progress).
+struct DataProgress {
+  std::uint64_t done = 0;   // bytes of tensor data scanned
+  std::uint64_t total = 0;  // bytes of tensor data to scan
+  std::string tensor;       // a tensor being scanned (its name, escaped)
+};
+
+// The tensor data check (check --data): every tensor's bytes, after the structure was read.
+struct DataCheck {
+  bool enabled = false;
+  unsigned threads = 0;  // 0: one per core
+  // How a file's bytes are read: through the mapping (released behind the scan), or with pread
+  // into one buffer per thread. Streams are read sequentially whatever this says.
+  enum class Read : std::uint8_t { Map, Pread };
+  Read read = Read::Map;
+  // Called from one thread a few times a second during a scan, and once at its end.
+  std::function<void(const DataProgress&)> progress;
+  // Set (e.g. by a SIGINT handler) to stop a scan: the report then says it was interrupted.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
 struct Options {
   Profile profile = Profile::Strict;
   bool werror = false;                          // warnings count as errors
   std::map<Code, Severity> severity_overrides;  // --disable/--enable/--severity
   Limits limits;
+  DataCheck data;
 
   [[nodiscard]] Severity severity(Code code) const;
 };
@@ -56,6 +80,9 @@ struct Facts {
   std::uint32_t alignment = kDefaultAlignment;
   std::optional<std::uint64_t> data_start;
   std::optional<std::uint64_t> tensor_data_size;  // bytes from data_start to the end of the file
+  // With the data check: the bytes of tensor data it scanned (tensors whose bytes the layout
+  // could not place are not scanned; their findings fail the file already).
+  std::optional<std::uint64_t> data_checked;
 };
 
 struct Report {
@@ -66,10 +93,13 @@ struct Report {
   std::size_t errors = 0;
   std::size_t warnings = 0;
   std::size_t notes = 0;
+  // The data check was stopped (DataCheck::cancel) before it ended: the report is incomplete
+  // and must not be shown as a verdict.
+  bool interrupted = false;
 
   [[nodiscard]] bool unreadable() const;
-  [[nodiscard]] bool passed() const { return errors == 0; }
-  // 0 pass, 1 errors, 2 unreadable (see the CLI's exit status).
+  [[nodiscard]] bool passed() const { return errors == 0 && !interrupted; }
+  // 0 pass, 1 errors, 2 unreadable, 130 interrupted (see the CLI's exit status).
   [[nodiscard]] int exit_status() const;
 };
 

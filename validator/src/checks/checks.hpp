@@ -14,6 +14,8 @@
 
 namespace ggufcheck::detail {
 
+class DataScan;  // data/scan.hpp
+
 // Reader: header, metadata pairs and tensor infos into the model; reports what makes the
 // bytes unreadable (truncation, impossible counts, unknown types, nesting). Stops a section
 // only where continuing would mean guessing.
@@ -44,6 +46,9 @@ struct StreamLimits {
   std::size_t window = std::size_t{64} << 20;
   std::size_t chunk = std::size_t{1} << 20;
   std::size_t metadata_limit = std::size_t{4} << 30;
+  // The size of each read past the kept bytes when the data check scans them (split over every
+  // core: larger than `chunk`).
+  std::size_t data_chunk = std::size_t{8} << 20;
 };
 // Validates what `fd` streams (path names it in messages, shown in the report).
 [[nodiscard]] Report validate_stream(int fd, const std::string& path, const std::string& shown,
@@ -51,15 +56,17 @@ struct StreamLimits {
 
 // Validates the bytes kept of an input and, for a stream, what is known of the rest.
 [[nodiscard]] Report validate_input(const Input& input, const StreamTail* tail,
-                                    const Options& options, std::string path);
+                                    const Options& options, std::string path,
+                                    const DataScan* streamed = nullptr);
 // The same, keeping what was read, for a stage that renders it (dump).
 struct Validated {
   Report report;
   Model model;
   Layout layout;
 };
+// streamed: a stream's data scan, made while its bytes passed (the file's is made here).
 void validate_input(const Input& input, const StreamTail* tail, const Options& options,
-                    std::string path, Validated& out);
+                    std::string path, Validated& out, const DataScan* streamed = nullptr);
 std::string shown_path(const std::string& path);
 
 // Checks over the model, by area (each registered in pipeline.cpp).

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "checks/checks.hpp"
+#include "data/scan.hpp"
 #include "ggufcheck/validate.hpp"
 
 namespace ggufcheck {
@@ -20,6 +21,7 @@ bool Report::unreadable() const {
 }
 
 int Report::exit_status() const {
+  if (interrupted) return 130;
   if (unreadable()) return 2;
   return errors != 0 ? 1 : 0;
 }
@@ -95,14 +97,14 @@ Layout run_checks(Model& model, Sink& sink, Checks checks) {
 }
 
 Report validate_input(const Input& input, const StreamTail* tail, const Options& options,
-                      std::string path) {
+                      std::string path, const DataScan* streamed) {
   Validated validated;
-  validate_input(input, tail, options, std::move(path), validated);
+  validate_input(input, tail, options, std::move(path), validated, streamed);
   return std::move(validated.report);
 }
 
 void validate_input(const Input& input, const StreamTail* tail, const Options& options,
-                    std::string path, Validated& out) {
+                    std::string path, Validated& out, const DataScan* streamed) {
   Sink sink(options);
   Model& model = out.model;
   model = Model{};
@@ -113,6 +115,23 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
 
   Report& report = out.report;
   report = Report{};
+  // The data check, last: only on a structure that lays out (applicable), and only its findings
+  // of tensors whose bytes were all seen.
+  if (options.data.enabled && DataScan::applicable(model, layout, sink)) {
+    const auto finish = [&](const DataScan& scan) {
+      report.interrupted = scan.cancelled();
+      if (report.interrupted) return;
+      scan.report(sink);
+      report.facts.data_checked = scan.scanned();
+    };
+    if (tail == nullptr) {
+      DataScan scan(model, layout, options);
+      scan.scan_input(model.input);
+      finish(scan);
+    } else if (streamed != nullptr) {
+      finish(*streamed);
+    }
+  }
   report.path = std::move(path);
   Facts& facts = report.facts;
   facts.file_size = model.size();

@@ -183,13 +183,21 @@ class Input {
   [[nodiscard]] std::optional<std::pair<std::uint64_t, std::uint8_t>> first_nonzero(
       std::uint64_t begin, std::uint64_t end) const;
 
- private:
-  [[nodiscard]] static std::string_view zeros(std::uint64_t n);
+  // The descriptor of a file this input maps (it reads holes and gives pages back), or -1.
+  [[nodiscard]] int mapped_fd() const { return mapped_fd_; }
   // Where the next byte that is not in a hole is, at or after `at` (end when none before it);
-  // `at` itself without a descriptor.
+  // `at` itself without a descriptor. Not for concurrent use: it moves the descriptor's offset
+  // (and puts it back).
   [[nodiscard]] std::uint64_t next_data(std::uint64_t at, std::uint64_t end) const;
   // Gives back the pages wholly inside [offset, offset + length) of a mapping of our own.
   void release(std::uint64_t offset, std::uint64_t length) const;
+  // Gives back every page that [offset, offset + length) touches. The mapping is private and
+  // never written, so a page given back that another thread still reads is simply read again
+  // from the page cache.
+  void release_touched(std::uint64_t offset, std::uint64_t length) const;
+
+ private:
+  [[nodiscard]] static std::string_view zeros(std::uint64_t n);
 
   Bytes bytes_;
   int mapped_fd_ = -1;

@@ -22,18 +22,23 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
+#include <stdexcept>
+#include <system_error>
 #include <vector>
 
 #include "checks/checks.hpp"
+#include "data/scan.hpp"
 #include "ggufcheck/validate.hpp"
 #include "read/cursor.hpp"
 #include "read/file_kind.hpp"
 
 namespace ggufcheck {
 
+using detail::DataScan;
 using detail::Input;
 using detail::Layout;
 using detail::Model;
@@ -273,7 +278,9 @@ Probe probe_stream(Bytes bytes, const Options& options) {
 }
 
 // Passes the rest of the stream, recording the first non-zero byte after each probe's begin.
-bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_size) {
+// With a data scan, each chunk also goes through it (and a cancelled scan stops the reading).
+bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_size,
+               DataScan* scan) {
   std::vector<std::uint8_t> chunk(chunk_size);
   std::vector<std::size_t> pending;  // probes begun, not yet answered
   std::size_t next = 0;              // the first probe not begun
@@ -281,11 +288,17 @@ bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_s
   for (;;) {
     const ssize_t n = ::read(fd, chunk.data(), chunk.size());
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR) {
+        if (scan != nullptr && scan->cancelled()) break;  // Ctrl-C while the stream waits
+        continue;
+      }
       return false;
     }
     if (n == 0) break;
     const std::uint64_t chunk_end = at + static_cast<std::uint64_t>(n);
+    if (scan != nullptr && !scan->feed(at, Bytes(chunk.data(), static_cast<std::size_t>(n)))) {
+      break;  // interrupted: the report says so, and nothing more is read
+    }
     std::uint64_t pos = at;
     while (pos < chunk_end) {
       while (next < tail.probes.size() && tail.probes[next].begin <= pos) pending.push_back(next++);
@@ -378,6 +391,13 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
       for (const auto& [begin, end] : probe.layout.padding_ranges(probe.model, buffer.size())) {
         tail.probes.push_back({begin, end, 0, 0, false});
       }
+      // The data scan sees the kept bytes first, then the rest as it passes.
+      std::unique_ptr<DataScan> scan;
+      if (options.data.enabled && probe.model.tensors_complete && probe.layout.data_start &&
+          probe.model.endian == Endian::Little) {
+        scan = std::make_unique<DataScan>(probe.model, probe.layout, options);
+        (void)scan->feed(0, buffer.bytes());
+      }
       std::sort(tail.probes.begin(), tail.probes.end(),
                 [](const StreamTail::Probe& a, const StreamTail::Probe& b) {
                   return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
@@ -387,10 +407,11 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
                                       return a.begin == b.begin;
                                     }),
                         tail.probes.end());
-      if (!pass_tail(fd, buffer.size(), tail, limits.chunk)) {
+      const std::size_t chunk = scan ? limits.data_chunk : limits.chunk;
+      if (!pass_tail(fd, buffer.size(), tail, chunk, scan.get())) {
         return unreadable_report(shown, errno_text("read", path));
       }
-      return validate_input(Input(buffer.bytes()), &tail, options, shown);
+      return validate_input(Input(buffer.bytes()), &tail, options, shown, scan.get());
     }
     // The reader stopped short of the tensor data. If more bytes moved it on, read more; if a
     // whole window past where it stopped did not, the stop is the file's own, and what follows
@@ -515,6 +536,10 @@ Report validate_file(const std::string& path, const Options& options) {
     return unreadable_report(
         shown,
         fmt::format("not enough memory to validate {}: the other inputs are still checked", path));
+  } catch (const std::system_error& e) {  // no thread could be started for the data scan
+    return unreadable_report(shown, fmt::format("cannot check the data of {}: {}", path, e.what()));
+  } catch (const std::runtime_error& e) {  // a read of the tensor data failed
+    return unreadable_report(shown, fmt::format("cannot read {}: {}", path, e.what()));
   }
 }
 

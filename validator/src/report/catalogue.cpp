@@ -90,9 +90,10 @@ std::string_view to_string(Area area) {
     case Area::Metadata: return "metadata";
     case Area::TensorInfo: return "tensor-info";
     case Area::DataLayout: return "data-layout";
-    case Area::StandardKeys: break;
+    case Area::StandardKeys: return "standard-keys";
+    case Area::TensorData: break;
   }
-  return "standard-keys";
+  return "tensor-data";
 }
 
 std::string_view to_string(Severity severity) {

@@ -1,0 +1,97 @@
+// The tensor data scan (check --data): every tensor's bytes through the kernels, on every core.
+// A tensor is cut into pieces of whole blocks (about 1 MiB), so one huge tensor keeps every
+// core busy; pieces are handed out in file order, so the file is read front to back, and the
+// pages behind each piece are given back at once, so resident memory stays a few pieces per
+// thread whatever the file's size. A stream is scanned as its bytes pass (feed), chunk by chunk.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "data/kernels.hpp"
+#include "model/layout.hpp"
+#include "model/model.hpp"
+#include "report/sink.hpp"
+#include "util/worker_pool.hpp"
+
+namespace ggufcheck::detail {
+
+class DataScan {
+ public:
+  // The bytes a piece holds at most (fewer: a whole number of blocks).
+  static constexpr std::uint64_t kPieceBytes = std::uint64_t{1} << 20;
+
+  // The tensors to scan: those with a byte range and a checkable type, in file order; a tensor
+  // that overlaps an earlier one is left out (GGUF4002 fails the file already), so nothing is
+  // read twice and the work is bounded by the file's size.
+  DataScan(const Model& model, const Layout& layout, const Options& options);
+  ~DataScan();
+  DataScan(const DataScan&) = delete;
+  DataScan& operator=(const DataScan&) = delete;
+
+  // Whether a file may be scanned at all: a structure the reader could lay out (no finding
+  // that breaks it), a data section, and little-endian data (the kernels read little-endian).
+  [[nodiscard]] static bool applicable(const Model& model, const Layout& layout, const Sink& sink);
+
+  [[nodiscard]] std::uint64_t total() const { return total_; }
+  [[nodiscard]] std::uint64_t scanned() const { return done_.load(std::memory_order_relaxed); }
+  [[nodiscard]] bool cancelled() const;
+
+  // A file or a buffer read whole: every tensor's bytes from the input, through its mapping or
+  // (DataCheck::Read::Pread, on a mapped file) with pread into a buffer per thread.
+  void scan_input(const Input& input);
+  // A stream: the bytes [at, at + bytes.size()) of the file as they pass, in order (each call
+  // starts where the previous one ended). Returns false once the scan was cancelled.
+  bool feed(std::uint64_t at, Bytes bytes);
+
+  // The findings of every tensor whose bytes were all seen.
+  void report(Sink& sink) const;
+
+ private:
+  struct Target {
+    std::uint64_t begin = 0;   // file offset of the data
+    std::uint64_t nbytes = 0;  // a whole number of blocks
+    std::uint64_t seen = 0;    // bytes of whole blocks scanned so far (a stream's)
+    std::uint32_t tensor = 0;
+    std::uint32_t type_size = 0;
+    std::uint8_t type = 0;
+    bool nonzero = false;
+  };
+  struct Piece {
+    std::size_t target;
+    std::uint64_t first_block;  // from the tensor's first block
+    std::uint64_t blocks;
+    const std::uint8_t* data;
+  };
+
+  // The blocks of one piece: a whole number near kPieceBytes.
+  [[nodiscard]] static std::uint64_t piece_blocks(const Target& t);
+  void scan_piece(const Piece& piece);
+  void run_pieces(const std::vector<Piece>& pieces);
+  void tick();
+  void progress_now();
+  [[nodiscard]] WorkerPool& pool();
+
+  const Model& model_;
+  const Options& options_;
+  std::vector<Target> targets_;
+  std::uint64_t total_ = 0;
+  std::atomic<std::uint64_t> done_{0};
+  std::atomic<std::size_t> current_{0};  // a target being scanned, for the progress line
+  std::unique_ptr<WorkerPool> pool_;
+
+  std::mutex results_mutex_;
+  std::map<std::size_t, BlockScan> tallies_;  // targets with a bad block (few)
+
+  // A stream's partial block at the end of the last chunk.
+  std::size_t stream_target_ = 0;  // the first target not yet wholly seen
+  std::vector<std::uint8_t> carry_;
+  std::chrono::steady_clock::time_point last_progress_{};
+};
+
+}  // namespace ggufcheck::detail
