@@ -59,6 +59,10 @@ Document tiny_llama() {
       {"blk.0.ffn_down.weight", {256, 64}, 12, {}, {}},  // Q4_K
       {"output_norm.weight", {64}, 0, {}, {}},           // F32
   };
+  // Weights that pass `check --data`: every byte 0x11 is a finite value (f16 and f32 0x11..),
+  // finite scales and some quants in the blocks of Q4_0 and Q4_K; zeros would be GGUF6005.
+  for (Tensor& t : doc.tensors)
+    t.data = std::vector<std::uint8_t>(*tensor_nbytes(t.type, t.dims), 0x11);
   return doc;
 }
 
@@ -84,6 +88,9 @@ int main(int argc, char** argv) {
   three.metadata[15].value = Value::bool_byte(2);
   three.tensors[1].offset = 1184;  // the running sum is 1152 + 32; 1184 - 16 is misaligned
   *three.tensors[1].offset -= 16;
+  // Zero data, so that the overlapping tensor leaves zeros where its padding is looked for: the
+  // three problems and nothing else.
+  for (Tensor& t : three.tensors) t.data.reset();
   ok &= save_file(dir / "broken/three-problems.gguf", write_bytes(three));
 
   // broken/: cut inside the tensor infos.
