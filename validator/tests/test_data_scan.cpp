@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -350,6 +352,7 @@ TEST(DataScan, AHoleIsZerosWithoutBeingRead) {
 struct CliResult {
   int status = -1;
   std::string out, err;
+  long max_rss_kib = 0;
 };
 
 // The CLI with `args`; `feed` (if set) writes its standard input, then the CLI is sent `signal`
@@ -403,8 +406,10 @@ CliResult run_cli(const std::vector<std::string>& args, const ByteVector* feed =
   }
   ::close(in[1]);
   int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  struct rusage usage {};
+  while (::wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
   }
+  run.max_rss_kib = usage.ru_maxrss;
   reader.join();
   ::close(out[0]);
   ::close(err[0]);
@@ -454,6 +459,35 @@ TEST(DataScanCli, InterruptStopsWithStatus130AndNoReport) {
   EXPECT_EQ(run.status, 130);
   EXPECT_EQ(run.out, "");
   EXPECT_NE(run.err.find("interrupted"), std::string::npos) << run.err;
+}
+
+// A 2 GiB model in memory (a memfd: its pages are real, no hole to skip) scanned through the
+// mapping: the pages behind the scan are given back, so the peak is that of a tiny file plus
+// the metadata prefault (64 MiB) and a few pieces, whatever the size.
+TEST(DataScanCli, AMappedScanOfGibibytesStaysInBoundedMemory) {
+  constexpr std::uint64_t kElements = std::uint64_t{1} << 30;  // 2 GiB of f16
+  Tensor big = tensor("big", {kElements}, kF16);
+  big.data = ByteVector{};  // written below, in chunks
+  const Written head = write(document({}, {big}));
+  const int fd = ::memfd_create("ggufcheck-big-model", MFD_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::write(fd, head.bytes.data(), head.bytes.size()),
+            static_cast<ssize_t>(head.bytes.size()));
+  const ByteVector chunk = f16_values(std::size_t{1} << 22);  // 8 MiB of finite values
+  for (std::uint64_t done = 0; done < kElements * 2; done += chunk.size()) {
+    ASSERT_EQ(::write(fd, chunk.data(), chunk.size()), static_cast<ssize_t>(chunk.size()));
+  }
+  const std::string path = "/proc/" + std::to_string(::getpid()) + "/fd/" + std::to_string(fd);
+  const CliResult run = run_cli({"--data", "--quiet", "-j", "2", path});
+  ::close(fd);
+  EXPECT_EQ(run.status, 0) << run.out << run.err;
+  const TempDir scratch;
+  const auto tiny = scratch.write("tiny.gguf", write(every_kind()).bytes);
+  const CliResult baseline = run_cli({"--data", "--quiet", "-j", "2", tiny.string()});
+  RecordProperty("peak_rss_kib", static_cast<int>(run.max_rss_kib));
+  RecordProperty("baseline_rss_kib", static_cast<int>(baseline.max_rss_kib));
+  EXPECT_LE(run.max_rss_kib - baseline.max_rss_kib, 64 * 1024 + 16 * 1024)
+      << "peak " << run.max_rss_kib << " KiB, baseline " << baseline.max_rss_kib << " KiB";
 }
 
 }  // namespace

@@ -216,60 +216,95 @@ void DataScan::scan_input(const Input& input) {
   }
   const std::uint64_t pieces = first_piece.back();
   const bool use_pread = options_.data.read == DataCheck::Read::Pread && input.mapped_fd() >= 0;
+  const auto piece_at = [&](std::uint64_t k) {
+    Piece piece{};
+    const auto it = std::upper_bound(first_piece.begin(), first_piece.end(), k);
+    piece.target = static_cast<std::size_t>(it - first_piece.begin()) - 1;
+    const Target& t = targets_[piece.target];
+    const std::uint64_t per = piece_blocks(t);
+    piece.first_block = (k - first_piece[piece.target]) * per;
+    piece.blocks = std::min(per, t.nbytes / t.type_size - piece.first_block);
+    return piece;
+  };
+  const auto begin_of = [&](const Piece& piece) {
+    const Target& t = targets_[piece.target];
+    return t.begin + piece.first_block * t.type_size;
+  };
+
+  // Pages behind the scan are given back at a frontier: below the first piece still being read.
+  // Not per piece: the kernel maps the pages around a fault ("fault-around", up to 64 KiB), so
+  // a piece's first read maps pages of the piece before it again after they were given back,
+  // and those would stay; no read happens below the lowest piece in flight, so what lies more
+  // than kFaultAround below it is never mapped again.
+  constexpr std::uint64_t kFaultAround = std::uint64_t{2} << 20;
   std::mutex next_mutex;
   std::uint64_t next = 0;
+  std::vector<std::uint64_t> in_flight;  // at most one per thread
+  static const auto kPage = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  std::uint64_t released = targets_.front().begin / kPage * kPage;
+  const auto finish = [&](std::uint64_t k) {  // under next_mutex
+    in_flight.erase(std::find(in_flight.begin(), in_flight.end(), k));
+    if (use_pread || input.mapped_fd() < 0) return;
+    const std::uint64_t lowest =
+        in_flight.empty() ? next : *std::min_element(in_flight.begin(), in_flight.end());
+    std::uint64_t below = input.size();
+    if (lowest < pieces) {
+      const std::uint64_t begin = begin_of(piece_at(lowest));
+      below = begin > kFaultAround ? (begin - kFaultAround) / kPage * kPage : 0;
+    }
+    if (below > released) {
+      input.release(released, below - released);
+      released = below;
+    }
+  };
 
   const std::function<void(unsigned)> job = [&](unsigned) {
     std::vector<std::uint8_t> buffer;
     if (use_pread) buffer.resize(static_cast<std::size_t>(kPieceBytes + 512));
     for (;;) {
       if (cancelled()) return;
+      std::uint64_t k = 0;
       Piece piece{};
       bool hole = false;
       {
         const std::lock_guard lock(next_mutex);
         if (next >= pieces) return;
-        const std::uint64_t k = next++;
-        const auto it = std::upper_bound(first_piece.begin(), first_piece.end(), k);
-        piece.target = static_cast<std::size_t>(it - first_piece.begin()) - 1;
-        const Target& t = targets_[piece.target];
-        const std::uint64_t per = piece_blocks(t);
-        piece.first_block = (k - first_piece[piece.target]) * per;
-        piece.blocks = std::min(per, t.nbytes / t.type_size - piece.first_block);
+        k = next++;
+        in_flight.push_back(k);
+        piece = piece_at(k);
         // A piece wholly in a hole of a sparse file is zeros: finite everywhere, nothing to read.
-        const std::uint64_t begin = t.begin + piece.first_block * t.type_size;
-        const std::uint64_t end = begin + piece.blocks * t.type_size;
+        const std::uint64_t begin = begin_of(piece);
+        const std::uint64_t end = begin + piece.blocks * targets_[piece.target].type_size;
         hole = input.mapped_fd() >= 0 && input.next_data(begin, end) >= end;
       }
       const Target& t = targets_[piece.target];
-      const std::uint64_t begin = t.begin + piece.first_block * t.type_size;
+      const std::uint64_t begin = begin_of(piece);
       const std::uint64_t length = piece.blocks * t.type_size;
+      std::string_view bytes;
       if (hole) {
         done_.fetch_add(length, std::memory_order_relaxed);
-        continue;
-      }
-      if (use_pread) {
+      } else if (use_pread) {
         std::uint64_t got = 0;
         while (got < length) {
           const ssize_t n =
               ::pread(input.mapped_fd(), buffer.data() + got,
                       static_cast<std::size_t>(length - got), static_cast<off_t>(begin + got));
           if (n < 0 && errno == EINTR) continue;
-          if (n <= 0)
+          if (n <= 0) {
             throw std::runtime_error(
                 fmt::format("cannot read the tensor data at 0x{:x}: {}", begin + got,
                             n < 0 ? std::strerror(errno) : "the file is shorter than it was"));
+          }
           got += static_cast<std::uint64_t>(n);
         }
         piece.data = buffer.data();
         scan_piece(piece);
-      } else {
-        std::string_view bytes;
-        if (!input.view(begin, length, bytes)) continue;  // past the input: not a target
+      } else if (input.view(begin, length, bytes)) {  // else past the input: not a target
         piece.data = reinterpret_cast<const std::uint8_t*>(bytes.data());
         scan_piece(piece);
-        input.release_touched(begin, length);
       }
+      const std::lock_guard lock(next_mutex);
+      finish(k);
     }
   };
   pool().run(job, options_.data.progress ? std::function<void()>([this] { tick(); }) : nullptr);

@@ -38,17 +38,6 @@ void Input::release(std::uint64_t offset, std::uint64_t length) const {
   }
 }
 
-void Input::release_touched(std::uint64_t offset, std::uint64_t length) const {
-  if (mapped_fd_ < 0 || length == 0) return;
-  static const auto kPage = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  const auto base = reinterpret_cast<std::uintptr_t>(bytes_.data());
-  // The mapping starts at a page boundary and its last page is whole: rounding stays inside it.
-  const std::uint64_t first = (base + offset) / kPage * kPage;
-  const std::uint64_t last = (base + offset + length + kPage - 1) / kPage * kPage;
-  (void)::madvise(reinterpret_cast<void*>(first), static_cast<std::size_t>(last - first),
-                  MADV_DONTNEED);
-}
-
 std::optional<std::pair<std::uint64_t, std::uint8_t>> Input::first_nonzero(
     std::uint64_t begin, std::uint64_t end) const {
   std::optional<std::pair<std::uint64_t, std::uint8_t>> found;

@@ -191,10 +191,6 @@ class Input {
   [[nodiscard]] std::uint64_t next_data(std::uint64_t at, std::uint64_t end) const;
   // Gives back the pages wholly inside [offset, offset + length) of a mapping of our own.
   void release(std::uint64_t offset, std::uint64_t length) const;
-  // Gives back every page that [offset, offset + length) touches. The mapping is private and
-  // never written, so a page given back that another thread still reads is simply read again
-  // from the page cache.
-  void release_touched(std::uint64_t offset, std::uint64_t length) const;
 
  private:
   [[nodiscard]] static std::string_view zeros(std::uint64_t n);
