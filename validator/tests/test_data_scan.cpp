@@ -179,6 +179,22 @@ TEST(DataScan, ReportsEachKindWithCountFirstPlaceAndValue) {
   EXPECT_EQ(report.notes, 1U);
 }
 
+// F64 as llama.cpp reads it: through a float, where 1e300 is infinite.
+TEST(DataScan, F64BeyondTheFloatRangeIsInfiniteAsLlamaCppReadsIt) {
+  ByteVector f64(8 * 4, 0);
+  const double values[] = {1.0, 1e300, -3.5e38, 3.4e38};  // 3.4e38 < FLT_MAX: finite
+  std::memcpy(f64.data(), values, sizeof values);
+  const Written written = write(document({}, {data_tensor("d", 28, 4, f64)}));
+  const Report report = check(written.bytes, data_options());
+  const Finding* f = only(report, Code::NonFiniteElement);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->offset, written.layout.tensors[0].data_position + 8);
+  EXPECT_EQ(f->message,
+            "2 of the 4 elements of tensor[0] \"d\" (F64) are not finite as llama.cpp reads them "
+            "(through a float) (infinite); the first is element 1 at 0x" +
+                fmt::format("{:x}", f->offset) + ": 1e+300 (0x7e37e43c8800759c), +inf as a float");
+}
+
 TEST(DataScan, IsOffByDefaultAndSilentOnTheSameFile) {
   const Report report = check(write(every_kind()).bytes);
   EXPECT_EQ(data_findings(report), 0U) << findings_of(report).dump();

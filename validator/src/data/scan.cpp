@@ -14,6 +14,7 @@ namespace ggufcheck::detail {
 namespace {
 
 constexpr std::uint32_t kQ8_1 = 9;
+constexpr std::uint32_t kF64 = 28;
 constexpr std::uint32_t kMxfp4 = 39;
 constexpr std::uint32_t kNvfp4 = 40;
 
@@ -91,9 +92,13 @@ std::string value_text(std::uint32_t type, DataField field, std::uint64_t bits) 
     magnitude = bits & 0x7FFFU;
     inf = 0x7C00U;
   }
-  const char* kind = magnitude > inf    ? "nan"
-                     : magnitude == inf ? (sign ? "-inf" : "+inf")
-                                        : "finite";
+  if (magnitude < inf) {
+    // An f64 beyond the float range: llama.cpp checks f64 through a float, where it is inf.
+    double value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    return fmt::format("{:g} (0x{:0{}x}), {}inf as a float", value, bits, digits, sign ? "-" : "+");
+  }
+  const char* kind = magnitude > inf ? "nan" : (sign ? "-inf" : "+inf");
   return fmt::format("{} (0x{:0{}x})", kind, bits, digits);
 }
 
@@ -406,10 +411,11 @@ void DataScan::report(Sink& sink) const {
                       "NaN or infinite weights make every result that uses them NaN: look for an "
                       "overflow in the conversion (a value beyond the target type's range becomes "
                       "inf) or NaN in the source checkpoint",
-                      "{} of the {} elements of tensor[{}] \"{}\" ({}) are not finite ({}); the "
-                      "first is element {} at 0x{:x}: {}",
-                      bad.count, blocks, t.tensor, escape(name), info->name, kind_counts(bad),
-                      bad.first, offset, value_text(t.type, bad.field, bad.bits));
+                      "{} of the {} elements of tensor[{}] \"{}\" ({}) are not finite{} ({}); "
+                      "the first is element {} at 0x{:x}: {}",
+                      bad.count, blocks, t.tensor, escape(name), info->name,
+                      t.type == kF64 ? " as llama.cpp reads them (through a float)" : "",
+                      kind_counts(bad), bad.first, offset, value_text(t.type, bad.field, bad.bits));
         } else if (t.type == kMxfp4) {
           sink.report(Code::NonFiniteScale, offset, place.width, field,
                       "0xff is the E8M0 code for NaN: every element of the block decodes to NaN "
