@@ -8,11 +8,20 @@
 // or --library PATH selects another), loaded with dlopen through the declarations of
 // validator/testkit/ggml_abi.hpp: it is not built here.
 //
+// `llama_cpp_reader --data FILE` is llama.cpp's tensor data check (`--check-tensors`): the file
+// loaded as above, then each tensor's bytes (ggml_nbytes of them, at data_offset + its offset)
+// read from the file and given to ggml_validate_row_data. {"ok": true} (exit 0) when every tensor
+// validates, else {"ok": false, "error": ..., "tensor": NAME} (exit 1) with the first tensor in
+// file order that fails (llama.cpp checks them all and fails the load). A file the reader
+// rejects is a rejection too, with no tensor.
+//
 // What the C API cannot say, the output cannot say either, and the suite's value comparison
 // shows it: strings are returned as C strings (cut at the first NUL), a tensor's n_dims is
 // ggml_n_dims (trailing dims of 1 dropped), and the file's byte order is always little.
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <charconv>
@@ -25,6 +34,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ggml_abi.hpp"
 
@@ -109,6 +119,69 @@ int reject(const std::string& why) {
   return 1;
 }
 
+// ggml_validate_row_data with what it prints on stderr (fprintf in this build: "found nan value
+// at block 1") captured, for the rejection's message; the lines are passed on to stderr too.
+bool validate(const ggml::Api& api, int type, const void* bytes, std::size_t nbytes,
+              std::string& said) {
+  said.clear();
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> capture(std::tmpfile(), std::fclose);
+  std::fflush(stderr);
+  const int saved = capture ? ::dup(2) : -1;
+  if (saved >= 0) ::dup2(::fileno(capture.get()), 2);
+  const bool valid = api.ggml_validate_row_data(type, bytes, nbytes);
+  if (saved < 0) return valid;
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::rewind(capture.get());
+  char buffer[512];
+  while (std::fgets(buffer, sizeof buffer, capture.get()) != nullptr) {
+    std::fputs(buffer, stderr);
+    std::string line(buffer);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    if (!line.empty()) said = line;
+  }
+  return valid;
+}
+
+// The data check of a file the reader accepted (bounds already checked): every tensor's bytes
+// through ggml_validate_row_data, in file order, read one tensor at a time.
+int check_data(const ggml::Api& api, const ggml::gguf_context* ctx, const char* path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path, "rb"), std::fclose);
+  if (!file) return reject("cannot open the file");
+  const std::int64_t n_tensors = api.gguf_get_n_tensors(ctx);
+  const std::uint64_t data_offset = api.gguf_get_data_offset(ctx);
+  std::vector<unsigned char> bytes;
+  std::string said;
+  for (std::int64_t i = 0; i < n_tensors; ++i) {
+    const std::uint64_t offset = data_offset + api.gguf_get_tensor_offset(ctx, i);
+    const std::size_t nbytes = api.gguf_get_tensor_size(ctx, i);
+    try {
+      bytes.resize(std::max<std::size_t>(nbytes, 1));
+    } catch (const std::bad_alloc&) {
+      std::fprintf(stderr, "llama_cpp_reader: out of memory for %zu bytes of tensor data\n",
+                   nbytes);
+      return 3;
+    }
+    if (offset > static_cast<std::uint64_t>(INT64_MAX) ||
+        std::fseek(file.get(), static_cast<long>(offset), SEEK_SET) != 0 ||
+        std::fread(bytes.data(), 1, nbytes, file.get()) != nbytes) {
+      return reject("cannot read the data of tensor " + std::to_string(i));
+    }
+    if (!validate(api, api.gguf_get_tensor_type(ctx, i), bytes.data(), nbytes, said)) {
+      const char* name = api.gguf_get_tensor_name(ctx, i);
+      std::string why = "tensor '" + std::string(name) + "' has invalid data";
+      if (!said.empty()) why += ": " + said;
+      std::printf(
+          "%s\n",
+          Json{{"ok", false}, {"error", why}, {"tensor", name}}.dump(-1, ' ', true).c_str());
+      return 1;
+    }
+  }
+  std::printf("{\"ok\": true}\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,13 +199,16 @@ int main(int argc, char** argv) {
                              {"version", "node-llama-cpp 3.22.1 libggml-base.so"},
                              {"levels", {"L0", "L1", "L2"}},
                              {"gguf_versions", {"2", "3"}},
-                             {"endianness", {"little"}}}
+                             {"endianness", {"little"}},
+                             {"data", true}}
                             .dump()
                             .c_str());
     return 0;
   }
+  const bool data_check = argc == first + 2 && std::string_view(argv[first]) == "--data";
+  if (data_check) ++first;
   if (argc != first + 1) {
-    std::fprintf(stderr, "usage: %s [--library LIB] FILE | --capabilities\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--library LIB] [--data] FILE | --capabilities\n", argv[0]);
     return 3;
   }
   std::unique_ptr<const ggml::Library> loaded_library;
@@ -164,6 +240,7 @@ int main(int argc, char** argv) {
       return reject("tensor " + std::to_string(i) + " data is not within the file bounds");
     }
   }
+  if (data_check) return check_data(api, ctx, path);
 
   Json out;
   out["ok"] = true;

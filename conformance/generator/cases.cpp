@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "data_cases.hpp"
 #include "documents.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
@@ -25,6 +26,10 @@ namespace ggufcheck::conformance {
 std::string Case::area() const {
   const std::size_t first = id.find('_');
   return id.substr(first + 1, id.find('_', first + 1) - first - 1);
+}
+
+bool is_data_error_class(const std::string& name) {
+  return name == "non_finite" || name == "refused_type";
 }
 
 bool is_error_class(const std::string& name) {
@@ -1039,6 +1044,183 @@ void tensor_data_cases(Cases& c) {
   });
 }
 
+// Data cases: files that both profiles accept as containers, each with a third verdict, that of
+// llama.cpp's tensor data check (ggml_validate_row_data on each tensor's bytes, what
+// --check-tensors runs). Every type id that is not removed gets a valid case; every type with a
+// checked field gets a case with a NaN or an infinity in that field (both fields of the two-scale
+// types), written through the test kit's block tables (testkit/data_cases.hpp). Each file holds
+// two tensors of the type, 3 blocks each (16 elements for the plain types); the value goes into
+// the second tensor, in a block after the first, so that a checker must scan past the start and
+// name the right tensor.
+void data_cases(Cases& c) {
+  namespace data = testing::data;
+  constexpr const char* kFirst = "blk.0.attn_q.weight";
+  constexpr const char* kSecond = "blk.0.attn_k.weight";
+  struct Bad {
+    std::string what;   // the id's suffix
+    std::string field;  // the layout's field name
+    std::uint64_t bits;
+    std::string value;  // for the rule
+  };
+  constexpr std::uint64_t kF16Nan = 0x7E00, kF16Inf = 0x7C00;
+  const auto bad_values = [&](std::uint32_t type) -> std::vector<Bad> {
+    switch (type) {
+      case 0: return {{"nan", "element", 0x7FC00000, "an f32 NaN (0x7fc00000)"}};
+      case 1: return {{"nan", "element", kF16Nan, "an f16 NaN (0x7e00)"}};
+      case 28: return {{"inf", "element", 0x7FF0000000000000, "an f64 infinity"}};
+      case 30: return {{"inf", "element", 0x7F80, "a bf16 infinity (0x7f80)"}};
+      case 3:
+      case 7:
+        return {{"inf_d", "d", kF16Inf, "d = f16 infinity (0x7c00), m finite"},
+                {"nan_m", "m", kF16Nan, "m = f16 NaN (0x7e00), d finite"}};
+      case 10:
+      case 12:
+      case 13:
+        return {{"inf_d", "d", kF16Inf, "d = f16 infinity (0x7c00), dmin finite"},
+                {"nan_dmin", "dmin", kF16Nan, "dmin = f16 NaN (0x7e00), d finite"}};
+      case 11:
+      case 14:
+      case 34:
+      case 35: return {{"inf_d", "d", kF16Inf, "d, at the end of the block, = f16 infinity"}};
+      case 15: return {{"nan_d", "d", 0x7FC00000, "the f32 d = NaN (0x7fc00000)"}};
+      case 29:
+        return {{"nan_scale", "scale", kF16Nan,
+                 "the f16 scale kept in the top nibbles of scales[] = NaN (0x7e00)"}};
+      case 39: return {{"e_0xff", "e", 0xFF, "e = 0xFF, E8M0's NaN code"}};
+      case 24:  // integers: nothing is checked
+      case 25:
+      case 26:
+      case 27:
+      case 9:   // q8_1: refused whatever the bytes
+      case 40:  // nvfp4: nothing is checked (its 0x7F case is below)
+        return {};
+      default: return {{"nan_d", "d", kF16Nan, "d = f16 NaN (0x7e00)"}};
+    }
+  };
+  const auto field_index = [](const data::Layout& layout, std::string_view name) {
+    for (std::uint32_t i = 0; i < layout.fields.size(); ++i) {
+      if (layout.fields[i].name == name) return i;
+    }
+    throw std::logic_error("no field " + std::string(name) + " in " + std::string(layout.name));
+  };
+  for (const std::uint32_t type : data::data_types()) {
+    const data::Layout& layout = data::layout(type);
+    const TensorTypeInfo* info = tensor_type(type);
+    const std::string name = lower(layout.name);
+    const std::string type_name(info->name);
+    const bool integer = type >= 24 && type <= 27;
+    const std::uint64_t blocks = layout.plain_float() || integer ? 16 : 3;
+    const std::uint64_t bad_block = layout.plain_float() || integer ? 9 : 1;
+    const std::uint64_t elements = blocks * info->block_size;
+    const std::string shape =
+        std::to_string(blocks) + (info->block_size == 1
+                                      ? " elements"
+                                      : " blocks (" + std::to_string(elements) + " elements)");
+    // Both tensors' bytes from fixed seeds: the files are the same on every run.
+    const auto file = [=](std::vector<data::Plant> second_plants, std::vector<data::Plant> both) {
+      std::vector<Tensor> tensors;
+      for (const auto& [tensor_name, index] :
+           {std::pair{kFirst, std::uint64_t{0}}, std::pair{kSecond, std::uint64_t{1}}}) {
+        data::TensorSpec spec;
+        spec.type = type;
+        spec.blocks = blocks;
+        spec.plants = both;
+        if (index == 1)
+          spec.plants.insert(spec.plants.end(), second_plants.begin(), second_plants.end());
+        Tensor t = tensor(tensor_name, {elements}, type);
+        t.data = data::tensor_bytes(spec, 0xDA7A0000u + type * 2 + index);
+        tensors.push_back(std::move(t));
+      }
+      std::vector<KeyValue> pairs;
+      if (info->quantized()) pairs.push_back(quantization_version());
+      return bytes_of(document(std::move(pairs), std::move(tensors)));
+    };
+    const std::string container = "two " + type_name + " tensors of " + shape +
+                                  " each, a valid file in both profiles; the data verdict is "
+                                  "llama.cpp's tensor data check's";
+    const auto add = [&](const std::string& what, std::function<ByteVector()> build,
+                         DataExpectation expectation) {
+      Case& added = c.y("data_" + name + "_" + what, container, std::move(build));
+      if ((expectation.verdict == R) != !expectation.error_class.empty() ||
+          (expectation.verdict == R) == expectation.tensor.empty() || expectation.verdict == E) {
+        throw std::logic_error(added.id + ": a data reject names its tensor and error class");
+      }
+      if (expectation.verdict == R && !is_data_error_class(expectation.error_class)) {
+        throw std::logic_error(added.id + ": unknown data error class " + expectation.error_class);
+      }
+      added.data = std::move(expectation);
+    };
+
+    if (type == 9) {
+      add("refused", [=] { return file({}, {}); },
+          {R, kFirst,
+           "ggml_validate_row_data has no case for q8_1 and fails with \"invalid type 9\" "
+           "whatever the bytes: the first tensor fails, with finite d and s",
+           "refused_type"});
+      continue;
+    }
+    if (integer) {
+      // A float NaN's bit pattern in an integer element is just a number.
+      const std::uint64_t nan_bits = type == 24   ? 0xFF
+                                     : type == 25 ? kF16Nan
+                                     : type == 26 ? 0x7FC00000
+                                                  : 0x7FF8000000000000;
+      add("valid",
+          [=] {
+            return file({}, {{bad_block, 0, nan_bits, 0, layout.block_bytes}});
+          },
+          {A, "",
+           type_name + " elements are not checked: random values, element " +
+               std::to_string(bad_block) +
+               " of each tensor holding a float NaN's bit pattern, pass",
+           ""});
+      continue;
+    }
+    std::string checked;  // what the check inspects in a block, in its order
+    if (type == 40) {
+      checked = "nothing (every UE4M3 scale byte passes)";
+    } else if (layout.plain_float()) {
+      checked = "every element";
+    } else {
+      for (const std::uint32_t f : layout.checked_fields()) {
+        if (!checked.empty()) checked += ", then ";
+        checked += std::string(layout.fields[f].name);
+      }
+    }
+    add("valid", [=] { return file({}, {}); },
+        {A, "",
+         "the check inspects " + checked + " of " + type_name +
+             " blocks: random data with every checked value finite passes",
+         ""});
+    if (type == 40) {
+      const std::uint32_t d1 = field_index(layout, "d1");
+      add("scale_0x7f",
+          [=] {
+            return file({{bad_block, d1, 0x7F, 0, 0}}, {});
+          },
+          {A, "",
+           "nvfp4 scale d1 of block " + std::to_string(bad_block) + " of " + kSecond +
+               " is 0x7F, UE4M3's NaN code: ggml_validate_row_data checks no nvfp4 byte and "
+               "passes it",
+           ""});
+      continue;
+    }
+    for (const Bad& bad : bad_values(type)) {
+      const std::uint32_t field = field_index(layout, bad.field);
+      const std::string where = layout.plain_float() ? "element " + std::to_string(bad_block)
+                                                     : "block " + std::to_string(bad_block);
+      add(bad.what,
+          [=] {
+            return file({{bad_block, field, bad.bits, 0, 0}}, {});
+          },
+          {R, kSecond,
+           where + " of " + kSecond + " has " + bad.value + ": the check requires " + checked +
+               " to be finite" + (type == 39 ? " (e not 0xFF)" : "") + " and fails there",
+           "non_finite"});
+    }
+  }
+}
+
 void endian_cases(Cases& c) {
   const auto big = [](Document doc) {
     doc.endian = Endian::Big;
@@ -1084,6 +1266,7 @@ std::vector<Case> cases() {
   tensor_type_cases(c);
   layout_cases(c);
   tensor_data_cases(c);
+  data_cases(c);
   endian_cases(c);
   std::vector<Case> all = c.take();
   std::sort(all.begin(), all.end(), [](const Case& a, const Case& b) { return a.id < b.id; });

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,16 @@ namespace ggufcheck::conformance {
 using ByteVector = std::vector<std::uint8_t>;
 
 enum class Verdict : std::uint8_t { Accept, Reject, Either };
+
+// A data case's third verdict: what llama.cpp's tensor data check (ggml_validate_row_data on each
+// tensor's bytes, as --check-tensors runs it) makes of the file, declared from what that check
+// inspects per type (docs/llama-cpp-divergences.md, "Tensor data").
+struct DataExpectation {
+  Verdict verdict = Verdict::Accept;  // Accept or Reject
+  std::string tensor;                 // for a reject: the first tensor (in file order) that fails
+  std::string rule;                   // what the check finds in the data, one sentence
+  std::string error_class;            // for a reject: non_finite or refused_type
+};
 
 struct Case {
   std::string id;    // y_/n_/i_<area>_<what>; the file is cases/<id>.gguf. Never reused.
@@ -25,6 +36,7 @@ struct Case {
   bool recommended = false;       // level: "recommended" instead of "required"
   std::vector<std::string> tags;  // "hostile", "big"
   std::function<ByteVector()> build;
+  std::optional<DataExpectation> data;  // data cases (area "data") only
 
   [[nodiscard]] std::string area() const;
 };
@@ -50,5 +62,8 @@ struct RealCase {
 
 // The vocabulary of conformance.md ("Cases").
 [[nodiscard]] bool is_error_class(const std::string& name);
+// The data verdict's vocabulary: non_finite (a NaN or infinite element or scale, mxfp4's NaN
+// exponent byte), refused_type (q8_1, which the check refuses whatever its bytes).
+[[nodiscard]] bool is_data_error_class(const std::string& name);
 
 }  // namespace ggufcheck::conformance

@@ -107,6 +107,14 @@ int main(int argc, char** argv) {
       describe_header(bytes, entry);
       entry["canonical"] = nullptr;
       entry["canonical_sha256"] = nullptr;
+      if (c.data) {
+        // The third verdict, llama.cpp's tensor data check (conformance/README.md, "Data cases").
+        entry["data"] = {{"verdict", to_string(c.data->verdict)},
+                         {"tensor", c.data->tensor.empty() ? Json(nullptr) : Json(c.data->tensor)},
+                         {"rule", c.data->rule},
+                         {"error_class",
+                          c.data->error_class.empty() ? Json(nullptr) : Json(c.data->error_class)}};
+      }
       if (const auto profile = accepting_profile(c.spec, c.llama_cpp)) {
         ggufcheck::Options options;
         options.profile = *profile;

@@ -94,8 +94,9 @@ def build_arguments(default_suite):
         help="only cases whose id matches (repeatable)")
     add("--skip", action="append", default=[], metavar="GLOB",
         help="not the cases whose id matches (repeatable)")
-    add("--profile", action="append", choices=registry.PROFILES, default=[],
-        help="spec or llama.cpp (repeatable; default both)")
+    add("--profile", action="append", choices=registry.COLUMNS, default=[],
+        help="spec, llama.cpp, or data: llama.cpp's tensor data check on the data cases, for "
+             "the parsers that declare it (repeatable; default all three)")
     add("--level", type=level, default="L2",
         help="L0 verdicts, L1 header values, L2 metadata and tensor infos (default), L3 data "
              "hashes; each parser is capped at its highest declared level")
@@ -184,7 +185,8 @@ class Run:
             os.path.abspath(args.build) if args.build else os.path.join(root, "build", "dev"))
         self.xfail_dir = os.path.abspath(args.expected_failures) if args.expected_failures \
             else os.path.join(suite_dir, "expected-failures")
-        self.profiles = [p for p in registry.PROFILES if not args.profile or p in args.profile]
+        self.profiles = [p for p in registry.COLUMNS if not args.profile or p in args.profile]
+        self.without_data = []       # parsers that do not declare the data check
         self.reporter = Reporter(sys.stderr if args.json == "-" else sys.stdout)
 
     # --- parsers -------------------------------------------------------------------------
@@ -211,7 +213,8 @@ class Run:
         available = []
         for parser in chosen:
             parser.profiles = [p for p in parser.profiles if p in self.profiles]
-            if not parser.profiles:
+            # the data column is added once the capabilities say whether the parser checks data
+            if not parser.profiles and registry.DATA not in self.profiles:
                 continue
             registry.check_available(parser)
             if parser.unavailable:
@@ -243,6 +246,12 @@ class Run:
             asked = self.args.level
             parser.level = min(asked, top, key=LEVELS.index)
             parser.capped = LEVELS.index(top) < LEVELS.index(asked)
+            if registry.DATA in self.profiles:
+                if parser.checks_data():
+                    parser.profiles.append(registry.DATA)
+                else:
+                    self.without_data.append(parser.name)
+        return [parser for parser in parsers if parser.profiles]
 
     # --- the run -------------------------------------------------------------------------
 
@@ -262,20 +271,26 @@ class Run:
         os.chmod(warmup, 0o444)
         startup_timeout = max(10.0, 2 * self.args.timeout)
 
+        # a job: (case, parser, profiles, data); data jobs ask `ADAPTER --data FILE` for the
+        # column "data" of a data case
         records, jobs = [], []
         for case in cases:
             users = 0
             for parser in parsers:
-                profiles = [p for p in parser.profiles if not judge.is_skipped(case, parser, p)]
-                for profile in parser.profiles:
+                columns = [p for p in parser.profiles
+                           if p != registry.DATA or case.data is not None]
+                profiles = [p for p in columns if not judge.is_skipped(case, parser, p)]
+                for profile in columns:
                     if profile not in profiles:
                         records.append(self.record(case, parser, profile, None, "skipped", None,
                                                    "skipped: the parser does not declare GGUF "
                                                    f"version {case.gguf_version} / "
                                                    f"{case.endianness} endian"))
-                if profiles:
-                    jobs.append((case, parser, profiles))
-                    users += 1
+                for group, data in (([p for p in profiles if p != registry.DATA], False),
+                                    ([p for p in profiles if p == registry.DATA], True)):
+                    if group:
+                        jobs.append((case, parser, group, data))
+                        users += 1
             copies.register(case, users)
 
         work = queue.Queue()
@@ -290,27 +305,37 @@ class Run:
             try:
                 while not failure:
                     try:
-                        case, parser, profiles = work.get_nowait()
+                        case, parser, profiles, data = work.get_nowait()
                     except queue.Empty:
                         return
                     try:
                         path = copies.acquire(case)
-                        raw = self.run_adapter(parser, path, self.timeout_of(case), batches,
-                                               warmup, startup_timeout)
-                        canonical = copies.canonical(case) if raw.kind == "accepted" else None
                         new = []
-                        for profile in profiles:
-                            outcome, diff, detail = judge.judge(case, profile, raw, parser.level,
-                                                                canonical)
-                            new.append(self.record(case, parser, profile, raw, outcome, diff,
-                                                   detail))
+                        if data:
+                            # the data check is always asked one-shot
+                            raw = execute.run_once(parser.argv + ["--data"], path,
+                                                   self.timeout_of(case), self.args.memory)
+                            outcome, diff, detail = judge.judge_data(case, raw)
+                            new.append(self.record(case, parser, registry.DATA, raw, outcome,
+                                                   diff, detail))
+                        else:
+                            raw = self.run_adapter(parser, path, self.timeout_of(case), batches,
+                                                   warmup, startup_timeout)
+                            canonical = copies.canonical(case) if raw.kind == "accepted" \
+                                else None
+                            for profile in profiles:
+                                outcome, diff, detail = judge.judge(case, profile, raw,
+                                                                    parser.level, canonical)
+                                new.append(self.record(case, parser, profile, raw, outcome,
+                                                       diff, detail))
                     finally:
                         copies.release(case)
                     with lock:
                         records.extend(new)
                         done[0] += 1
                         count = done[0]
-                    self.reporter.progress(count, len(jobs), f"{parser.name} {case.id}")
+                    self.reporter.progress(count, len(jobs), f"{parser.name} {case.id}"
+                                           + (" --data" if data else ""))
             except BaseException as error:          # reported by the main thread
                 failure.append(error)
             finally:
@@ -423,6 +448,9 @@ class Run:
                  f"xfail {score['xfail']}, skipped {score['skipped']}"
                  + ("" if parser.capabilities_source == "adapter" else
                     f"; capabilities: {parser.capabilities_source}"))
+        if doc["options"].get("without_data"):
+            line(f"data column skipped for {', '.join(doc['options']['without_data'])}: no "
+                 '"data": true in their capabilities')
         totals = doc["totals"]
         line(f"{totals['xfail']} expected failures, {totals['skipped']} skipped, "
              f"{totals['stale']} stale, unavailable: {totals['unavailable_cases']} cases, "
@@ -489,14 +517,17 @@ def run(args):
                         for entry in unavailable_cases})
         line(f"unavailable: {len(unavailable_cases)} case(s) not run, {'; '.join(kinds)}: "
              f"{' '.join(entry['id'] for entry in unavailable_cases)}")
-    session.capabilities(parsers)
+    parsers = session.capabilities(parsers)
+    if not parsers:
+        raise SetupError("none of the parsers declares the data check (\"data\": true), the "
+                         "only column asked for (--profile data)")
     lists = session.load_lists(parsers)
 
     with tempfile.TemporaryDirectory(prefix="gguf-conformance-") as workdir:
         records = session.execute(parsers, cases, workdir)
     order = {case.id: number for number, case in enumerate(all_cases)}
     parser_order = {parser.name: number for number, parser in enumerate(parsers)}
-    records.sort(key=lambda r: (parser_order[r["parser"]], registry.PROFILES.index(r["profile"]),
+    records.sort(key=lambda r: (parser_order[r["parser"]], registry.COLUMNS.index(r["profile"]),
                                 order[r["case"]]))
     manifest_ids = set(order)
     if args.fix:
@@ -512,6 +543,7 @@ def run(args):
                         "big_timeout_s": max(args.big_timeout, args.timeout),
                         "memory_cap_bytes": args.memory, "jobs": args.jobs,
                         "run": args.run, "skip": args.skip,
+                        "without_data": session.without_data,
                         "duration_s": None}}
     meta["options"]["duration_s"] = round(time.monotonic() - started, 2)
     doc = results.document(meta, parsers, session.unavailable_parsers, cases,

@@ -52,7 +52,7 @@ def signal_name(number):
 
 def parse_answer(text, exit_status):
     """The adapter's JSON against its exit status: (kind, doc, error) with kind accepted,
-    rejected or crash (error is then what is wrong)."""
+    rejected or crash (error is then what is wrong); doc is the answer, for either verdict."""
     stripped = text.strip()
     if not stripped:
         return "crash", None, f"exit status {exit_status} with nothing on stdout"
@@ -73,7 +73,8 @@ def parse_answer(text, exit_status):
     if answer["ok"]:
         return "accepted", answer, None
     error = answer.get("error")
-    return "rejected", None, error if isinstance(error, str) else json.dumps(error)
+    # the answer is kept: a data check's rejection names its tensor
+    return "rejected", answer, error if isinstance(error, str) else json.dumps(error)
 
 
 TOO_DEEP = "__nested_too_deeply__"

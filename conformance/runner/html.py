@@ -1,8 +1,8 @@
 """index.html: the results page, one self-contained file (inline CSS and JS, no network),
 rendered here in Python, with a small script for the pruned-view toggle and the filter.
 
-  #scores          per profile, a table of parser rows: level, score, required, recommended,
-                   and the failure counts
+  #scores          per profile (and for the data column), a table of parser rows: level,
+                   score, required, recommended, and the failure counts
   #matrix          rows = cases grouped by area (area header rows), columns = parser x
                    profile, each cell coloured by outcome, a tooltip with the detail
   #matrix-pruned   the same without the rows in which, profile by profile, every parser has
@@ -160,7 +160,10 @@ def _scores(doc):
         rows = [s for s in doc["scores"] if s["profile"] == profile]
         if not rows:
             continue
-        parts.append(f'<h3>Profile {_e(profile)}</h3>'
+        heading = (f"Profile {_e(profile)}" if profile != "data" else
+                   "Data check <small>(column data: llama.cpp's tensor data check on the data "
+                   "cases)</small>")
+        parts.append(f'<h3>{heading}</h3>'
                      f'<table class="scores" data-profile="{_e(profile)}">'
                      '<tr><th>parser</th><th>level</th><th>score</th><th>required</th>'
                      '<th>recommended</th>' + "".join(f"<th>{_e(t)}</th>" for _, t in counts)
@@ -180,6 +183,9 @@ def _scores(doc):
                       f'<td class="num">{score["skipped"]}</td>']
             parts.append(f'<tr data-score="{_e(score["parser"])}">' + "".join(cells) + "</tr>")
         parts.append("</table>")
+        if profile == "data" and doc["options"].get("without_data"):
+            parts.append('<p class="meta">No data column (they do not declare the data check): '
+                         + _e(", ".join(doc["options"]["without_data"])) + "</p>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -234,12 +240,14 @@ def _matrix_rows(doc, columns, cell_of, pruned):
             if pruned and _uniform(columns, cells):
                 collapsed += 1
                 continue
+            # "-": no verdict in that column (the data column of a case without data)
             expected = " ".join({"accept": "A", "reject": "R", "either": "E"}.get(
-                case["expected"].get(p), "?") for p in doc["options"]["profiles"])
+                case["expected"].get(p), "-") for p in doc["options"]["profiles"])
             out = [f'<tr data-case="{_e(case["id"])}" data-area="{_e(area)}">',
                    f'<td class="id" title="{_e(case.get("rule") or "")}">{_e(case["id"])}</td>',
                    '<td class="exp" title="expected: '
-                   + _e(", ".join(f"{p} {case['expected'].get(p)}" for p in doc["options"]["profiles"]))
+                   + _e(", ".join(f"{p} {case['expected'].get(p) or '-'}"
+                                  for p in doc["options"]["profiles"]))
                    + f'">{_e(expected)}</td>']
             for column, record in zip(columns, cells):
                 key = f'{column["parser"]}/{column["profile"]}'
@@ -334,7 +342,8 @@ def _parsers(doc):
         caps = parser["capabilities"] or {}
         declared = (f'levels {" ".join(caps.get("levels", []))}; versions '
                     f'{" ".join(caps.get("gguf_versions", []))}; {" ".join(caps.get("endianness", []))}'
-                    f' endian ({parser["capabilities_source"]})')
+                    f' endian{"; data check" if caps.get("data") else ""}'
+                    f' ({parser["capabilities_source"]})')
         parts.append(f'<tr><td>{_e(parser["name"])}<br><small>{_e(parser.get("description") or "")}'
                      f'</small></td><td>{_e(" ".join(parser["profiles"]))}</td>'
                      f'<td>{_e(parser["level"])}</td><td>{_e(declared)}</td>'

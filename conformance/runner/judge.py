@@ -12,6 +12,10 @@
   crash, timeout, oom                                     that outcome      fail, always
   expected accept or either, and the case's GGUF version or endianness not among the
   parser's capabilities                                   skipped           (not counted)
+
+The data column (judge_data) has the same outcomes for `ADAPTER --data FILE`: accept or
+reject from the case's "data" verdict; a rejection of a case to be rejected must name the
+tensor the case declares ("tensor"), else it is a value_mismatch on the path "tensor".
 """
 import json
 
@@ -54,3 +58,23 @@ def judge(case, profile, raw, level, canonical):
 def _short(value, width=60):
     text = repr(value) if value is compare.MISSING else json.dumps(value)
     return text if len(text) <= width else text[:width] + "..."
+
+
+def judge_data(case, raw):
+    """The data column: (outcome, diff or None, detail) of `ADAPTER --data FILE`."""
+    expected = case.expected.get("data")
+    if raw.kind in ("crash", "timeout", "oom"):
+        return raw.kind, None, raw.error or raw.kind
+    if raw.kind == "accepted":
+        if expected == "reject":
+            return "accepted_invalid", None, "accepted"
+        return "accepted", None, "accepted"
+    detail = f"rejected: {raw.error}" if raw.error else "rejected"
+    if expected == "accept":
+        return "rejected_valid", None, detail
+    want = (case.data or {}).get("tensor")
+    got = (raw.doc or {}).get("tensor", compare.MISSING)
+    if want is not None and got != want:
+        return ("value_mismatch", ("tensor", want, got),
+                f"tensor: expected {_short(want)}, got {_short(got)}")
+    return "rejected", None, detail

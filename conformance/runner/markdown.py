@@ -1,5 +1,5 @@
-"""summary.md: per profile a table of the parsers' scores and failure counts, a table per
-area, and the failing case ids of each parser."""
+"""summary.md: per profile (and for the data column) a table of the parsers' scores and
+failure counts, a table per area, and the failing case ids of each parser."""
 from .limits import format_size
 from .suite import area_key
 
@@ -42,7 +42,9 @@ def render(doc):
     profiles = [p for p in doc["options"]["profiles"]
                 if any(s["profile"] == p for s in doc["scores"])]
     for profile in profiles:
-        lines += [f"## Profile {profile}", "",
+        title = f"Profile {profile}" if profile != "data" else \
+            "Data check (column data: llama.cpp's tensor data check on the data cases)"
+        lines += [f"## {title}", "",
                   _row(["parser", "level", "score", "required", "recommended"]
                        + [title for _, title in COUNT_HEADERS] + ["xfail", "skipped"]),
                   _row(["---"] * (5 + len(COUNT_HEADERS) + 2))]
@@ -55,6 +57,9 @@ def render(doc):
                               + [score["counts"][key] for key, _ in COUNT_HEADERS]
                               + [score["xfail"], score["skipped"]]))
         lines.append("")
+        if profile == "data" and options.get("without_data"):
+            lines += ["No data column (they do not declare the data check): "
+                      + ", ".join(options["without_data"]) + ".", ""]
 
     areas = sorted({area for score in doc["scores"] for area in score["areas"]}, key=area_key)
     if areas and doc["scores"]:

@@ -9,7 +9,11 @@ adapter (for a program such as `ggufcheck dump` that has no --capabilities optio
 
 `ADAPTER --capabilities` is asked once per parser (timeout 10 s, under the memory cap). An
 adapter that exits non-zero or prints no JSON object gets the defaults: levels L0-L2,
-GGUF versions 2 and 3, little endian, no batch mode.
+GGUF versions 2 and 3, little endian, no batch mode, no data check.
+
+Besides the two profiles there is a third column, "data": the verdicts of llama.cpp's tensor
+data check on the data cases, for the parsers that declare "data": true (asked `ADAPTER
+--data FILE`, always one-shot). A parser that does not declare it has no data column.
 """
 import json
 import os
@@ -22,8 +26,10 @@ from . import execute
 from .compare import LEVELS
 
 PROFILES = ("spec", "llama.cpp")
+DATA = "data"                    # the data check's column (not a registry profile)
+COLUMNS = PROFILES + (DATA,)
 DEFAULT_CAPABILITIES = {"levels": ["L0", "L1", "L2"], "gguf_versions": ["2", "3"],
-                        "endianness": ["little"], "batch": False}
+                        "endianness": ["little"], "batch": False, "data": False}
 CAPABILITIES_TIMEOUT = 10.0
 
 
@@ -48,6 +54,9 @@ class Parser:
     def max_level(self):
         declared = [level for level in self.capabilities.get("levels", []) if level in LEVELS]
         return max(declared, key=LEVELS.index) if declared else "L0"
+
+    def checks_data(self):
+        return bool(self.capabilities and self.capabilities.get("data"))
 
     def supports(self, case):
         caps = self.capabilities
@@ -130,8 +139,9 @@ def _normalise(capabilities):
         value = capabilities.get(key)
         if isinstance(value, list):
             result[key] = [str(item) for item in value]
-    if isinstance(capabilities.get("batch"), bool):
-        result["batch"] = capabilities["batch"]
+    for key in ("batch", "data"):
+        if isinstance(capabilities.get(key), bool):
+            result[key] = capabilities[key]
     for key in ("name", "version"):
         if isinstance(capabilities.get(key), str):
             result[key] = capabilities[key]

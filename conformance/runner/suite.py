@@ -1,5 +1,8 @@
 """The suite on disk: conformance/manifest.json, the case files, their canonical outputs.
 
+A data case (area "data") also has "data": {"verdict": accept|reject, "tensor": the first
+failing tensor or null, "rule", "error_class"}, the verdict of the column "data".
+
 Paths: a case's "file" and "canonical" are relative to the suite directory (conformance/),
 or start with a placeholder ({deps}, {root}, {build}, {adapters}). Committed case files must
 exist and match their sha256; canonical files must match canonical_sha256. A fetched case
@@ -24,7 +27,7 @@ import threading
 from . import SetupError, load_json
 
 AREA_ORDER = ("header", "count", "kv", "key", "str", "arr", "align", "tinfo", "ttype",
-              "layout", "tdata", "endian", "limits", "real")
+              "layout", "tdata", "data", "endian", "limits", "real")
 VERDICTS = ("accept", "reject", "either")
 
 
@@ -61,7 +64,11 @@ class Case:
         self.id = entry["id"]
         self.path = places.path(entry["file"])
         self.fetched = bool(entry.get("fetched"))
-        self.expected = entry["expected"]
+        # a data case's third verdict, llama.cpp's tensor data check, is the column "data"
+        self.data = entry.get("data")
+        self.expected = dict(entry["expected"])
+        if self.data:
+            self.expected["data"] = self.data["verdict"]
         self.area = entry.get("area") or "other"
         self.level = entry.get("level") or "required"
         self.tags = entry.get("tags") or []
@@ -72,13 +79,18 @@ class Case:
         self.unavailable = None       # a reason, for a fetched case that cannot run
 
     def needs_canonical(self):
-        return any(verdict in ("accept", "either") for verdict in self.expected.values())
+        return any(verdict in ("accept", "either") for profile, verdict in self.expected.items()
+                   if profile != "data")
 
     def summary(self):
-        """The case as recorded in the results."""
+        """The case as recorded in the results (expected with the data verdict, if any)."""
         keys = ("id", "area", "rule", "error_class", "level", "tags", "gguf_version",
                 "endianness", "expected", "fetched")
-        return {key: self.entry.get(key) for key in keys}
+        summary = {key: self.entry.get(key) for key in keys}
+        summary["expected"] = self.expected
+        if self.data:
+            summary["data"] = self.data
+        return summary
 
 
 def load_manifest(path, places):
@@ -104,6 +116,15 @@ def load_manifest(path, places):
             if verdict not in VERDICTS:
                 raise SetupError(f"{where} ({entry['id']}): expected verdict {verdict!r} in "
                                  f"profile {profile} is not one of {', '.join(VERDICTS)}")
+        data = entry.get("data")
+        if data is not None and (not isinstance(data, dict) or
+                                 data.get("verdict") not in ("accept", "reject") or
+                                 not isinstance(data.get("tensor"), (str, type(None)))):
+            raise SetupError(f"{where} ({entry['id']}): \"data\" needs a \"verdict\" accept "
+                             "or reject (and \"tensor\", a name or null)")
+        if "data" in entry["expected"]:
+            raise SetupError(f"{where} ({entry['id']}): the data verdict belongs in \"data\", "
+                             "not in \"expected\"")
         cases.append(Case(entry, places))
     return manifest, cases
 

@@ -41,8 +41,21 @@ profile = opts.get("profile", "spec")
 levels = opts.get("levels", "L0,L1,L2,L3").split(",")
 cases = {c["id"]: c for c in json.load(open(os.path.join(suite, "manifest.json")))["cases"]}
 
+def data_answer(case_id):
+    """`--data FILE`: the declared data verdict, unless told otherwise."""
+    data = cases[case_id].get("data") or {"verdict": "accept"}
+    reject = (data["verdict"] == "reject") != (case_id in ids("data-flip-on"))
+    if not reject:
+        return {"ok": True}, 0
+    tensor = "other" if case_id in ids("data-tensor-on") else data.get("tensor") or "t"
+    return {"ok": False, "error": "toy data check fails", "tensor": tensor}, 1
+
 def answer(path, batch):
     case_id = os.path.basename(path)[:-len(".gguf")]
+    if "data" in opts:
+        if case_id in ids("data-crash-on"):
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return data_answer(case_id)
     if case_id in ids("crash-on"):
         os.kill(os.getpid(), signal.SIGSEGV)
     if case_id in ids("exit-on"):
@@ -95,7 +108,7 @@ if target == "--capabilities":
     print(json.dumps({"name": opts.get("name", "toy"), "version": "1", "levels": levels,
                       "gguf_versions": ["2", "3"],
                       "endianness": opts.get("endianness", "little").split(","),
-                      "batch": "batch" in opts}))
+                      "batch": "batch" in opts, "data": "data-capable" in opts}))
 elif target == "--batch":
     if opts.get("spawn-log"):
         with open(opts["spawn-log"], "a") as log:
@@ -167,16 +180,18 @@ class Suite:
         self.parsers = []
 
     def add_case(self, case_id, spec, llama, area, tags=(), endianness="little",
-                 level="required", doc=None):
-        data = b"GGUF" + case_id.encode() + b"\0" * 16
+                 level="required", doc=None, data=None):
+        content = b"GGUF" + case_id.encode() + b"\0" * 16
         with open(os.path.join(self.dir, "cases", case_id + ".gguf"), "wb") as handle:
-            handle.write(data)
+            handle.write(content)
         entry = {"id": case_id, "file": f"cases/{case_id}.gguf", "fetched": False,
-                 "sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
+                 "sha256": hashlib.sha256(content).hexdigest(), "size": len(content),
                  "expected": {"spec": spec, "llama.cpp": llama}, "area": area,
                  "rule": f"test case {case_id}", "error_class": None, "level": level,
                  "tags": list(tags), "since": "1.0", "gguf_version": "3",
                  "endianness": endianness, "canonical": None, "canonical_sha256": None}
+        if data is not None:
+            entry["data"] = data
         if "accept" in (spec, llama) or "either" in (spec, llama):
             doc = doc or canonical_doc(endianness=endianness,
                                        with_tensor=case_id != "y_header_minimal")
@@ -405,6 +420,94 @@ class Levels(RunnerTest):
         _, _, _, result = self.suite.run("--level", "L3")
         self.assertEqual(result["parsers"][0]["level"], "L3")
         self.assertEqual(outcome_of(result, "y_endian_big")["outcome"], "accepted")
+
+
+class DataColumn(RunnerTest):
+    """The column "data": `ADAPTER --data FILE` on the data cases, for parsers that declare
+    "data": true."""
+
+    def setUp(self):
+        super().setUp()
+        self.suite.add_case("y_data_good", "accept", "accept", "data",
+                            data={"verdict": "accept", "tensor": None, "rule": "finite",
+                                  "error_class": None})
+        self.suite.add_case("y_data_nan", "accept", "accept", "data",
+                            data={"verdict": "reject", "tensor": "w.bad", "rule": "a NaN",
+                                  "error_class": "non_finite"})
+
+    def test_only_declaring_parsers_get_the_column_on_data_cases_only(self):
+        self.suite.add_parser("checker", "--data-capable=1", profiles=["spec", "llama.cpp"])
+        self.suite.add_parser("reader", profiles=["spec", "llama.cpp"])
+        code, out, _, result = self.suite.run()
+        self.assertEqual(code, 1, out)      # the toy in its spec form fails llama.cpp verdicts
+        self.assertEqual({(c["parser"], c["profile"]) for c in result["columns"]},
+                         {("checker", "spec"), ("checker", "llama.cpp"), ("checker", "data"),
+                          ("reader", "spec"), ("reader", "llama.cpp")})
+        data = [r for r in result["results"] if r["profile"] == "data"]
+        self.assertEqual({r["case"] for r in data}, {"y_data_good", "y_data_nan"})
+        self.assertEqual(outcome_of(result, "y_data_good", "checker", "data")["outcome"],
+                         "accepted")
+        record = outcome_of(result, "y_data_nan", "checker", "data")
+        self.assertEqual((record["outcome"], record["expected"], record["verdict"]),
+                         ("rejected", "reject", "reject"))
+        # the container verdicts of a data case are judged as usual
+        self.assertEqual(outcome_of(result, "y_data_nan", "reader", "spec")["outcome"],
+                         "accepted")
+        self.assertIn('data column skipped for reader: no "data": true', out)
+        self.assertRegex(out, r"score checker data L2: 2/2 passed")
+        case = next(c for c in result["cases"] if c["id"] == "y_data_nan")
+        self.assertEqual(case["expected"]["data"], "reject")
+        self.assertNotIn("data", next(c for c in result["cases"] if c["id"] == "y_kv_float"))
+
+    def test_wrong_verdicts_tensor_and_crash(self):
+        self.suite.add_parser("checker", "--data-capable=1", "--data-flip-on=y_data_good",
+                              "--data-tensor-on=y_data_nan", profiles=["spec"])
+        code, out, _, result = self.suite.run("--profile", "data")
+        self.assertEqual(code, 1)
+        self.assertEqual({c["profile"] for c in result["columns"]}, {"data"})
+        self.assertEqual(outcome_of(result, "y_data_good", profile="data")["outcome"],
+                         "rejected_valid")
+        record = outcome_of(result, "y_data_nan", profile="data")
+        self.assertEqual(record["outcome"], "value_mismatch")
+        self.assertEqual(record["diff"], {"path": "tensor", "expected": "w.bad",
+                                          "actual": "other", "missing": None})
+        self.assertIn("FAIL checker data y_data_nan value_mismatch: tensor: expected "
+                      '"w.bad", got "other"', out)
+        self.suite.parsers = []
+        self.suite.add_parser("checker", "--data-capable=1", "--data-flip-on=y_data_nan",
+                              "--data-crash-on=y_data_good", profiles=["spec"])
+        _, _, _, result = self.suite.run("--profile", "data")
+        self.assertEqual(outcome_of(result, "y_data_nan", profile="data")["outcome"],
+                         "accepted_invalid")
+        self.assertEqual(outcome_of(result, "y_data_good", profile="data")["outcome"], "crash")
+
+    def test_lists_results_and_no_declaring_parser(self):
+        self.suite.add_parser("checker", "--data-capable=1", "--data-flip-on=y_data_good",
+                              profiles=["spec"])
+        self.suite.run("--fix")
+        with open(self.suite.xfail_path("checker", "data")) as handle:
+            self.assertIn("y_data_good rejected_valid", handle.read())
+        out_dir = os.path.join(self.tmp, "results")
+        code, out, _, result = self.suite.run("--results", out_dir)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(outcome_of(result, "y_data_good", profile="data")["status"], "xfail")
+        with open(os.path.join(out_dir, "summary.md")) as handle:
+            self.assertIn("## Data check", handle.read())
+        with open(os.path.join(out_dir, "index.html")) as handle:
+            page = handle.read()
+        self.assertIn('data-column="checker/data"', page)
+        self.suite.parsers = []
+        self.suite.add_parser("reader", profiles=["spec"])
+        code, _, err, _ = self.suite.run("--profile", "data")
+        self.assertEqual(code, 2)
+        self.assertIn("none of the parsers declares the data check", err)
+
+    def test_a_bad_data_field_is_a_setup_error(self):
+        self.suite.add_parser("checker", "--data-capable=1")
+        self.suite.manifest["cases"][-1]["data"]["verdict"] = "either"
+        code, _, err, _ = self.suite.run()
+        self.assertEqual(code, 2)
+        self.assertIn('"data" needs a "verdict" accept or reject', err)
 
 
 class Batch(RunnerTest):
