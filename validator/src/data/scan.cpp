@@ -1,5 +1,6 @@
 #include "data/scan.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -262,6 +263,16 @@ void DataScan::scan_input(const Input& input) {
       released = below;
     }
   };
+
+  // Read-ahead for a file that is not in the page cache: the scan reads it front to back.
+  const std::uint64_t data_end = targets_.back().begin + targets_.back().nbytes;
+  if (use_pread) {
+    (void)::posix_fadvise(input.mapped_fd(), static_cast<off_t>(targets_.front().begin),
+                          static_cast<off_t>(data_end - targets_.front().begin),
+                          POSIX_FADV_SEQUENTIAL);
+  } else {
+    input.advise_sequential(targets_.front().begin, data_end - targets_.front().begin);
+  }
 
   const std::function<void(unsigned)> job = [&](unsigned) {
     std::vector<std::uint8_t> buffer;

@@ -38,6 +38,16 @@ void Input::release(std::uint64_t offset, std::uint64_t length) const {
   }
 }
 
+void Input::advise_sequential(std::uint64_t offset, std::uint64_t length) const {
+  if (mapped_fd_ < 0 || offset >= size()) return;
+  length = std::min(length, size() - offset);
+  static const auto kPage = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const auto base = reinterpret_cast<std::uintptr_t>(bytes_.data());
+  const std::uint64_t first = (base + offset) / kPage * kPage;
+  (void)::madvise(reinterpret_cast<void*>(first),
+                  static_cast<std::size_t>(base + offset + length - first), MADV_SEQUENTIAL);
+}
+
 std::optional<std::pair<std::uint64_t, std::uint8_t>> Input::first_nonzero(
     std::uint64_t begin, std::uint64_t end) const {
   std::optional<std::pair<std::uint64_t, std::uint8_t>> found;

@@ -191,6 +191,9 @@ class Input {
   [[nodiscard]] std::uint64_t next_data(std::uint64_t at, std::uint64_t end) const;
   // Gives back the pages wholly inside [offset, offset + length) of a mapping of our own.
   void release(std::uint64_t offset, std::uint64_t length) const;
+  // Tells the kernel that [offset, offset + length) of a mapping of our own will be read front
+  // to back once (read-ahead on a file not in the page cache).
+  void advise_sequential(std::uint64_t offset, std::uint64_t length) const;
 
  private:
   [[nodiscard]] static std::string_view zeros(std::uint64_t n);
