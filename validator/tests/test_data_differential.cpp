@@ -45,6 +45,8 @@
 #include "ggml_abi.hpp"
 #include "ggml_reference.hpp"
 #include "ggufcheck/format.hpp"
+#include "ggufcheck/validate.hpp"
+#include "ggufcheck/writer.hpp"
 
 namespace ggufcheck::testing {
 namespace {
@@ -844,6 +846,72 @@ TEST(DataDifferential, GeneratedTensors) {
 // Sizes that are not a whole number of blocks: ggml says "invalid size". ggufcheck never scans a
 // partial block (the tensor-info checks reject a row that is not a block multiple before data
 // is read), so only ggml's side is asserted, for the record.
+// The same tensors through the whole check: packed into GGUF files of 400 tensors each and
+// validated with the data check on two threads (pieces of one tensor on both), the tensors with
+// a GGUF6001/6002/6003 finding are exactly those ggml's check refuses.
+TEST(DataDifferential, FilesGiveGgmlsVerdictPerTensor) {
+  GGUFCHECK_NEED_GGML(ggml);
+  const std::uint64_t seed = env_number("GGUFCHECK_DATA_SEED", kDefaultSeed);
+  const std::uint64_t count = env_number("GGUFCHECK_DATA_TENSORS", kDefaultTensors);
+  constexpr std::uint64_t kPerFile = 400;
+  Options options;
+  options.profile = Profile::LlamaCpp;
+  options.data.enabled = true;
+  options.data.threads = 2;
+  options.limits.max_findings = 100000;
+  std::uint64_t tensors = 0, refused = 0, disagreements = 0;
+  for (std::uint64_t start = 0; start < count; start += kPerFile) {
+    std::vector<Tensor> infos;
+    std::vector<bool> ggml_ok;
+    for (std::uint64_t i = start; i < std::min(count, start + kPerFile); ++i) {
+      const DataCase c = make_case(seed, i);
+      if (c.spec.extra_bytes != 0) continue;  // a partial block is no tensor
+      std::vector<std::uint8_t> bytes = data::tensor_bytes(c.spec, c.bytes_seed);
+      const GgmlAnswer answer = ggml->validate(c.spec.type, bytes);
+      ASSERT_TRUE(answer.failure.empty()) << answer.failure;
+      ggml_ok.push_back(answer.ok);
+      Tensor t;
+      t.name = "t." + std::to_string(i);
+      t.dims = {c.spec.blocks * tensor_type(c.spec.type)->block_size};
+      t.type = c.spec.type;
+      t.data = std::move(bytes);
+      infos.push_back(std::move(t));
+    }
+    Document doc;
+    doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
+    doc.tensors = std::move(infos);
+    const std::vector<std::uint8_t> file = write_bytes(doc);
+    const Report report = validate(Bytes(file.data(), file.size()), options);
+    ASSERT_TRUE(report.facts.data_checked.has_value()) << "the data check did not run";
+    std::vector<bool> refused_here(ggml_ok.size(), false);
+    for (const Finding& f : report.findings) {
+      if (f.code != Code::NonFiniteElement && f.code != Code::NonFiniteScale &&
+          f.code != Code::UncheckableTensorType) {
+        continue;
+      }
+      const std::size_t index = std::stoul(f.path.substr(f.path.find('[') + 1));
+      ASSERT_LT(index, refused_here.size()) << f.path;
+      refused_here[index] = true;
+    }
+    for (std::size_t k = 0; k < ggml_ok.size(); ++k) {
+      ++tensors;
+      refused += refused_here[k] ? 1U : 0U;
+      if (refused_here[k] == ggml_ok[k] && disagreements++ < 10) {
+        ADD_FAILURE() << "tensor t." << start + k << " (seed " << seed << "): ggml "
+                      << (ggml_ok[k] ? "accepts" : "refuses") << ", ggufcheck's file check "
+                      << (refused_here[k] ? "refuses" : "accepts");
+      }
+    }
+  }
+  EXPECT_EQ(disagreements, 0U);
+  std::printf(
+      "data differential through files: %llu tensors in %llu files, %llu refused by both, "
+      "%llu disagreements\n",
+      static_cast<unsigned long long>(tensors),
+      static_cast<unsigned long long>((count + kPerFile - 1) / kPerFile),
+      static_cast<unsigned long long>(refused), static_cast<unsigned long long>(disagreements));
+}
+
 TEST(DataDifferential, PartialBlocksAreInvalidSizesForGgml) {
   GGUFCHECK_NEED_GGML(ggml);
   std::mt19937_64 rng(env_number("GGUFCHECK_DATA_SEED", kDefaultSeed));
