@@ -1067,7 +1067,11 @@ void data_cases(Cases& c) {
     switch (type) {
       case 0: return {{"nan", "element", 0x7FC00000, "an f32 NaN (0x7fc00000)"}};
       case 1: return {{"nan", "element", kF16Nan, "an f16 NaN (0x7e00)"}};
-      case 28: return {{"inf", "element", 0x7FF0000000000000, "an f64 infinity"}};
+      case 28:
+        return {{"inf", "element", 0x7FF0000000000000, "an f64 infinity"},
+                {"beyond_float", "element", 0x7E37E43C8800759C,
+                 "a finite f64 1e300 (0x7e37e43c8800759c), beyond float's range: ggml checks f64 "
+                 "through a float, where it is an infinity"}};
       case 30: return {{"inf", "element", 0x7F80, "a bf16 infinity (0x7f80)"}};
       case 3:
       case 7:
