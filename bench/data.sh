@@ -88,7 +88,7 @@ args=(--floor "$bin/ggufcheck_data_floor" --ggml "$bin/ggufcheck_data_ggml" --li
 if ((have_data)); then
   args+=(--cli "$cli")
   # The other way of reading, when the CLI offers one, shown beside the default.
-  if grep -q -- --data-read <<<"$help"; then args+=(--cli-variant --data-read=pread); fi
+  if grep -q -- --data-read <<<"$help"; then args+=(--cli-variant --data-read=map); fi
 else
   echo "(a) ggufcheck check --data: not available in this build (ggufcheck check --help has no --data)"
 fi

@@ -7,7 +7,7 @@
 //                        [--rounds N] MODEL...
 //   ggufcheck_data_bench --pipe --cli BIN MODEL
 // Without --cli, side (a) is "not available" and everything else runs. Each --cli-variant adds
-// a run of (a) with one more argument (e.g. --data-read=pread), shown but not judged. MODEL is a
+// a run of (a) with one more argument (e.g. --data-read=map), shown but not judged. MODEL is a
 // file written by ggufcheck_data_generate (its .info sidecar gives the data section).
 // --pipe: `cat MODEL | ggufcheck check --data --format json -` against the same command on the
 // path: equal reports but for "path", peak RSS of ggufcheck under 256 MiB in both.

@@ -94,7 +94,7 @@ struct CheckArgs {
   std::vector<std::string> limits;
   std::optional<std::string> jobs;  // default: 1 file at a time; with --data, every core
   bool data = false;
-  std::string data_read = "map";
+  std::string data_read = "pread";
   std::optional<bool> progress;  // default: on when stderr is a terminal (data scans only)
   bool quiet = false;
   std::string color = "auto";
@@ -702,9 +702,9 @@ int run(int argc, char** argv) {
                       "With --data: a progress line on stderr (default: when stderr is a "
                       "terminal)");
   take_last(cmd_check->add_option("--data-read", check.data_read,
-                                  "With --data: how a file's bytes are read: map (default: "
-                                  "through the mapping, released behind the scan) or pread "
-                                  "(into a buffer per thread)"),
+                                  "With --data: how a file's bytes are read: pread (default: "
+                                  "into a buffer per thread) or map (through the mapping, "
+                                  "released behind the scan)"),
             "HOW");
   cmd_check->add_flag("-q,--quiet", check.quiet, "Text output: print errors only, no summaries");
   take_last(

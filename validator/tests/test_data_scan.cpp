@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "checks/checks.hpp"
+#include "data/scan.hpp"
 #include "test_support.hpp"
 
 namespace ggufcheck::testing {
@@ -219,9 +220,9 @@ TEST(DataScan, ProfilesGiveTheCatalogueSeverities) {
 // A tensor of several pieces with bad values at and around the pieces' edges: every thread
 // count and both ways of reading give the one report, with exact counts and the first place.
 Document big_tensors() {
-  const std::size_t n = 3 * (1 << 20);  // 6 MiB of f16: six pieces
+  const std::size_t n = 3 * (1 << 20);  // 6 MiB of f16: twelve pieces
   ByteVector f16 = f16_values(n, 7);
-  const std::size_t piece = 1 << 19;  // elements per 1 MiB piece
+  const std::size_t piece = detail::DataScan::kPieceBytes / 2;  // f16 elements per piece
   const std::vector<std::size_t> bad = {piece - 1, piece, 2 * piece + 17, n - 1};
   for (const std::size_t i : bad) put16(f16, 2 * i, 0x7C00);
   const std::size_t blocks = 20000;  // q6_K: 4 MiB, d at 208
@@ -240,7 +241,7 @@ TEST(DataScan, EveryThreadCountAndReadGivesTheSameReport) {
   const Finding* f16 = only(base, Code::NonFiniteElement);
   ASSERT_NE(f16, nullptr);
   EXPECT_NE(f16->message.find("4 of the 3145728 elements"), std::string::npos) << f16->message;
-  EXPECT_NE(f16->message.find("first is element 524287"), std::string::npos) << f16->message;
+  EXPECT_NE(f16->message.find("first is element 262143"), std::string::npos) << f16->message;
   const Finding* q6k = only(base, Code::NonFiniteScale);
   ASSERT_NE(q6k, nullptr);
   EXPECT_NE(q6k->message.find("2 of the 20000 blocks"), std::string::npos) << q6k->message;

@@ -39,10 +39,11 @@ struct DataProgress {
 struct DataCheck {
   bool enabled = false;
   unsigned threads = 0;  // 0: one per core
-  // How a file's bytes are read: through the mapping (released behind the scan), or with pread
-  // into one buffer per thread. Streams are read sequentially whatever this says.
+  // How a file's bytes are read: with pread into one buffer per thread (the default: it
+  // measured faster than the mapping, bench/data.sh), or through the mapping (released behind
+  // the scan). Streams are read sequentially whatever this says.
   enum class Read : std::uint8_t { Map, Pread };
-  Read read = Read::Map;
+  Read read = Read::Pread;
   // Called from one thread a few times a second during a scan, and once at its end.
   std::function<void(const DataProgress&)> progress;
   // Set (e.g. by a SIGINT handler) to stop a scan: the report then says it was interrupted.
