@@ -285,16 +285,36 @@ bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_s
   std::vector<std::size_t> pending;  // probes begun, not yet answered
   std::size_t next = 0;              // the first probe not begun
   std::uint64_t at = kept;           // file offset of chunk[0]
+  if (scan != nullptr) {
+    // A pipe holds 64 KiB by default: a larger one lets the writer run ahead while a chunk is
+    // scanned (a failure, e.g. not a pipe, changes nothing).
+    (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+  }
   for (;;) {
-    const ssize_t n = ::read(fd, chunk.data(), chunk.size());
-    if (n < 0) {
-      if (errno == EINTR) {
-        if (scan != nullptr && scan->cancelled()) break;  // Ctrl-C while the stream waits
-        continue;
+    // With a data scan, each chunk is filled before it is scanned: a pipe hands over at most
+    // what it holds, and a scan per 64 KiB would cost more in waking the threads than it does.
+    ssize_t n = 0;
+    bool failed = false;
+    bool interrupted = false;
+    while (static_cast<std::size_t>(n) < chunk.size()) {
+      const ssize_t got = ::read(fd, chunk.data() + n, chunk.size() - static_cast<std::size_t>(n));
+      if (got < 0) {
+        if (errno == EINTR) {
+          if (scan != nullptr && scan->cancelled()) {  // Ctrl-C while the stream waits
+            interrupted = true;
+            break;
+          }
+          continue;
+        }
+        failed = true;
+        break;
       }
-      return false;
+      if (got == 0) break;
+      n += got;
+      if (scan == nullptr) break;
     }
-    if (n == 0) break;
+    if (failed) return false;
+    if (interrupted || n == 0) break;
     const std::uint64_t chunk_end = at + static_cast<std::uint64_t>(n);
     if (scan != nullptr && !scan->feed(at, Bytes(chunk.data(), static_cast<std::size_t>(n)))) {
       break;  // interrupted: the report says so, and nothing more is read
