@@ -4,7 +4,8 @@
 // and fact for fact. Two documented exceptions: writer diagnosis (GGUF1901..1904) sees only the
 // kept bytes of a stream, and a stream whose metadata stops parsing is given up a window past
 // that point (a GGUF0002 finding; then the report must fail). A stream that is not GGUF is read
-// no further than its first bytes: only its first finding and verdict are compared.
+// no further than its first bytes: only its first finding and verdict are compared. On a third
+// of the inputs with the data check.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -38,7 +39,8 @@ std::string comparable(Report report, const Options& options) {
   return render_json(reports, options, 0);
 }
 
-std::string check_stream(Bytes bytes, std::size_t window, std::size_t chunk, Profile profile) {
+std::string check_stream(Bytes bytes, std::size_t window, std::size_t chunk, Profile profile,
+                         unsigned data_threads) {
   int ends[2];
   if (::pipe(ends) != 0) return "";
   // The whole input fits in the pipe, so it is written before it is read.
@@ -51,9 +53,14 @@ std::string check_stream(Bytes bytes, std::size_t window, std::size_t chunk, Pro
   ::close(ends[1]);
   Options options;
   options.profile = profile;
+  // The data check on some inputs (data_threads > 0): the stream's scan, fed chunk by chunk with
+  // blocks cut between them, must find what the buffer's finds.
+  options.data.enabled = data_threads > 0;
+  options.data.threads = data_threads;
   detail::StreamLimits limits;
   limits.window = window;
   limits.chunk = chunk;
+  limits.data_chunk = 1 + chunk * 7;
   const Report streamed = detail::validate_stream(ends[0], "<pipe>", "<input>", options, limits);
   ::close(ends[0]);
   const bool given_up =
@@ -88,8 +95,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // The window and the read size from the input's length, so a replay is deterministic.
   const std::size_t window = 1 + size % 61;
   const std::size_t chunk = 1 + size % 13;
+  // The data check on a third of the inputs, on the calling thread or on two.
+  const unsigned data_threads = size % 3 == 0 ? 1 + static_cast<unsigned>(size / 3 % 2) : 0;
   for (const Profile profile : {Profile::Strict, Profile::LlamaCpp}) {
-    fuzz::fail_if(check_stream(bytes, window, chunk, profile), bytes);
+    fuzz::fail_if(check_stream(bytes, window, chunk, profile, data_threads), bytes);
   }
   return 0;
 }

@@ -319,8 +319,11 @@ void DataScan::scan_input(const Input& input) {
         piece.data = reinterpret_cast<const std::uint8_t*>(bytes.data());
         scan_piece(piece);
       }
-      const std::lock_guard lock(next_mutex);
-      finish(k);
+      {
+        const std::lock_guard lock(next_mutex);
+        finish(k);
+      }
+      if (pool().inline_jobs()) tick();  // no thread waits to tick for us
     }
   };
   pool().run(job, options_.data.progress ? std::function<void()>([this] { tick(); }) : nullptr);

@@ -20,6 +20,7 @@ unsigned WorkerPool::default_threads() {
 
 WorkerPool::WorkerPool(unsigned threads) {
   if (threads == 0) threads = default_threads();
+  if (threads == 1) return;
   workers_.reserve(threads);
   for (unsigned w = 0; w < threads; ++w) workers_.emplace_back([this, w] { loop(w); });
 }
@@ -61,6 +62,10 @@ void WorkerPool::loop(unsigned worker) {
 
 void WorkerPool::run(const std::function<void(unsigned)>& job, const std::function<void()>& tick,
                      std::chrono::milliseconds period) {
+  if (inline_jobs()) {
+    job(0);
+    return;
+  }
   std::unique_lock lock(mutex_);
   job_ = &job;
   running_ = size();

@@ -16,13 +16,17 @@ namespace ggufcheck::detail {
 
 class WorkerPool {
  public:
-  // threads == 0: one per core (at least 1).
+  // threads == 0: one per core (at least 1). One thread means none is started: run() calls
+  // the job on the calling thread (and never ticks: the job may tick itself, inline()).
   explicit WorkerPool(unsigned threads);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
-  [[nodiscard]] unsigned size() const { return static_cast<unsigned>(workers_.size()); }
+  [[nodiscard]] unsigned size() const {
+    return workers_.empty() ? 1 : static_cast<unsigned>(workers_.size());
+  }
+  [[nodiscard]] bool inline_jobs() const { return workers_.empty(); }
 
   // Runs job(w) for every worker w in [0, size()) and returns when all have returned; calls
   // tick() on this thread every `period` meanwhile (when tick is set). An exception a job
