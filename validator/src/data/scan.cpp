@@ -174,10 +174,10 @@ void DataScan::scan_piece(const Piece& piece) {
   current_.store(piece.target, std::memory_order_relaxed);
   const BlockScan scan = scan_blocks(t.type, piece.data, piece.blocks);
   const bool bad = scan.non_finite.count != 0 || scan.nvfp4_scale.count != 0;
-  // Set once per tensor, read by every piece of it: an atomic view of the flag.
-  std::atomic_ref<bool> nonzero(t.nonzero);
-  if (scan.nonzero && !nonzero.load(std::memory_order_relaxed)) {
-    nonzero.store(true, std::memory_order_relaxed);
+  // Set once per tensor, read by every piece of it: atomic accesses to the flag (builtins, as
+  // libc++ 14, the OSS-Fuzz build's, has no std::atomic_ref).
+  if (scan.nonzero && !__atomic_load_n(&t.nonzero, __ATOMIC_RELAXED)) {
+    __atomic_store_n(&t.nonzero, true, __ATOMIC_RELAXED);
   }
   if (bad) {
     const std::lock_guard lock(results_mutex_);
