@@ -151,9 +151,8 @@ DataScan::DataScan(const Model& model, const Layout& layout, const Options& opti
 
 DataScan::~DataScan() = default;
 
-bool DataScan::applicable(const Model& model, const Layout& layout, const Sink& sink) {
-  return model.tensors_complete && layout.data_start.has_value() && !sink.structure_broken() &&
-         model.endian == Endian::Little;
+bool DataScan::has_data(const Model& model, const Layout& layout) {
+  return model.tensors_complete && layout.data_start.has_value() && model.endian == Endian::Little;
 }
 
 bool DataScan::cancelled() const {

@@ -35,9 +35,13 @@ class DataScan {
   DataScan(const DataScan&) = delete;
   DataScan& operator=(const DataScan&) = delete;
 
-  // Whether a file may be scanned at all: a structure the reader could lay out (no finding
-  // that breaks it), a data section, and little-endian data (the kernels read little-endian).
-  [[nodiscard]] static bool applicable(const Model& model, const Layout& layout, const Sink& sink);
+  // Whether the bytes have tensor data to scan: every tensor info read, a data section, and
+  // little-endian data (the kernels read little-endian). A stream starts its scan on this.
+  [[nodiscard]] static bool has_data(const Model& model, const Layout& layout);
+  // Whether a file's scan counts: has_data, and no finding that breaks the structure.
+  [[nodiscard]] static bool applicable(const Model& model, const Layout& layout, const Sink& sink) {
+    return has_data(model, layout) && !sink.structure_broken();
+  }
 
   [[nodiscard]] std::uint64_t total() const { return total_; }
   [[nodiscard]] std::uint64_t scanned() const { return done_.load(std::memory_order_relaxed); }

@@ -413,8 +413,7 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
       }
       // The data scan sees the kept bytes first, then the rest as it passes.
       std::unique_ptr<DataScan> scan;
-      if (options.data.enabled && probe.model.tensors_complete && probe.layout.data_start &&
-          probe.model.endian == Endian::Little) {
+      if (options.data.enabled && DataScan::has_data(probe.model, probe.layout)) {
         scan = std::make_unique<DataScan>(probe.model, probe.layout, options);
         (void)scan->feed(0, buffer.bytes());
       }
