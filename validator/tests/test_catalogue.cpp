@@ -103,7 +103,9 @@ Area area_of_number(unsigned number) {
   if (number < 4000) return Area::TensorInfo;
   if (number < 5000) return Area::DataLayout;
   if (number < 6000) return Area::StandardKeys;
-  return Area::TensorData;
+  if (number < 7000) return Area::TensorData;
+  if (number < 8000) return Area::Model;
+  return Area::SplitSet;
 }
 
 TEST(Catalogue, AreaFollowsTheNumberRange) {

@@ -26,6 +26,9 @@ enum class Area : std::uint8_t {
   DataLayout,       // 4xxx: offsets, alignment padding, the data section
   StandardKeys,     // 5xxx: general.alignment, general.architecture, tokenizer.ggml.*
   TensorData,       // 6xxx: the tensors' bytes (check --data)
+  Model,  // 7xxx: the model as llama.cpp's loader sees it: architecture, keys, vocabulary, tensor
+          // set
+  SplitSet,  // 8xxx: a model split over several files, checked as one set
 };
 
 enum class Code : std::uint16_t {

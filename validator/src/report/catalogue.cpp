@@ -91,9 +91,11 @@ std::string_view to_string(Area area) {
     case Area::TensorInfo: return "tensor-info";
     case Area::DataLayout: return "data-layout";
     case Area::StandardKeys: return "standard-keys";
-    case Area::TensorData: break;
+    case Area::TensorData: return "tensor-data";
+    case Area::Model: return "model";
+    case Area::SplitSet: break;
   }
-  return "tensor-data";
+  return "split-set";
 }
 
 std::string_view to_string(Severity severity) {
