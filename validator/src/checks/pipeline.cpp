@@ -2,6 +2,7 @@
 
 #include "checks/checks.hpp"
 #include "data/scan.hpp"
+#include "loader/loader.hpp"
 #include "ggufcheck/validate.hpp"
 
 namespace ggufcheck {
@@ -72,6 +73,7 @@ constexpr CheckStage kCheckStages[] = {
     {"tensor-infos", Area::TensorInfo, true, Needs::Nothing, check_tensor_infos},
     {"layout", Area::DataLayout, true, Needs::Nothing, check_layout},
     {"standard-keys", Area::StandardKeys, false, Needs::Header, check_standard_keys},
+    {"model", Area::Model, false, Needs::Header, check_model},
 };
 
 bool satisfied(Needs needs, const Model& model) {

@@ -1,0 +1,10 @@
+#include "loader/loader.hpp"
+
+namespace ggufcheck::detail {
+
+void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
+  if (sink.structure_broken()) return;  // a misread file's keys and tensors mean nothing
+  check_vocabulary(model, sink);
+}
+
+}  // namespace ggufcheck::detail
