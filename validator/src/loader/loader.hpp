@@ -4,6 +4,9 @@
 // (generated/, written by validator/tools/llama_tables).
 #pragma once
 
+#include <cstddef>
+#include <span>
+
 #include "model/layout.hpp"
 #include "model/model.hpp"
 #include "report/sink.hpp"
@@ -11,7 +14,23 @@
 namespace ggufcheck::detail {
 
 // The model stage (registered in checks/pipeline.cpp): runs on files whose structure is sound.
+// A shard of a split set (split.count above 1) gets the key and vocabulary checks of its own
+// metadata only: its tensor set is checked with the whole set's (check_tensor_set).
 void check_model(const Model& model, const Layout& layout, Sink& sink);
+
+// One tensor of the model as the loader sees it: tensor `index` of shard `shard` (0 for a file
+// that is not split), read into `file`.
+struct TensorRef {
+  const Model* file = nullptr;
+  std::size_t shard = 0;
+  std::size_t index = 0;
+};
+// The tensor set against the one the architecture (read from `first`, the first shard's
+// metadata) needs: missing, unexpected and misshapen tensors. A finding about a tensor goes to
+// sinks[its shard]; a missing tensor's to sinks[0]. Names are compared as llama.cpp does (C
+// strings); duplicates across shards are the split-set check's (GGUF8005), not this one's.
+void check_tensor_set(const Model& first, std::span<const TensorRef> tensors,
+                      std::span<Sink* const> sinks);
 
 // The vocabulary as llama.cpp's llama_vocab::load reads it (vocab.cpp): tokenizer model and
 // pre-tokenizer names, merges, the types and lengths of the token arrays, duplicate token texts,

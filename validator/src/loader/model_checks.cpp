@@ -8,3 +8,10 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
 }
 
 }  // namespace ggufcheck::detail
+
+namespace ggufcheck::detail {
+
+void check_tensor_set(const Model& /*first*/, std::span<const TensorRef> /*tensors*/,
+                      std::span<Sink* const> /*sinks*/) {}
+
+}  // namespace ggufcheck::detail
