@@ -1,17 +1,95 @@
+#include <string>
+#include <vector>
+
+#include "loader/interpreter.hpp"
 #include "loader/loader.hpp"
+#include "model/keys.hpp"
 
 namespace ggufcheck::detail {
+namespace {
 
-void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
-  if (sink.structure_broken()) return;  // a misread file's keys and tensors mean nothing
-  check_vocabulary(model, sink);
+// general.architecture as llama.cpp reads it (a C string), when it is a string.
+std::optional<std::pair<std::size_t, std::string_view>> architecture(const Model& model) {
+  const auto kv = find_key(model, "general.architecture", Profile::LlamaCpp);
+  if (!kv || model.metadata[*kv].type() != ValueType::String) return std::nullopt;
+  return std::pair{*kv, c_string_prefix(model.string_value(*kv))};
 }
 
-}  // namespace ggufcheck::detail
+// split.count above 1: the file is one shard of a set, whose tensors are checked together.
+bool is_shard(const Model& model) {
+  const auto kv = find_key(model, "split.count", Profile::LlamaCpp);
+  return kv && model.metadata[*kv].type() != ValueType::Array &&
+         model.metadata[*kv].type() != ValueType::String && model.metadata[*kv].payload() > 1;
+}
 
-namespace ggufcheck::detail {
+void report(const LoaderFinding& f, Sink& sink) {
+  sink.report(f.code, f.offset, f.length, Field(f.field), f.hint, "{}", f.message);
+}
 
-void check_tensor_set(const Model& /*first*/, std::span<const TensorRef> /*tensors*/,
-                      std::span<Sink* const> /*sinks*/) {}
+void report_verdict(const LoaderVerdict& verdict, const Model& first, std::string_view arch,
+                    std::span<Sink* const> sinks, bool tensors_expected) {
+  for (const LoaderFinding& f : verdict.findings) {
+    report(f, *sinks[f.shard < sinks.size() ? f.shard : 0]);
+  }
+  if (!verdict.findings.empty()) return;
+  const std::uint64_t at = first.metadata.size() > 0 ? first.metadata[0].key_offset() : 0;
+  if (verdict.lost_at) {
+    sinks[0]->report(Code::TensorSetNotModelled, at, 0, Field("model"),
+                     "the verdict on the model is the container's alone",
+                     "ggufcheck could not follow llama.cpp's {} loader past {}: the model was "
+                     "not checked beyond it",
+                     arch, *verdict.lost_at);
+  } else if (tensors_expected && !verdict.tensors_modelled) {
+    sinks[0]->report(Code::TensorSetNotModelled, at, 0, Field("model"),
+                     "keys and vocabulary were checked; tensors only as a container",
+                     "ggufcheck does not model the tensor set of architecture \"{}\"", arch);
+  }
+}
+
+}  // namespace
+
+void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
+  if (sink.structure_broken() || !model.metadata_complete) return;
+  check_vocabulary(model, sink);
+  const auto arch = architecture(model);
+  if (!arch) return;  // GGUF5006 / GGUF5008 say why
+  const auto [kv, name] = *arch;
+  if (!known_architecture(name)) {
+    sink.report(Code::UnknownArchitecture, model.metadata[kv].key_offset(),
+                model.pair_end(kv) - model.metadata[kv].key_offset(), Field::kv(kv, model.key(kv)),
+                "check the spelling, or whether the architecture is newer than the llama.cpp "
+                "ggufcheck's tables come from",
+                "architecture \"{}\" is not one llama.cpp knows ({})", escape(name),
+                llama_cpp_tables_version());
+    return;
+  }
+  // A vocabulary-only file (no tensors, as llama.cpp's ggml-vocab-*.gguf) is loaded with
+  // vocab_only: its hyperparameters and tensors are not read.
+  if (model.tensor_count == 0) return;
+  if (!model.tensors_complete) return;
+  const bool shard = is_shard(model);
+  std::vector<TensorRef> tensors;
+  if (!shard) {
+    tensors.reserve(model.tensors.size());
+    for (std::size_t i = 0; i < model.tensors.size(); ++i) tensors.push_back({&model, 0, i});
+  }
+  const LoaderVerdict verdict = run_loader(model, name, tensors, !shard);
+  Sink* const sinks[] = {&sink};
+  report_verdict(verdict, model, name, sinks, !shard);
+}
+
+void check_tensor_set(const Model& first, std::span<const TensorRef> tensors,
+                      std::span<Sink* const> sinks) {
+  if (sinks.empty()) return;
+  const auto arch = architecture(first);
+  if (!arch || !known_architecture(arch->second)) return;
+  LoaderVerdict verdict = run_loader(first, arch->second, tensors, true);
+  // The first shard's own check reported its key findings already.
+  std::erase_if(verdict.findings, [](const LoaderFinding& f) {
+    return f.code != Code::MissingTensor && f.code != Code::TensorWrongShape &&
+           f.code != Code::UnexpectedTensor;
+  });
+  report_verdict(verdict, first, arch->second, sinks, true);
+}
 
 }  // namespace ggufcheck::detail

@@ -1,0 +1,1184 @@
+#include "loader/interpreter.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "loader/sexpr.hpp"
+#include "model/keys.hpp"
+#include "model/values.hpp"
+
+namespace ggufcheck::detail {
+namespace {
+
+using sexpr::Node;
+
+// --- the generated tables -------------------------------------------------------------------
+
+struct ArchRow {
+  std::string_view enum_name;
+  std::string_view name;
+  int id;
+};
+struct NameRow {
+  std::string_view enum_name;
+  std::string_view format;
+};
+struct TensorRow {
+  std::string_view enum_name;
+  std::string_view format;
+  bool unused;
+};
+struct ConstantRow {
+  std::string_view name;
+  std::int64_t value;
+};
+struct HparamRow {
+  std::string_view name;
+  std::string_view type;
+  int elements;
+  std::string_view initial;
+};
+struct FunctionRow {
+  std::string_view name;
+  std::string_view params;
+  std::string_view where;
+  std::string_view body;
+};
+
+#define GGUFCHECK_LLAMA_NONE(...)
+#define GGUFCHECK_LLAMA_ARCH GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_KEY GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_TENSOR GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_CONSTANT GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_ROPE_SCALING GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_HPARAM GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_FUNCTION GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_UNREAD GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_VERSION GGUFCHECK_LLAMA_NONE
+#define GGUFCHECK_LLAMA_MODELLED GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_ARCH
+#define GGUFCHECK_LLAMA_ARCH(e, n, id) {e, n, id},
+constexpr ArchRow kArchs[] = {
+#include "loader/generated/llama_arch.inc"
+};
+#undef GGUFCHECK_LLAMA_ARCH
+#define GGUFCHECK_LLAMA_ARCH GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_KEY
+#define GGUFCHECK_LLAMA_KEY(e, f) {e, f},
+constexpr NameRow kKeys[] = {
+#include "loader/generated/llama_arch.inc"
+};
+#undef GGUFCHECK_LLAMA_KEY
+#define GGUFCHECK_LLAMA_KEY GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_TENSOR
+#define GGUFCHECK_LLAMA_TENSOR(e, f, u) {e, f, u},
+constexpr TensorRow kTensors[] = {
+#include "loader/generated/llama_arch.inc"
+};
+#undef GGUFCHECK_LLAMA_TENSOR
+#define GGUFCHECK_LLAMA_TENSOR GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_CONSTANT
+#define GGUFCHECK_LLAMA_CONSTANT(n, v) {n, v},
+constexpr ConstantRow kConstants[] = {
+#include "loader/generated/llama_arch.inc"
+};
+#undef GGUFCHECK_LLAMA_CONSTANT
+#define GGUFCHECK_LLAMA_CONSTANT GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_ROPE_SCALING
+#define GGUFCHECK_LLAMA_ROPE_SCALING(text, e) {e, text},
+constexpr NameRow kRopeScaling[] = {
+#include "loader/generated/llama_arch.inc"
+};
+#undef GGUFCHECK_LLAMA_ROPE_SCALING
+#define GGUFCHECK_LLAMA_ROPE_SCALING GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_HPARAM
+#define GGUFCHECK_LLAMA_HPARAM(n, t, c, d) {n, t, c, d},
+constexpr HparamRow kHparams[] = {
+#include "loader/generated/llama_arch.inc"
+};
+#undef GGUFCHECK_LLAMA_HPARAM
+#define GGUFCHECK_LLAMA_HPARAM GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_FUNCTION
+#define GGUFCHECK_LLAMA_FUNCTION(n, p, w, b) {n, p, w, b},
+constexpr FunctionRow kFunctions[] = {
+#include "loader/generated/llama_arch.inc"
+};
+#undef GGUFCHECK_LLAMA_FUNCTION
+#define GGUFCHECK_LLAMA_FUNCTION GGUFCHECK_LLAMA_NONE
+
+#undef GGUFCHECK_LLAMA_VERSION
+#define GGUFCHECK_LLAMA_VERSION(v) v,
+constexpr std::string_view kVersion[] = {
+#include "loader/generated/llama_arch.inc"
+};
+
+template <typename Row, std::size_t N>
+const Row* find_row(const Row (&rows)[N], std::string_view enum_name) {
+  for (const Row& row : rows) {
+    if (row.enum_name == enum_name) return &row;
+  }
+  return nullptr;
+}
+
+struct ParsedFunction {
+  const FunctionRow* row = nullptr;
+  std::vector<std::string> params;
+  Node body;
+};
+
+// Each function's tree, parsed on first use and kept: the table is the program's own.
+const ParsedFunction* function(std::string_view name) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<ParsedFunction>, std::less<>> parsed;
+  const std::lock_guard lock(mutex);
+  if (const auto it = parsed.find(name); it != parsed.end()) return it->second.get();
+  const FunctionRow* row = nullptr;
+  for (const FunctionRow& f : kFunctions) {
+    if (f.name == name) row = &f;
+  }
+  std::unique_ptr<ParsedFunction> out;
+  if (row != nullptr) {
+    out = std::make_unique<ParsedFunction>();
+    out->row = row;
+    out->body = sexpr::parse(row->body);
+    std::string_view params = row->params;
+    while (!params.empty()) {
+      const std::size_t comma = params.find(',');
+      out->params.emplace_back(params.substr(0, comma));
+      params = comma == std::string_view::npos ? std::string_view() : params.substr(comma + 1);
+    }
+  }
+  return parsed.emplace(std::string(name), std::move(out)).first->second.get();
+}
+
+// --- values ---------------------------------------------------------------------------------
+
+struct Value;
+using Array = std::vector<Value>;
+
+struct Value {
+  enum class Kind : std::uint8_t { Unknown, Int, Real, Text, List };
+  Kind kind = Kind::Unknown;
+  std::int64_t i = 0;
+  double r = 0;
+  std::string s;
+  std::shared_ptr<Array> list;
+
+  static Value integer(std::int64_t v) {
+    Value out;
+    out.kind = Kind::Int;
+    out.i = v;
+    return out;
+  }
+  static Value real(double v) {
+    Value out;
+    out.kind = Kind::Real;
+    out.r = v;
+    return out;
+  }
+  static Value text(std::string v) {
+    Value out;
+    out.kind = Kind::Text;
+    out.s = std::move(v);
+    return out;
+  }
+  [[nodiscard]] bool known() const { return kind != Kind::Unknown; }
+  [[nodiscard]] bool numeric() const { return kind == Kind::Int || kind == Kind::Real; }
+  [[nodiscard]] double as_real() const { return kind == Kind::Int ? static_cast<double>(i) : r; }
+  [[nodiscard]] bool truthy() const {
+    if (kind == Kind::Int) return i != 0;
+    if (kind == Kind::Real) return r != 0;
+    return true;  // a string or an array object
+  }
+};
+
+// A C++ declared type: what a value stored in it becomes.
+Value convert(const Value& v, std::string_view type) {
+  if (!v.known()) return v;
+  if (type == "bool") return Value::integer(v.truthy() ? 1 : 0);
+  if (type == "float" || type == "double") return v.numeric() ? Value::real(v.as_real()) : Value{};
+  if (type == "uint32_t" || type == "llama_token" || type.starts_with("llama_") || type == "int" ||
+      type == "int32_t" || type == "int64_t" || type == "uint64_t" || type == "size_t") {
+    if (!v.numeric()) return Value{};
+    const std::int64_t whole =
+        v.kind == Value::Kind::Int ? v.i : static_cast<std::int64_t>(v.r);  // truncation, as C++
+    if (type == "uint32_t") return Value::integer(static_cast<std::uint32_t>(whole));
+    if (type == "int" || type == "int32_t" || type == "llama_token")
+      return Value::integer(static_cast<std::int32_t>(whole));
+    return Value::integer(whole);
+  }
+  return v;
+}
+
+// The GGUF type llama.cpp's get_key<T> demands of a key read into a T (GKV_Base,
+// src/llama-model-loader.cpp); the pooling type is read as a u32.
+std::optional<ValueType> gguf_type_of(std::string_view type) {
+  if (type == "bool") return ValueType::Bool;
+  if (type == "uint8_t") return ValueType::Uint8;
+  if (type == "uint16_t") return ValueType::Uint16;
+  if (type == "uint32_t" || type == "llama_pooling_type") return ValueType::Uint32;
+  if (type == "uint64_t") return ValueType::Uint64;
+  if (type == "int8_t") return ValueType::Int8;
+  if (type == "int16_t") return ValueType::Int16;
+  if (type == "int32_t" || type == "int" || type == "llama_token") return ValueType::Int32;
+  if (type == "int64_t") return ValueType::Int64;
+  if (type == "float") return ValueType::Float32;
+  if (type == "double") return ValueType::Float64;
+  if (type == "std::string") return ValueType::String;
+  return std::nullopt;
+}
+
+// --- the run --------------------------------------------------------------------------------
+
+struct Stop {};  // llama.cpp stopped loading (a refusal was recorded) or the code was lost
+
+struct ReturnFrom {
+  Value value;
+};
+
+struct Variable {
+  Value value;
+  std::string type;
+};
+
+class Loader {
+ public:
+  Loader(const Model& model, std::string_view architecture, std::span<const TensorRef> tensors,
+         LoaderVerdict& verdict)
+      : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
+    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+      keys_.emplace(c_string_prefix(model.key(i)), i);  // first wins: llama.cpp finds the first
+    }
+    for (const HparamRow& row : kHparams) {
+      Variable& field = hparams_[std::string(row.name)];
+      field.type = std::string(row.type);
+      if (row.elements > 0) {
+        field.value.kind = Value::Kind::List;
+        field.value.list = std::make_shared<Array>(static_cast<std::size_t>(row.elements),
+                                                   convert(Value::integer(0), row.type));
+      } else {
+        field.value = initial(row);
+      }
+    }
+    for (const ArchRow& row : kArchs) {
+      if (row.name == architecture) arch_id_ = row.id;
+    }
+  }
+
+  void load_hparams() { call_function("load_hparams", {}, nullptr); }
+
+  void load_tensors() {
+    for (std::size_t t = 0; t < tensors_.size(); ++t) {
+      const TensorRef& ref = tensors_[t];
+      names_.emplace(c_string_prefix(ref.file->name(ref.index)), t);
+    }
+    consumed_.assign(tensors_.size(), false);
+    call_function(std::string(arch_) + ":load_arch_tensors", {}, nullptr);
+    // llama.cpp counts the tensors it created against the file's (done_getting_tensors).
+    for (std::size_t t = 0; t < tensors_.size(); ++t) {
+      if (consumed_[t]) continue;
+      const TensorRef& ref = tensors_[t];
+      const std::string_view name = ref.file->name(ref.index);
+      add_tensor_finding(Code::UnexpectedTensor, ref,
+                         fmt::format("tensor \"{}\" is not one llama.cpp's {} loader uses: it "
+                                     "refuses the file (wrong number of tensors)",
+                                     escape(name), arch_),
+                         "remove it, or check the architecture and the block count");
+    }
+  }
+
+ private:
+  // --- findings -----------------------------------------------------------------------------
+  [[noreturn]] void refuse(Code code, std::optional<std::size_t> kv, std::string message,
+                           std::string hint = {}) {
+    LoaderFinding f;
+    f.code = code;
+    if (kv) {
+      f.offset = model_.metadata[*kv].key_offset();
+      f.length = model_.pair_end(*kv) - f.offset;
+      f.field = Field::kv(*kv, model_.key(*kv)).text();
+    } else {
+      f.field = "metadata";
+      f.offset = model_.metadata.size() > 0 ? model_.metadata[0].key_offset() : 0;
+    }
+    f.message = std::move(message);
+    f.hint = std::move(hint);
+    verdict_.findings.push_back(std::move(f));
+    throw Stop{};
+  }
+  void add_tensor_finding(Code code, const TensorRef& ref, std::string message, std::string hint) {
+    LoaderFinding f;
+    f.code = code;
+    f.shard = ref.shard;
+    f.offset = ref.file->tensors[ref.index].name_offset;
+    f.length = ref.file->info_end(ref.index) - f.offset;
+    f.field = Field::tensor(ref.index, ref.file->name(ref.index)).text();
+    f.message = std::move(message);
+    f.hint = std::move(hint);
+    verdict_.findings.push_back(std::move(f));
+  }
+  [[noreturn]] void lost(const Node& where) {
+    if (!verdict_.lost_at) verdict_.lost_at = location(where);
+    throw Stop{};
+  }
+  std::string location(const Node& n) const {
+    const std::int64_t line = n.size() > 0 && n.children.back().kind == Node::Kind::Integer
+                                  ? n.children.back().integer
+                                  : 0;
+    const std::string_view where = current_ != nullptr ? current_->row->where : "";
+    const std::string_view file = where.substr(0, where.find(':'));
+    return line > 0 ? fmt::format("{}:{}", file, line) : std::string(where);
+  }
+
+  static Value initial(const HparamRow& row) {
+    const std::string text(row.initial);
+    if (row.type == "float" || row.type == "double") {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str(), &end);
+      return end != text.c_str() && *end == '\0' ? Value::real(v) : Value{};
+    }
+    for (const ConstantRow& c : kConstants) {
+      if (c.name == row.initial) return Value::integer(c.value);
+    }
+    char* end = nullptr;
+    const long long v = std::strtoll(text.c_str(), &end, 0);
+    return end != text.c_str() && *end == '\0' ? convert(Value::integer(v), row.type) : Value{};
+  }
+
+  // --- functions and scopes -----------------------------------------------------------------
+  Value call_function(const std::string& name, const std::vector<Value>& args,
+                      const void* /*unused*/) {
+    const ParsedFunction* f = function(name);
+    if (f == nullptr) return Value{};
+    if (++depth_ > 16) throw std::runtime_error("llama.cpp table: calls nest too deep");
+    const ParsedFunction* saved = current_;
+    current_ = f;
+    scopes_.emplace_back();
+    for (std::size_t i = 0; i < f->params.size(); ++i) {
+      // Parameters not passed take their default: every default in the modelled code is 0.
+      // A layer passed on (create_tensor_qkv's `layer`) stays a layer.
+      const Value v = i < args.size() ? args[i] : Value::integer(0);
+      const bool layer = v.kind == Value::Kind::Text && v.s.starts_with("layers[");
+      scopes_.back()[f->params[i]] = Variable{v, layer ? "layer" : ""};
+    }
+    Value out;
+    try {
+      statement(f->body);
+    } catch (ReturnFrom& r) {
+      out = std::move(r.value);
+    } catch (...) {
+      scopes_.pop_back();
+      current_ = saved;
+      --depth_;
+      throw;
+    }
+    scopes_.pop_back();
+    current_ = saved;
+    --depth_;
+    return out;
+  }
+
+  Variable* local(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (auto found = it->find(name); found != it->end()) return &found->second;
+    }
+    return nullptr;
+  }
+  bool in_hparams_method() const {
+    return current_ != nullptr && current_->row->name.starts_with("hparams.");
+  }
+
+  // --- statements ---------------------------------------------------------------------------
+  void statement(const Node& n) {
+    const std::string_view head = n.head();
+    if (head == "block") {
+      scopes_.emplace_back();
+      try {
+        for (std::size_t i = 1; i < n.size(); ++i) statement(n[i]);
+      } catch (...) {
+        scopes_.pop_back();
+        throw;
+      }
+      scopes_.pop_back();
+    } else if (head == "expr") {
+      if (n[1].is("id") && n[1][1].text == "LLAMA_LOAD_LOCALS") {
+        // The macro's declarations go into the caller's scope.
+        const ParsedFunction* macro = function("LLAMA_LOAD_LOCALS");
+        if (macro == nullptr) lost(n);
+        for (std::size_t i = 1; i < macro->body.size(); ++i) statement(macro->body[i]);
+        return;
+      }
+      (void)eval(n[1]);
+    } else if (head == "decl") {
+      // (decl name type expr line): `auto & layer = layers[i]` names the current layer.
+      const std::string& name = n[1].text;
+      const std::string& type = n[2].text;
+      if (n[3].is("idx") && n[3][1].is("id") && n[3][1][1].text == "layers") {
+        const Value at = eval(n[3][2]);
+        if (at.kind != Value::Kind::Int) lost(n);
+        scopes_.back()[name] = Variable{Value::text(fmt::format("layers[{}]", at.i)), "layer"};
+        return;
+      }
+      scopes_.back()[name] = Variable{convert(eval(n[3]), type), type};
+    } else if (head == "if") {
+      const Value c = eval(n[1]);
+      if (!c.known()) {
+        if (!has_effect(n[2]) && (n.size() <= 3 || !has_effect(n[3]))) return;
+        lost(n[1]);
+      }
+      if (c.truthy()) {
+        statement(n[2]);
+      } else if (n.size() > 3) {
+        statement(n[3]);
+      }
+    } else if (head == "for") {
+      // (for var start limit body)
+      const Value start = eval(n[2]);
+      const Value limit = eval(n[3]);
+      if (start.kind != Value::Kind::Int || limit.kind != Value::Kind::Int) {
+        if (!has_effect(n[4])) return;  // a loop over what ggufcheck does not model, to no effect
+        lost(n);
+      }
+      if (limit.i - start.i > 4096) lost(n);  // no modelled loop runs past the layer limit
+      for (std::int64_t i = start.i; i < limit.i; ++i) {
+        scopes_.emplace_back();
+        scopes_.back()[n[1].text] = Variable{Value::integer(i), "int"};
+        try {
+          statement(n[4]);
+        } catch (...) {
+          scopes_.pop_back();
+          throw;
+        }
+        scopes_.pop_back();
+      }
+    } else if (head == "return") {
+      throw ReturnFrom{n.size() > 1 ? eval(n[1]) : Value{}};
+    } else if (head == "throw") {
+      refuse(
+          Code::ModelValueOutOfRange, std::nullopt,
+          fmt::format("llama.cpp refuses the hyperparameters: \"{}\" ({})", n[1].text, location(n)),
+          "see the source line for the rule the values break");
+    } else if (head == "assert") {
+      const Value c = eval(n[1]);
+      if (!c.known()) lost(n);
+      if (!c.truthy()) {
+        refuse(Code::ModelValueOutOfRange, std::nullopt,
+               fmt::format("llama.cpp aborts: an assertion on the hyperparameters fails ({})",
+                           location(n)),
+               "see the source line for the rule the values break");
+      }
+    }
+    // (skip ...): a switch naming the model size, which the loader checks nothing of.
+  }
+
+  // Whether a statement reads a key, creates a tensor, or can refuse: one ggufcheck cannot
+  // follow must not be skipped.
+  static bool has_effect(const Node& n) {
+    if (n.kind != Node::Kind::List) return false;
+    const std::string_view head = n.head();
+    if (head == "throw" || head == "assert") return true;
+    if (head == "mem" && n.size() > 2 &&
+        (n[2].text == "get_key" || n[2].text == "get_arr" || n[2].text == "get_key_or_arr" ||
+         n[2].text == "get_arr_n")) {
+      return true;
+    }
+    if (head == "id" && n.size() > 1 &&
+        (n[1].text == "create_tensor" || n[1].text == "create_tensor_qkv" ||
+         n[1].text == "load_swa_pattern")) {
+      return true;
+    }
+    return std::any_of(n.children.begin(), n.children.end(),
+                       [](const Node& c) { return has_effect(c); });
+  }
+
+  // --- expressions --------------------------------------------------------------------------
+  Value eval(const Node& n) {
+    const std::string_view head = n.head();
+    if (head == "n") return Value::integer(n[1].integer);
+    if (head == "f")
+      return Value::real(n[1].kind == Node::Kind::Real ? n[1].real
+                                                       : static_cast<double>(n[1].integer));
+    if (head == "s") return Value::text(n[1].text);
+    if (head == "id") return identifier(n[1].text);
+    if (head == "mem") return member(n);
+    if (head == "idx") return index(n);
+    if (head == "un") return unary(n);
+    if (head == "bin") return binary(n);
+    if (head == "tern") {
+      const Value c = eval(n[1]);
+      if (!c.known()) return Value{};
+      return c.truthy() ? eval(n[2]) : eval(n[3]);
+    }
+    if (head == "assign") return assign(n);
+    if (head == "call") return call(n);
+    if (head == "list") {
+      Value out;
+      out.kind = Value::Kind::List;
+      out.list = std::make_shared<Array>();
+      for (std::size_t i = 1; i < n.size(); ++i) out.list->push_back(eval(n[i]));
+      return out;
+    }
+    return Value{};
+  }
+
+  Value identifier(const std::string& name) {
+    if (Variable* v = local(name)) return v->value;
+    if (in_hparams_method()) {
+      if (auto it = hparams_.find(name); it != hparams_.end()) return it->second.value;
+    }
+    if (name == "arch") return Value::integer(arch_id_);
+    if (auto it = model_members_.find(name); it != model_members_.end()) return it->second.value;
+    for (const ConstantRow& c : kConstants) {
+      if (c.name == name) return Value::integer(c.value);
+    }
+    return Value{};
+  }
+
+  // The variable an lvalue expression names: a local, a field of hparams, a tensor pointer
+  // (a member of the model or of the current layer). nullptr when it is none of those.
+  Variable* lvalue(const Node& n, std::string* layer_member = nullptr) {
+    if (n.is("id")) {
+      const std::string& name = n[1].text;
+      if (Variable* v = local(name)) return v;
+      if (in_hparams_method()) {
+        if (auto it = hparams_.find(name); it != hparams_.end()) return &it->second;
+      }
+      return &model_members_[name];
+    }
+    if (n.is("mem") && n[1].is("id")) {
+      const std::string& base = n[1][1].text;
+      const std::string& field = n[2].text;
+      if (base == "hparams") {
+        if (auto it = hparams_.find(field); it != hparams_.end()) return &it->second;
+        return nullptr;
+      }
+      if (Variable* v = local(base); v != nullptr && v->type == "layer") {
+        const std::string key = v->value.s + "." + field;
+        if (layer_member != nullptr) *layer_member = key;
+        return &model_members_[key];
+      }
+    }
+    return nullptr;
+  }
+  Value member(const Node& n) {
+    if (n[1].is("id")) {
+      const std::string& base = n[1][1].text;
+      if (base == "hparams") {
+        if (auto it = hparams_.find(n[2].text); it != hparams_.end()) return it->second.value;
+        return Value{};
+      }
+      if (Variable* v = local(base); v != nullptr && v->type == "layer") {
+        if (auto it = model_members_.find(v->value.s + "." + n[2].text); it != model_members_.end())
+          return it->second.value;
+        return Value::integer(0);  // a layer's tensor not created is null
+      }
+    }
+    return Value{};
+  }
+
+  Value index(const Node& n) {
+    const Value base = eval(n[1]);
+    const Value at = eval(n[2]);
+    if (base.kind != Value::Kind::List || at.kind != Value::Kind::Int) return Value{};
+    if (at.i < 0 || static_cast<std::size_t>(at.i) >= base.list->size()) return Value{};
+    return (*base.list)[static_cast<std::size_t>(at.i)];
+  }
+
+  Value unary(const Node& n) {
+    const Value v = eval(n[2]);
+    if (!v.known()) return v;
+    const std::string& op = n[1].text;
+    if (op == "!") return Value::integer(v.truthy() ? 0 : 1);
+    if (op == "-") return v.kind == Value::Kind::Int ? Value::integer(-v.i) : Value::real(-v.r);
+    if (op == "~" && v.kind == Value::Kind::Int) return Value::integer(~v.i);
+    if (op == "+") return v;
+    return Value{};
+  }
+
+  Value binary(const Node& n) {
+    const std::string& op = n[1].text;
+    if (op == "&&" || op == "||") {
+      const Value a = eval(n[2]);
+      if (!a.known()) return a;
+      if (op == "&&" && !a.truthy()) return Value::integer(0);
+      if (op == "||" && a.truthy()) return Value::integer(1);
+      const Value b = eval(n[3]);
+      if (!b.known()) return b;
+      return Value::integer(b.truthy() ? 1 : 0);
+    }
+    const Value a = eval(n[2]);
+    const Value b = eval(n[3]);
+    if (a.kind == Value::Kind::Text && b.kind == Value::Kind::Text) {
+      if (op == "==") return Value::integer(a.s == b.s ? 1 : 0);
+      if (op == "!=") return Value::integer(a.s != b.s ? 1 : 0);
+      return Value{};
+    }
+    if (!a.numeric() || !b.numeric()) return Value{};
+    if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) {
+      const std::int64_t x = a.i;
+      const std::int64_t y = b.i;
+      std::int64_t out = 0;
+      if (op == "+") {
+        if (__builtin_add_overflow(x, y, &out)) return Value{};
+      } else if (op == "-") {
+        if (__builtin_sub_overflow(x, y, &out)) return Value{};
+      } else if (op == "*") {
+        if (__builtin_mul_overflow(x, y, &out)) return Value{};
+      } else if (op == "/" || op == "%") {
+        if (y == 0) divide_by_zero(n);
+        if (x == std::numeric_limits<std::int64_t>::min() && y == -1) return Value{};
+        out = op == "/" ? x / y : x % y;
+      } else if (op == "<") {
+        out = x < y;
+      } else if (op == "<=") {
+        out = x <= y;
+      } else if (op == ">") {
+        out = x > y;
+      } else if (op == ">=") {
+        out = x >= y;
+      } else if (op == "==") {
+        out = x == y;
+      } else if (op == "!=") {
+        out = x != y;
+      } else if (op == "&") {
+        out = x & y;
+      } else if (op == "|") {
+        out = x | y;
+      } else if (op == "^") {
+        out = x ^ y;
+      } else if (op == "<<" && y >= 0 && y < 63) {
+        out = x << y;
+      } else if (op == ">>" && y >= 0 && y < 63) {
+        out = x >> y;
+      } else {
+        return Value{};
+      }
+      return Value::integer(out);
+    }
+    const double x = a.as_real();
+    const double y = b.as_real();
+    if (op == "+") return Value::real(x + y);
+    if (op == "-") return Value::real(x - y);
+    if (op == "*") return Value::real(x * y);
+    if (op == "/") return Value::real(x / y);
+    if (op == "<") return Value::integer(x < y);
+    if (op == "<=") return Value::integer(x <= y);
+    if (op == ">") return Value::integer(x > y);
+    if (op == ">=") return Value::integer(x >= y);
+    if (op == "==") return Value::integer(x == y);
+    if (op == "!=") return Value::integer(x != y);
+    return Value{};
+  }
+
+  [[noreturn]] void divide_by_zero(const Node& n) {
+    refuse(Code::ModelValueOutOfRange, std::nullopt,
+           fmt::format("llama.cpp divides by zero computing a size from the hyperparameters "
+                       "(near {}): it crashes",
+                       current_ != nullptr ? current_->row->where : ""),
+           "a head, expert or layer count is 0 where the architecture needs one");
+    (void)n;
+  }
+
+  Value assign(const Node& n) {
+    std::string layer_member;
+    const Node& target = n[2];
+    if (target.is("idx")) {
+      // an element of an hparams array: is_swa_impl[il] = ...
+      Value base = eval(target[1]);
+      const Value at = eval(target[2]);
+      Value v = eval(n[3]);
+      if (base.kind == Value::Kind::List && at.kind == Value::Kind::Int && at.i >= 0 &&
+          static_cast<std::size_t>(at.i) < base.list->size()) {
+        (*base.list)[static_cast<std::size_t>(at.i)] = v;
+      }
+      return v;
+    }
+    Variable* var = lvalue(target, &layer_member);
+    Value v = eval(n[3]);
+    if (var == nullptr) return v;
+    const std::string& op = n[1].text;
+    if (op != "=") {
+      // a op= b: computed as a op b (only |= on flags and += on counts appear)
+      const Value current = var->value;
+      if (!current.numeric() || !v.numeric()) {
+        var->value = Value{};
+        return var->value;
+      }
+      if (op == "|=" && current.kind == Value::Kind::Int && v.kind == Value::Kind::Int) {
+        v = Value::integer(current.i | v.i);
+      } else if (op == "+=") {
+        v = current.kind == Value::Kind::Int && v.kind == Value::Kind::Int
+                ? Value::integer(current.i + v.i)
+                : Value::real(current.as_real() + v.as_real());
+      } else {
+        v = Value{};
+      }
+    }
+    if (v.kind == Value::Kind::List && var->value.kind == Value::Kind::List) {
+      // std::array assignment copies the elements
+      var->value.list = std::make_shared<Array>(*v.list);
+      return var->value;
+    }
+    var->value = var->type.empty() ? v : convert(v, var->type);
+    return var->value;
+  }
+
+  std::vector<Value> arguments(const Node& n, std::size_t first) {
+    std::vector<Value> out;
+    for (std::size_t i = first; i < n.size(); ++i) out.push_back(eval(n[i]));
+    return out;
+  }
+
+  Value call(const Node& n) {
+    const Node& callee = n[1];
+    if (callee.is("mem") && callee[1].is("id")) {
+      const std::string& base = callee[1][1].text;
+      const std::string& method = callee[2].text;
+      if (base == "ml") return loader_call(method, n);
+      if (base == "hparams" || (base == "this" && in_hparams_method())) {
+        return call_function("hparams." + method, arguments(n, 2), nullptr);
+      }
+      if (base == "vocab" && method == "n_tokens") return n_tokens();
+      return Value{};
+    }
+    if (!callee.is("id")) return Value{};
+    const std::string& name = callee[1].text;
+    if (in_hparams_method() && function("hparams." + name) != nullptr) {
+      return call_function("hparams." + name, arguments(n, 2), nullptr);
+    }
+    if (name == "create_tensor") return create_tensor(n);
+    if (name == "create_tensor_qkv" || name == "load_swa_pattern") {
+      return call_function(name, arguments(n, 2), nullptr);
+    }
+    if (name == "load_arch_hparams") {
+      return call_function(std::string(arch_) + ":load_arch_hparams", {}, nullptr);
+    }
+    if (name == "llama_rope_scaling_type_from_string") {
+      const Value s = eval(n[2]);
+      if (s.kind != Value::Kind::Text) return Value{};
+      for (const NameRow& row : kRopeScaling) {
+        if (row.format == s.s) {
+          for (const ConstantRow& c : kConstants) {
+            if (c.name == row.enum_name) return Value::integer(c.value);
+          }
+        }
+      }
+      for (const ConstantRow& c : kConstants) {
+        if (c.name == "LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED") return Value::integer(c.value);
+      }
+      return Value{};
+    }
+    if (name == "std::fill") {
+      // std::fill(x.begin(), x.end(), v)
+      if (n.size() == 5 && n[2].is("call") && n[2][1].is("mem")) {
+        Variable* var = lvalue(n[2][1][1]);
+        const Value v = eval(n[4]);
+        if (var != nullptr && var->value.kind == Value::Kind::List) {
+          for (Value& e : *var->value.list) e = v;
+        }
+      }
+      return Value{};
+    }
+    if (name == "std::max" || name == "std::min") {
+      const Value a = eval(n[2]);
+      const Value b = eval(n[3]);
+      if (!a.numeric() || !b.numeric()) return Value{};
+      const bool first =
+          name == "std::max" ? a.as_real() >= b.as_real() : a.as_real() <= b.as_real();
+      return first ? a : b;
+    }
+    return Value{};
+  }
+
+  Value n_tokens() {
+    const auto it = keys_.find("tokenizer.ggml.tokens");
+    if (it == keys_.end() || model_.metadata[it->second].type() != ValueType::Array)
+      return Value::integer(0);
+    return Value::integer(static_cast<std::int64_t>(model_.array(it->second).count));
+  }
+
+  // --- llama_model_loader ---------------------------------------------------------------------
+  std::string key_name(const Node& kv) {
+    if (!kv.is("id")) return {};
+    const NameRow* row = find_row(kKeys, kv[1].text);
+    if (row == nullptr) return {};
+    std::string out(row->format);
+    if (const std::size_t at = out.find("%s"); at != std::string::npos) {
+      out.replace(at, 2, arch_);
+    }
+    return out;
+  }
+
+  Value scalar(std::size_t kv) {
+    const MetadataEntry& e = model_.metadata[kv];
+    const std::uint64_t bits = e.payload();
+    switch (e.type()) {
+      case ValueType::Uint8: return Value::integer(static_cast<std::uint8_t>(bits));
+      case ValueType::Int8: return Value::integer(static_cast<std::int8_t>(bits));
+      case ValueType::Uint16: return Value::integer(static_cast<std::uint16_t>(bits));
+      case ValueType::Int16: return Value::integer(static_cast<std::int16_t>(bits));
+      case ValueType::Uint32: return Value::integer(static_cast<std::uint32_t>(bits));
+      case ValueType::Int32: return Value::integer(static_cast<std::int32_t>(bits));
+      case ValueType::Uint64: return Value::integer(static_cast<std::int64_t>(bits));
+      case ValueType::Int64: return Value::integer(static_cast<std::int64_t>(bits));
+      case ValueType::Bool: return Value::integer(bits != 0 ? 1 : 0);
+      case ValueType::Float32: {
+        const auto word = static_cast<std::uint32_t>(bits);
+        float f = 0;
+        std::memcpy(&f, &word, sizeof f);
+        return Value::real(f);
+      }
+      case ValueType::Float64: {
+        double d = 0;
+        std::memcpy(&d, &bits, sizeof d);
+        return Value::real(d);
+      }
+      case ValueType::String: return Value::text(std::string(model_.string_value(kv)));
+      default: return Value{};
+    }
+  }
+
+  // The elements of an array of numbers (at most `limit`; callers checked the count).
+  std::shared_ptr<Array> elements(std::size_t kv, std::size_t limit) {
+    struct Collect {
+      std::shared_ptr<Array> out = std::make_shared<Array>();
+      std::size_t limit;
+      bool scalar(ValueType type, std::uint64_t bits, std::uint64_t) {
+        if (out->size() >= limit) return false;
+        Value v;
+        switch (type) {
+          case ValueType::Float32: {
+            const auto word = static_cast<std::uint32_t>(bits);
+            float f = 0;
+            std::memcpy(&f, &word, sizeof f);
+            v = Value::real(f);
+            break;
+          }
+          case ValueType::Int32: v = Value::integer(static_cast<std::int32_t>(bits)); break;
+          case ValueType::Uint32: v = Value::integer(static_cast<std::uint32_t>(bits)); break;
+          case ValueType::Bool:
+          case ValueType::Int8: v = Value::integer(static_cast<std::int8_t>(bits) != 0); break;
+          default: v = Value::integer(static_cast<std::int64_t>(bits));
+        }
+        out->push_back(v);
+        return true;
+      }
+      bool string(std::string_view text, std::uint64_t, std::uint64_t) {
+        if (out->size() >= limit) return false;
+        out->push_back(Value::text(std::string(text)));
+        return true;
+      }
+      bool begin_array(ValueType, std::uint64_t, std::uint64_t) { return true; }
+      bool end_array() { return true; }
+    };
+    Collect collect;
+    collect.limit = limit;
+    (void)walk_value(model_, kv, collect);
+    return collect.out;
+  }
+
+  static std::string type_name(ValueType t) { return std::string(to_string(t)); }
+
+  Value loader_call(const std::string& method, const Node& n) {
+    if (method == "get_arch") return Value::integer(arch_id_);
+    if (method != "get_key" && method != "get_key_or_arr" && method != "get_arr" &&
+        method != "get_arr_n") {
+      return Value{};
+    }
+    const std::string key = key_name(n[2]);
+    if (key.empty()) lost(n);
+    Variable* target = lvalue(n[3]);
+    // get_key_or_arr(kv, array, n, required) has the count before `required`.
+    const bool with_count = method == "get_key_or_arr" && n.size() >= 6;
+    const std::size_t required_at = with_count ? 5 : 4;
+    bool required = true;
+    if (n.size() > required_at) {
+      const Value r = eval(n[required_at]);
+      if (!r.known()) lost(n);
+      required = r.truthy();
+    }
+    const auto found = keys_.find(key);
+    if (found == keys_.end()) {
+      if (required) {
+        refuse(Code::MissingModelKey, std::nullopt,
+               fmt::format("key \"{}\" is missing: llama.cpp's {} loader requires it", key, arch_),
+               "the converter that wrote the file did not write this hyperparameter");
+      }
+      return Value::integer(0);
+    }
+    const std::size_t kv = found->second;
+    const ValueType type = model_.metadata[kv].type();
+    const bool is_array = type == ValueType::Array;
+    const std::string target_type = target != nullptr ? target->type : std::string();
+    const bool target_is_array = target != nullptr && target->value.kind == Value::Kind::List;
+
+    if (method == "get_arr_n") {
+      if (!is_array) wrong_type(kv, key, "an array");
+      if (target != nullptr) {
+        target->value =
+            convert(Value::integer(static_cast<std::int64_t>(model_.array(kv).count)), target_type);
+      }
+      return Value::integer(1);
+    }
+    if (method == "get_key_or_arr" && !with_count) {
+      // a scalar u32 that may not be an array
+      if (is_array) {
+        if (required) {
+          refuse(Code::ModelKeyWrongType, kv,
+                 fmt::format("key \"{}\" is an array: llama.cpp reads a single value", key));
+        }
+        return Value::integer(0);
+      }
+    }
+    if (method == "get_key_or_arr" && with_count) {
+      const Value count = eval(n[4]);
+      if (count.kind != Value::Kind::Int) lost(n);
+      if (count.i > 512) {
+        refuse(Code::ModelValueOutOfRange, kv,
+               fmt::format("{} layers: llama.cpp reads per-layer values for at most 512", count.i));
+      }
+      if (is_array) {
+        const std::uint64_t length = model_.array(kv).count;
+        if (length != static_cast<std::uint64_t>(count.i)) {
+          refuse(Code::LayerArrayLength, kv,
+                 fmt::format("key \"{}\" has {} entries: llama.cpp wants one per layer, {}", key,
+                             length, count.i),
+                 "write one value per block, or a single value for all of them");
+        }
+        return read_array(kv, key, target, static_cast<std::size_t>(count.i));
+      }
+      const std::string element = element_type(target);
+      check_scalar_type(kv, key, element, type);
+      const Value v = convert(scalar(kv), element);
+      if (target_is_array) {
+        for (std::int64_t i = 0; i < count.i; ++i)
+          (*target->value.list)[static_cast<std::size_t>(i)] = v;
+      }
+      return Value::integer(1);
+    }
+    if (method == "get_arr") {
+      if (!is_array) wrong_type(kv, key, "an array");
+      return read_array(kv, key, target, 512);
+    }
+    // get_key
+    if (target_is_array) lost(n);
+    check_scalar_type(kv, key, target_type, type);
+    if (target != nullptr) target->value = convert(scalar(kv), target_type);
+    return Value::integer(1);
+  }
+
+  static std::string element_type(const Variable* target) {
+    return target == nullptr ? std::string() : target->type;
+  }
+
+  [[noreturn]] void wrong_type(std::size_t kv, const std::string& key, std::string_view wanted) {
+    refuse(Code::ModelKeyWrongType, kv,
+           fmt::format("key \"{}\" is {}: llama.cpp reads {}", key,
+                       type_name(model_.metadata[kv].type()), wanted),
+           "write the key with the type llama.cpp reads");
+  }
+
+  void check_scalar_type(std::size_t kv, const std::string& key, const std::string& ctype,
+                         ValueType type) {
+    const std::optional<ValueType> wanted = gguf_type_of(ctype);
+    // A member of llama_model the tables do not type (general.name): read, not checked.
+    if (!wanted) return;
+    if (type != *wanted) wrong_type(kv, key, "a " + type_name(*wanted));
+  }
+
+  // get_arr into a std::array or std::vector: the element types it accepts
+  // (u32/i32/bool for integers, f32 for floats, strings for strings), at most 512.
+  Value read_array(std::size_t kv, const std::string& key, Variable* target, std::size_t limit) {
+    const ArrayRecord& a = model_.array(kv);
+    const std::string element = element_type(target);
+    const ValueType et = a.elements();
+    const bool integer_target = element == "uint32_t" || element == "int32_t" || element == "int";
+    bool ok = false;
+    if (et == ValueType::Uint32 || et == ValueType::Int32 || et == ValueType::Bool) {
+      ok = integer_target;
+    } else if (et == ValueType::Float32) {
+      ok = element == "float";
+    } else if (et == ValueType::String) {
+      ok = element == "std::string" || element.starts_with("std::vector");
+    } else if (et == ValueType::Uint64) {
+      ok = element == "uint64_t";
+    } else {
+      refuse(Code::ModelKeyWrongType, kv,
+             fmt::format("key \"{}\" is an array of {}: llama.cpp reads arrays of strings, f32, "
+                         "u32, i32 or u64 only",
+                         key, type_name(et)));
+    }
+    if (!ok && !element.empty() && !element.starts_with("std::vector")) {
+      refuse(Code::ModelKeyWrongType, kv,
+             fmt::format("key \"{}\" is an array of {}: llama.cpp reads {} elements", key,
+                         type_name(et), element));
+    }
+    if (a.count > limit) {
+      refuse(Code::ModelValueOutOfRange, kv,
+             fmt::format("key \"{}\" has {} entries: llama.cpp reads at most {}", key, a.count,
+                         limit));
+    }
+    if (target != nullptr && target->value.kind == Value::Kind::List) {
+      const std::shared_ptr<Array> values = elements(kv, static_cast<std::size_t>(a.count));
+      for (std::size_t i = 0; i < values->size() && i < target->value.list->size(); ++i) {
+        (*target->value.list)[i] = convert((*values)[i], element);
+      }
+    } else if (target != nullptr) {
+      Value list;
+      list.kind = Value::Kind::List;
+      list.list = elements(kv, static_cast<std::size_t>(a.count));
+      target->value = list;
+    }
+    return Value::integer(1);
+  }
+
+  // --- create_tensor --------------------------------------------------------------------------
+  Value create_tensor(const Node& n) {
+    // (call (id create_tensor) (call (id tn) (id LLM_TENSOR_X) (s suffix) [bid [xid]]) (list dims)
+    // flags)
+    const Node& tn = n[2];
+    if (!tn.is("call") || tn.size() < 3 || !tn[2].is("id")) lost(n);
+    const TensorRow* row = find_row(kTensors, tn[2][1].text);
+    if (row == nullptr) lost(n);
+    std::string name(row->format);
+    if (const std::size_t at = name.find("%d"); at != std::string::npos) {
+      if (tn.size() < 5) lost(n);
+      const Value bid = eval(tn[4]);
+      if (bid.kind != Value::Kind::Int) lost(n);
+      name.replace(at, 2, std::to_string(bid.i));
+    }
+    if (tn.size() > 3) {
+      const Value suffix = eval(tn[3]);
+      if (suffix.kind != Value::Kind::Text) lost(n);
+      name += "." + suffix.s;
+    }
+    const Value dims = eval(n[3]);
+    const Value flags_value = eval(n[4]);
+    if (flags_value.kind != Value::Kind::Int || dims.kind != Value::Kind::List) lost(n);
+    const std::int64_t flags = flags_value.i;
+    const bool required = (flags & constant("TENSOR_NOT_REQUIRED")) == 0;
+    const bool duplicated = (flags & constant("TENSOR_DUPLICATED")) != 0;
+    const bool skip = (flags & constant("TENSOR_SKIP")) != 0;
+    std::vector<std::int64_t> ne;
+    for (const Value& d : *dims.list) {
+      if (d.kind != Value::Kind::Int) lost(n);
+      ne.push_back(d.i);
+    }
+    const auto found = names_.find(name);
+    if (found == names_.end()) {
+      if (required) {
+        LoaderFinding f;
+        f.code = Code::MissingTensor;
+        f.field = "tensors";
+        f.offset = tensors_.empty() ? 0 : tensors_[0].file->tensors[tensors_[0].index].name_offset;
+        f.message = fmt::format(
+            "tensor \"{}\" is missing: llama.cpp's {} loader requires it "
+            "(shape {})",
+            name, arch_, shape_text(ne));
+        f.hint = "the file lacks a tensor of the architecture, or block_count is too large";
+        verdict_.findings.push_back(std::move(f));
+      }
+      return Value::integer(0);
+    }
+    const TensorRef& ref = tensors_[found->second];
+    const auto have = ref.file->dims(ref.index);
+    bool same = true;
+    for (std::size_t d = 0; d < kMaxDims; ++d) {
+      const std::uint64_t want = d < ne.size() ? static_cast<std::uint64_t>(ne[d]) : 1;
+      const std::uint64_t got = d < ref.file->tensors[ref.index].n_dims ? have[d] : 1;
+      if (want != got) same = false;
+    }
+    if (ne.size() > kMaxDims) same = false;
+    if (!same) {
+      std::vector<std::int64_t> got;
+      for (std::uint32_t d = 0; d < ref.file->tensors[ref.index].n_dims && d < kMaxDims; ++d)
+        got.push_back(static_cast<std::int64_t>(have[d]));
+      add_tensor_finding(Code::TensorWrongShape, ref,
+                         fmt::format("tensor \"{}\" has shape {}: llama.cpp's {} loader expects "
+                                     "{} from the hyperparameters",
+                                     escape(name), shape_text(got), arch_, shape_text(ne)),
+                         "the tensor or the hyperparameters are wrong");
+    }
+    if (duplicated && consumed_[found->second]) return Value::integer(1);
+    if (!duplicated) consumed_[found->second] = true;
+    if (row->unused || skip) return Value::integer(0);  // counted, then dropped (a null pointer)
+    return Value::integer(1);
+  }
+
+  static std::string shape_text(const std::vector<std::int64_t>& ne) {
+    return fmt::format("[{}]", fmt::join(ne, ", "));
+  }
+  static std::int64_t constant(std::string_view name) {
+    for (const ConstantRow& c : kConstants) {
+      if (c.name == name) return c.value;
+    }
+    return 0;
+  }
+
+  const Model& model_;
+  std::string arch_;
+  std::span<const TensorRef> tensors_;
+  LoaderVerdict& verdict_;
+  int arch_id_ = -1;
+  std::unordered_map<std::string_view, std::size_t> keys_;
+  std::unordered_map<std::string_view, std::size_t> names_;
+  std::vector<bool> consumed_;
+  std::map<std::string, Variable, std::less<>> hparams_;
+  std::map<std::string, Variable> model_members_;
+  std::vector<std::map<std::string, Variable>> scopes_;
+  const ParsedFunction* current_ = nullptr;
+  int depth_ = 0;
+};
+
+}  // namespace
+
+bool known_architecture(std::string_view name) {
+  return std::any_of(std::begin(kArchs), std::end(kArchs),
+                     [&](const ArchRow& row) { return row.name == name; });
+}
+
+bool modelled_architecture(std::string_view name) {
+  return known_architecture(name) && function(std::string(name) + ":load_arch_tensors") != nullptr;
+}
+
+std::string_view llama_cpp_tables_version() {
+  return kVersion[0];
+}
+
+LoaderVerdict run_loader(const Model& first, std::string_view architecture,
+                         std::span<const TensorRef> tensors, bool check_tensors) {
+  LoaderVerdict verdict;
+  verdict.known_architecture = known_architecture(architecture);
+  if (!verdict.known_architecture) return verdict;
+  Loader loader(first, architecture, tensors, verdict);
+  try {
+    loader.load_hparams();
+  } catch (const Stop&) {
+    return verdict;
+  }
+  if (!check_tensors || !modelled_architecture(architecture)) return verdict;
+  try {
+    loader.load_tensors();
+    verdict.tensors_modelled = true;
+  } catch (const Stop&) {
+  }
+  return verdict;
+}
+
+}  // namespace ggufcheck::detail

@@ -1,0 +1,36 @@
+// The S-expressions the table generator writes llama.cpp's model loading code as
+// (validator/tools/llama_tables/cxx.py documents the forms). Parsed once per function, on first
+// use; the text is the project's own generated table, never file input.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ggufcheck::detail::sexpr {
+
+struct Node {
+  enum class Kind : std::uint8_t { List, Symbol, String, Integer, Real };
+  Kind kind = Kind::List;
+  std::string text;            // Symbol, String
+  std::int64_t integer = 0;    // Integer
+  double real = 0;             // Real
+  std::vector<Node> children;  // List
+
+  [[nodiscard]] bool is(std::string_view head) const {
+    return kind == Kind::List && !children.empty() && children[0].kind == Kind::Symbol &&
+           children[0].text == head;
+  }
+  [[nodiscard]] std::string_view head() const {
+    return kind == Kind::List && !children.empty() ? std::string_view(children[0].text)
+                                                   : std::string_view();
+  }
+  [[nodiscard]] const Node& operator[](std::size_t i) const { return children[i]; }
+  [[nodiscard]] std::size_t size() const { return children.size(); }
+};
+
+// Throws std::runtime_error on text the generator cannot have written.
+[[nodiscard]] Node parse(std::string_view text);
+
+}  // namespace ggufcheck::detail::sexpr
