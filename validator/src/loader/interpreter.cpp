@@ -333,6 +333,13 @@ class Loader {
     f.hint = std::move(hint);
     verdict_.findings.push_back(std::move(f));
   }
+  [[noreturn]] void lost_at_line(std::int64_t line) {
+    const std::string_view where = current_ != nullptr ? current_->row->where : "";
+    if (!verdict_.lost_at) {
+      verdict_.lost_at = fmt::format("{}:{}", where.substr(0, where.find(':')), line);
+    }
+    throw Stop{};
+  }
   [[noreturn]] void lost(const Node& where) {
     if (!verdict_.lost_at) verdict_.lost_at = location(where);
     throw Stop{};
@@ -437,30 +444,31 @@ class Loader {
       }
       scopes_.back()[name] = Variable{convert(eval(n[3]), type), type};
     } else if (head == "if") {
-      const Value c = eval(n[1]);
+      // (if line cond then [else])
+      const Value c = eval(n[2]);
       if (!c.known()) {
-        if (!has_effect(n[2]) && (n.size() <= 3 || !has_effect(n[3]))) return;
-        lost(n[1]);
+        if (!has_effect(n[3]) && (n.size() <= 4 || !has_effect(n[4]))) return;
+        lost_at_line(n[1].integer);
       }
       if (c.truthy()) {
-        statement(n[2]);
-      } else if (n.size() > 3) {
         statement(n[3]);
+      } else if (n.size() > 4) {
+        statement(n[4]);
       }
     } else if (head == "for") {
-      // (for var start limit body)
-      const Value start = eval(n[2]);
-      const Value limit = eval(n[3]);
+      // (for line var start limit body)
+      const Value start = eval(n[3]);
+      const Value limit = eval(n[4]);
       if (start.kind != Value::Kind::Int || limit.kind != Value::Kind::Int) {
-        if (!has_effect(n[4])) return;  // a loop over what ggufcheck does not model, to no effect
-        lost(n);
+        if (!has_effect(n[5])) return;  // a loop over what ggufcheck does not model, to no effect
+        lost_at_line(n[1].integer);
       }
-      if (limit.i - start.i > 4096) lost(n);  // no modelled loop runs past the layer limit
+      if (limit.i - start.i > 4096) lost_at_line(n[1].integer);  // no modelled loop runs that far
       for (std::int64_t i = start.i; i < limit.i; ++i) {
         scopes_.emplace_back();
-        scopes_.back()[n[1].text] = Variable{Value::integer(i), "int"};
+        scopes_.back()[n[2].text] = Variable{Value::integer(i), "int"};
         try {
-          statement(n[4]);
+          statement(n[5]);
         } catch (...) {
           scopes_.pop_back();
           throw;
@@ -498,10 +506,9 @@ class Loader {
          n[2].text == "get_arr_n")) {
       return true;
     }
-    if (head == "id" && n.size() > 1 &&
-        (n[1].text == "create_tensor" || n[1].text == "create_tensor_qkv" ||
-         n[1].text == "load_swa_pattern")) {
-      return true;
+    if (head == "call" && n.size() > 1 && n[1].is("id") &&
+        (n[1][1].text == "create_tensor" || function(n[1][1].text) != nullptr)) {
+      return true;  // creates a tensor, or runs loading code of the table
     }
     return std::any_of(n.children.begin(), n.children.end(),
                        [](const Node& c) { return has_effect(c); });
@@ -625,6 +632,7 @@ class Loader {
     const Value a = eval(n[2]);
     const Value b = eval(n[3]);
     if (a.kind == Value::Kind::Text && b.kind == Value::Kind::Text) {
+      if (op == "+") return Value::text(a.s + b.s);
       if (op == "==") return Value::integer(a.s == b.s ? 1 : 0);
       if (op == "!=") return Value::integer(a.s != b.s ? 1 : 0);
       return Value{};
@@ -763,7 +771,9 @@ class Loader {
       return call_function("hparams." + name, arguments(n, 2), nullptr);
     }
     if (name == "create_tensor") return create_tensor(n);
-    if (name == "create_tensor_qkv" || name == "load_swa_pattern") {
+    if (name != "load_hparams" && name.find(':') == std::string::npos &&
+        !name.starts_with("hparams.") && function(name) != nullptr) {
+      // a helper of llama_model_base the table holds (create_tensor_qkv, load_swa_pattern, ...)
       return call_function(name, arguments(n, 2), nullptr);
     }
     if (name == "load_arch_hparams") {
@@ -794,6 +804,11 @@ class Loader {
         }
       }
       return Value{};
+    }
+    if (name == "std::to_string") {
+      const Value v = eval(n[2]);
+      if (v.kind != Value::Kind::Int) return Value{};
+      return Value::text(std::to_string(v.i));
     }
     if (name == "std::max" || name == "std::min") {
       const Value a = eval(n[2]);
@@ -897,6 +912,12 @@ class Loader {
 
   Value loader_call(const std::string& method, const Node& n) {
     if (method == "get_arch") return Value::integer(arch_id_);
+    if (method == "get_weight" || method == "get_tensor_meta") {
+      // whether the file has the tensor (a null pointer when not)
+      const Value name = n.size() > 2 ? eval(n[2]) : Value{};
+      if (name.kind != Value::Kind::Text) return Value{};
+      return Value::integer(names_.count(name.s) != 0 ? 1 : 0);
+    }
     if (method != "get_key" && method != "get_key_or_arr" && method != "get_arr" &&
         method != "get_arr_n") {
       return Value{};
@@ -904,8 +925,10 @@ class Loader {
     const std::string key = key_name(n[2]);
     if (key.empty()) lost(n);
     Variable* target = lvalue(n[3]);
-    // get_key_or_arr(kv, array, n, required) has the count before `required`.
-    const bool with_count = method == "get_key_or_arr" && n.size() >= 6;
+    // get_key_or_arr(kv, array, n[, required]) has the layer count before `required`; into a
+    // scalar, get_key_or_arr(kv, u32, required) has none.
+    const bool with_count =
+        method == "get_key_or_arr" && target != nullptr && target->value.kind == Value::Kind::List;
     const std::size_t required_at = with_count ? 5 : 4;
     bool required = true;
     if (n.size() > required_at) {

@@ -166,6 +166,7 @@ def generate(source: Path) -> str:
     functions = [
         ("load_hparams", "src/llama-model.cpp", "llama_model_base::load_hparams"),
         ("create_tensor_qkv", "src/llama-model.cpp", "llama_model_base::create_tensor_qkv"),
+        ("create_tensor_gate_up_exps", "src/llama-model.cpp", "llama_model_base::create_tensor_gate_up_exps"),
         ("load_swa_pattern", "src/llama-model.cpp", "llama_model_base::load_swa_pattern"),
     ]
     for name, path, qualified in functions:

@@ -127,7 +127,8 @@ _QUALIFIERS = {"const", "static", "constexpr", "enum", "struct"}
 
 class Parser:
     """Statements -> S-expressions:
-    (block s...) (if c then [else]) (for var limit body) (decl name expr) (expr e)
+    (block s...) (if line c then [else]) (for line var start limit body) (decl name type expr line)
+    (expr e line)
     (return) (throw "message") (assert e) (skip "why" line)
     Expressions: (n 1) (f 1.5) (s "x") (id name) (call name args...) (mem e name) (idx e i)
     (un op e) (bin op a b) (tern c a b) (list e...) (assign op lhs rhs)"""
@@ -192,8 +193,8 @@ class Parser:
             then = self.statement()
             if self.at("else"):
                 self.next()
-                return f"(if {cond} {then} {self.statement()})"
-            return f"(if {cond} {then})"
+                return f"(if {line} {cond} {then} {self.statement()})"
+            return f"(if {line} {cond} {then})"
         if tok.text == "for":
             return self.for_statement()
         if tok.text == "switch":
@@ -260,7 +261,7 @@ class Parser:
         limit = Parser(tokenize(m.group(3), line), self.where).expression()
         self.i = close + 1
         body = self.statement()
-        return f"(for {var} {start} {limit} {body})"
+        return f"(for {line} {var} {start} {limit} {body})"
 
     def is_declaration(self) -> bool:
         """[qualifiers] type [<args>] [* &] name (= ; ( { [): two names in a row make a declaration;
