@@ -66,6 +66,27 @@ Document tiny_llama() {
   return doc;
 }
 
+// The valid sample: the container above made a model llama.cpp loads, with every tensor its
+// llama loader asks for (one block, in the shapes it computes from the keys).
+Document loadable_tiny_llama() {
+  Document doc = tiny_llama();
+  doc.metadata.push_back({"llama.feed_forward_length", Value::u32(256), {}});
+  const std::vector<Tensor> more = {
+      {"blk.0.attn_norm.weight", {64}, 0, {}, {}},        // F32
+      {"blk.0.attn_k.weight", {64, 64}, 2, {}, {}},       // Q4_0
+      {"blk.0.attn_v.weight", {64, 64}, 2, {}, {}},       // Q4_0
+      {"blk.0.attn_output.weight", {64, 64}, 2, {}, {}},  // Q4_0
+      {"blk.0.ffn_norm.weight", {64}, 0, {}, {}},         // F32
+      {"blk.0.ffn_gate.weight", {64, 256}, 8, {}, {}},    // Q8_0
+      {"blk.0.ffn_up.weight", {64, 256}, 8, {}, {}},      // Q8_0
+  };
+  for (Tensor t : more) {
+    t.data = std::vector<std::uint8_t>(*tensor_nbytes(t.type, t.dims), 0x11);
+    doc.tensors.push_back(std::move(t));
+  }
+  return doc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,7 +98,7 @@ int main(int argc, char** argv) {
   bool ok = true;
 
   // valid/
-  ok &= save_file(dir / "valid/tiny-llama.gguf", write_bytes(tiny_llama()));
+  ok &= save_file(dir / "valid/tiny-llama.gguf", write_bytes(loadable_tiny_llama()));
   Document vocab = tiny_llama();
   vocab.tensors.clear();
   ok &= save_file(dir / "valid/vocab-only.gguf", write_bytes(vocab));

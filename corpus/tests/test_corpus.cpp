@@ -90,7 +90,7 @@ const Report& report_of(const std::string& path, Profile profile, bool data = fa
   static std::map<std::tuple<std::string, Profile, bool>, Report> cache;
   auto it = cache.find({path, profile, data});
   if (it == cache.end()) {
-    Options options;
+    Options options = container_options();
     options.profile = profile;
     options.data.enabled = data;
     options.data.threads = 1;
@@ -294,7 +294,7 @@ TEST(Corpus, HostileFilesAllocateLittle) {
     if (group != "hostile" && group != "threats") continue;
     const ByteVector bytes = read_file(corpus_dir() / entry.at("path").get<std::string>());
     for (const Profile profile : kAllProfiles) {
-      Options options;
+      Options options = container_options();
       options.profile = profile;
       std::size_t peak = 0;
       {
@@ -332,7 +332,7 @@ TEST(Corpus, NoWriterNoteOnValidOrRealFiles) {
   std::sort(paths.begin(), paths.end());
   for (const fs::path& path : paths) {
     for (const Profile profile : kAllProfiles) {
-      Options options;
+      Options options = container_options();
       options.profile = profile;
       const Report report = validate_file(path.string(), options);
       for (const Finding& f : report.findings) {

@@ -94,6 +94,7 @@ struct CheckArgs {
   std::vector<std::string> limits;
   std::optional<std::string> jobs;  // default: 1 file at a time; with --data, every core
   bool data = false;
+  bool model_checks = true;  // --no-model-checks turns the model and split-set checks off
   std::string data_read = "pread";
   std::optional<bool> progress;  // default: on when stderr is a terminal (data scans only)
   bool quiet = false;
@@ -204,6 +205,7 @@ Options make_options(const CheckArgs& args) {
   }
   for (const auto& spec : args.limits) apply_limit(options.limits, spec);
   options.data.enabled = args.data;
+  options.model_checks = args.model_checks;
   require_one_of("--data-read", args.data_read, {"map", "pread"}, "a way to read");
   options.data.read = args.data_read == "pread" ? DataCheck::Read::Pread : DataCheck::Read::Map;
   return options;
@@ -698,6 +700,11 @@ int run(int argc, char** argv) {
                       "non-finite block scales in quantized ones (what llama.cpp's "
                       "--check-tensors rejects), q8_1 tensors, ambiguous nvfp4 scale bytes, "
                       "all-zero tensors (GGUF6001-GGUF6005)");
+  cmd_check->add_flag("!--no-model-checks", check.model_checks,
+                      "Check the container (and with --data the tensor data) only, not whether "
+                      "llama.cpp's model loader accepts the model: its architecture keys, "
+                      "vocabulary, tensor set and split set (GGUF7xxx, GGUF8xxx). For container "
+                      "fixtures, partial files and parser conformance");
   cmd_check->add_flag("--progress,!--no-progress", check.progress,
                       "With --data: a progress line on stderr (default: when stderr is a "
                       "terminal)");

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "container_options.hpp"
 #include "documents.hpp"
 #include "ggufcheck/document.hpp"
 
@@ -112,7 +113,7 @@ ByteVector quantized_nbytes_wrap_witness() {
 // --- one comparison ---------------------------------------------------------------------------
 
 Options llama_cpp_options() {
-  Options options;
+  Options options = container_options();
   options.profile = Profile::LlamaCpp;
   return options;
 }

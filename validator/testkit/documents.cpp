@@ -70,9 +70,25 @@ Document model_document() {
        Value::array(ValueType::Int32, {Value::i32(2), Value::i32(3), Value::i32(3), Value::i32(1)}),
        {}});
   doc.metadata.push_back({"tokenizer.ggml.bos_token_id", Value::u32(1), {}});
+  // The hyperparameters and the tensors llama.cpp's llama loader asks for (one block): the
+  // model loads.
+  doc.metadata.push_back({"llama.embedding_length", Value::u32(64), {}});
+  doc.metadata.push_back({"llama.block_count", Value::u32(1), {}});
+  doc.metadata.push_back({"llama.feed_forward_length", Value::u32(128), {}});
+  doc.metadata.push_back({"llama.attention.head_count", Value::u32(4), {}});
+  doc.metadata.push_back({"llama.attention.layer_norm_rms_epsilon", Value::f32(1e-5f), {}});
   doc.tensors.push_back({"token_embd.weight", {64, 4}, 1, {}, {}});     // F16
   doc.tensors.push_back({"blk.0.attn_q.weight", {64, 64}, 8, {}, {}});  // Q8_0
   doc.tensors.push_back({"output_norm.weight", {64}, 0, {}, {}});       // F32
+  for (const char* name :
+       {"blk.0.attn_k.weight", "blk.0.attn_v.weight", "blk.0.attn_output.weight"}) {
+    doc.tensors.push_back({name, {64, 64}, 8, {}, {}});  // Q8_0
+  }
+  doc.tensors.push_back({"blk.0.attn_norm.weight", {64}, 0, {}, {}});
+  doc.tensors.push_back({"blk.0.ffn_norm.weight", {64}, 0, {}, {}});
+  doc.tensors.push_back({"blk.0.ffn_gate.weight", {64, 128}, 8, {}, {}});
+  doc.tensors.push_back({"blk.0.ffn_up.weight", {64, 128}, 8, {}, {}});
+  doc.tensors.push_back({"blk.0.ffn_down.weight", {128, 64}, 8, {}, {}});
   return doc;
 }
 

@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "container_options.hpp"
 #include "data/kernels.hpp"
 #include "data_cases.hpp"
 #include "ggml_abi.hpp"
@@ -854,7 +855,7 @@ TEST(DataDifferential, FilesGiveGgmlsVerdictPerTensor) {
   const std::uint64_t seed = env_number("GGUFCHECK_DATA_SEED", kDefaultSeed);
   const std::uint64_t count = env_number("GGUFCHECK_DATA_TENSORS", kDefaultTensors);
   constexpr std::uint64_t kPerFile = 400;
-  Options options;
+  Options options = container_options();
   options.profile = Profile::LlamaCpp;
   options.data.enabled = true;
   options.data.threads = 2;

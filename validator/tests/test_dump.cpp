@@ -16,7 +16,7 @@ using nlohmann::json;
 
 Dump dump_of(const ByteVector& bytes, DumpLevel level = DumpLevel::Structure,
              Profile profile = Profile::Strict) {
-  Options options;
+  Options options = container_options();
   options.profile = profile;
   return dump(Bytes(bytes.data(), bytes.size()), options, level);
 }

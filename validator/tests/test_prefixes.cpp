@@ -22,7 +22,7 @@ bool has_truncation_error(const Report& report) {
 }
 
 Options profile_options(Profile profile) {
-  Options options;
+  Options options = container_options();
   options.profile = profile;
   // Big-endian and version 1 files are errors in themselves; the prefixes add the truncation.
   options.severity_overrides[Code::ByteSwappedFile] = Severity::Silent;
@@ -33,7 +33,7 @@ Options profile_options(Profile profile) {
 // The model plus a last tensor whose size (60 bytes) needs final padding.
 Document padded_model() {
   Document doc = model_document();
-  doc.tensors.push_back({"blk.0.attn_norm.weight", {15}, 0, {}, {}});
+  doc.tensors.push_back({"padded.weight", {15}, 0, {}, {}});
   return doc;
 }
 

@@ -85,7 +85,7 @@ struct Measured {
 };
 
 Measured run(const ByteVector& bytes, Profile profile, const Limits& limits = {}) {
-  Options options;
+  Options options = container_options();
   options.profile = profile;
   options.limits = limits;
   Measured result;

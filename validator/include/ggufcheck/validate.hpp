@@ -56,6 +56,9 @@ struct Options {
   std::map<Code, Severity> severity_overrides;  // --disable/--enable/--severity
   Limits limits;
   DataCheck data;
+  // The model checks (GGUF7xxx, GGUF8xxx): whether llama.cpp's model loader accepts the file, not
+  // only its container. Off for container fixtures and parser conformance (--no-model-checks).
+  bool model_checks = true;
 
   [[nodiscard]] Severity severity(Code code) const;
 };

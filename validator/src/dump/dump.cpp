@@ -343,7 +343,10 @@ int write_dump(const detail::Validated& validated, DumpLevel level, JsonWriter& 
 int dump_input(const detail::Input& input, const Options& options, DumpLevel level,
                std::string path, JsonWriter& out) {
   detail::Validated validated;
-  detail::validate_input(input, nullptr, options, std::move(path), validated);
+  // The dump is the container's (the conformance format): the model checks do not decide it.
+  Options container = options;
+  container.model_checks = false;
+  detail::validate_input(input, nullptr, container, std::move(path), validated);
   const int status = write_dump(validated, level, out);
   out.raw("\n");
   return status;

@@ -13,7 +13,8 @@
 
 namespace ggufcheck::detail {
 
-// The model stage (registered in checks/pipeline.cpp): runs on files whose structure is sound.
+// The model stage (registered in checks/pipeline.cpp): runs on containers without errors (a
+// model read from a broken container is a guess) unless Options::model_checks is off.
 // A shard of a split set (split.count above 1) gets the key and vocabulary checks of its own
 // metadata only: its tensor set is checked with the whole set's (check_tensor_set).
 void check_model(const Model& model, const Layout& layout, Sink& sink);

@@ -49,7 +49,12 @@ void report_verdict(const LoaderVerdict& verdict, const Model& first, std::strin
 }  // namespace
 
 void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
-  if (sink.structure_broken() || !model.metadata_complete) return;
+  // The model is checked once the container is sound: a model read from a container with errors
+  // (or one cut short) is a guess, and the file fails already.
+  if (!sink.options().model_checks || sink.structure_broken() || sink.has_errors() ||
+      !model.metadata_complete) {
+    return;
+  }
   check_vocabulary(model, sink);
   const auto arch = architecture(model);
   if (!arch) return;  // GGUF5006 / GGUF5008 say why
@@ -80,7 +85,7 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
 
 void check_tensor_set(const Model& first, std::span<const TensorRef> tensors,
                       std::span<Sink* const> sinks) {
-  if (sinks.empty()) return;
+  if (sinks.empty() || !sinks[0]->options().model_checks) return;
   const auto arch = architecture(first);
   if (!arch || !known_architecture(arch->second)) return;
   LoaderVerdict verdict = run_loader(first, arch->second, tensors, true);

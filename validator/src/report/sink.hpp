@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -105,6 +106,12 @@ class Sink {
   [[nodiscard]] bool structure_broken() const { return structure_broken_; }
   // Findings beyond Limits::max_findings, per severity.
   [[nodiscard]] const std::array<std::uint64_t, 4>& dropped() const { return dropped_; }
+  // Whether an error was reported so far (kept or beyond the limit).
+  [[nodiscard]] bool has_errors() const {
+    return dropped_[static_cast<std::size_t>(Severity::Error)] != 0 ||
+           std::any_of(findings_.begin(), findings_.end(),
+                       [](const Finding& f) { return f.severity == Severity::Error; });
+  }
 
  private:
   const Options& options_;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "container_options.hpp"
 #include "documents.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
@@ -20,9 +21,7 @@
 namespace ggufcheck::testing {
 
 inline Report check(const ByteVector& bytes, Profile profile = Profile::Strict) {
-  Options options;
-  options.profile = profile;
-  return validate(Bytes(bytes.data(), bytes.size()), options);
+  return validate(Bytes(bytes.data(), bytes.size()), container_options(profile));
 }
 
 inline Report check(const ByteVector& bytes, const Options& options) {
