@@ -2,8 +2,8 @@
 
 #include "checks/checks.hpp"
 #include "data/scan.hpp"
-#include "loader/loader.hpp"
 #include "ggufcheck/validate.hpp"
+#include "loader/loader.hpp"
 
 namespace ggufcheck {
 
