@@ -126,6 +126,36 @@ Written nvfp4_with_nan_scale() {
   return with_data_bytes(tensor("w", {64}, kNvfp4), std::move(bytes), {quantization_version()});
 }
 
+// --- the model (the model checks) -------------------------------------------------------------
+// model_document() is a one-block llama model llama.cpp loads; each example changes one thing.
+KeyValue& key_of(Document& doc, std::string_view key) {
+  for (KeyValue& kv : doc.metadata) {
+    if (kv.key == key) return kv;
+  }
+  throw std::logic_error("model_document() has no key " + std::string(key));
+}
+
+Tensor& tensor_of(Document& doc, std::string_view name) {
+  for (Tensor& t : doc.tensors) {
+    if (t.name == name) return t;
+  }
+  throw std::logic_error("model_document() has no tensor " + std::string(name));
+}
+
+Written model_where(void (*change)(Document&)) {
+  Document doc = model_document();
+  change(doc);
+  return write(doc);
+}
+
+// The model as another architecture: general.architecture and the llama.* keys renamed.
+void rename_architecture(Document& doc, const std::string& arch) {
+  key_of(doc, "general.architecture").value = Value::string(arch);
+  for (KeyValue& kv : doc.metadata) {
+    if (kv.key.rfind("llama.", 0) == 0) kv.key = arch + kv.key.substr(5);
+  }
+}
+
 const std::vector<CodeExample> kExamples = {
     {Code::LimitExceeded,
      "an array nested 65 deep, one level past the default depth limit of 64",
@@ -386,6 +416,70 @@ const std::vector<CodeExample> kExamples = {
      [] { return with_tensor(tensor("w", {4})); },
      {},
      true},
+    {Code::UnknownArchitecture, "general.architecture is \"lama\", a name llama.cpp does not know",
+     [] { return model_where([](Document& doc) { rename_architecture(doc, "lama"); }); }},
+    {Code::MissingModelKey, "the llama model without llama.context_length",
+     [] {
+       return model_where([](Document& doc) {
+         std::erase_if(doc.metadata,
+                       [](const KeyValue& kv) { return kv.key == "llama.context_length"; });
+       });
+     }},
+    {Code::ModelKeyWrongType, "the llama model with llama.block_count written as a u64",
+     [] {
+       return model_where(
+           [](Document& doc) { key_of(doc, "llama.block_count").value = Value::u64(1); });
+     }},
+    {Code::LayerArrayLength,
+     "the one-block llama model with llama.attention.head_count an array of 2 entries",
+     [] {
+       return model_where([](Document& doc) {
+         key_of(doc, "llama.attention.head_count").value =
+             Value::array(ValueType::Uint32, {Value::u32(4), Value::u32(4)});
+       });
+     }},
+    {Code::ModelValueOutOfRange, "the llama model with llama.rope.scaling.type \"sideways\"",
+     [] {
+       return model_where([](Document& doc) {
+         doc.metadata.push_back({"llama.rope.scaling.type", Value::string("sideways"), {}});
+       });
+     }},
+    {Code::MissingTensor, "the llama model without blk.0.attn_k.weight",
+     [] {
+       return model_where([](Document& doc) {
+         std::erase_if(doc.tensors,
+                       [](const Tensor& t) { return t.name == "blk.0.attn_k.weight"; });
+       });
+     }},
+    {Code::TensorWrongShape, "the llama model with blk.0.attn_k.weight of 64 x 32, not 64 x 64",
+     [] {
+       return model_where([](Document& doc) {
+         tensor_of(doc, "blk.0.attn_k.weight").dims = {64, 32};
+       });
+     }},
+    {Code::UnexpectedTensor, "the one-block llama model with a second block's blk.1.attn_q.weight",
+     [] {
+       return model_where([](Document& doc) {
+         doc.tensors.push_back({"blk.1.attn_q.weight", {64, 64}, kQ8_0, {}, {}});
+       });
+     }},
+    {Code::TensorSetNotModelled,
+     "the model as a gpt2 model, an architecture whose tensor set ggufcheck does not model",
+     [] {
+       return model_where([](Document& doc) {
+         rename_architecture(doc, "gpt2");
+         doc.metadata.push_back({"gpt2.attention.layer_norm_epsilon", Value::f32(1e-5f), {}});
+       });
+     }},
+    {Code::SlowReferenceLoad,
+     "31,000 u8 keys: ggml's reader compares every pair of keys, about 2 s",
+     [] {
+       Document doc = minimal_document();
+       for (int i = 0; i < 31000; ++i) {
+         doc.metadata.push_back({"a." + std::to_string(i), Value::u8(0), {}});
+       }
+       return write(doc);
+     }},
 };
 
 }  // namespace

@@ -273,6 +273,43 @@ Scenario at(ByteVector bytes, std::uint64_t offset, std::uint64_t length, std::s
   return s;
 }
 
+// The examples of the model codes are model_document() with one change that keeps the order of
+// its pairs and tensors (an added tensor comes last): where a finding about pair `key` or
+// tensor `name` of the example points.
+std::size_t pair_index(std::string_view key) {
+  const Document doc = model_document();
+  for (std::size_t i = 0; i < doc.metadata.size(); ++i) {
+    if (doc.metadata[i].key == key) return i;
+  }
+  throw std::logic_error("no key " + std::string(key));
+}
+
+Scenario model_pair_case(Code code, std::string_view key) {
+  const Written w = example(code);
+  const std::size_t i = pair_index(key);
+  const WrittenPair& p = w.layout.pairs[i];
+  return at(w.bytes, p.offset, p.end - p.offset, kv_path(i, key));
+}
+
+Scenario model_tensor_case(Code code, std::string_view name) {
+  const Written w = example(code);
+  const Document doc = model_document();
+  std::size_t i = w.layout.tensors.size() - 1;  // an added tensor
+  for (std::size_t t = 0; t < doc.tensors.size(); ++t) {
+    if (doc.tensors[t].name == name) i = t;
+  }
+  const std::uint64_t end =
+      i + 1 < w.layout.tensors.size() ? w.layout.tensors[i + 1].offset : w.layout.infos_end;
+  return at(w.bytes, w.layout.tensors[i].offset, end - w.layout.tensors[i].offset,
+            tensor_path(i, name));
+}
+
+// A finding about the model as a whole: at the first pair, no length.
+Scenario model_case(Code code, std::string path) {
+  const Written w = example(code);
+  return at(w.bytes, w.layout.pairs[0].offset, 0, std::move(path));
+}
+
 // The example of a tensor-data code: its one tensor "w", the finding `offset` bytes into the
 // tensor's data, with the data check on.
 Scenario data_case(Code code, std::uint64_t offset, std::uint64_t length, std::string message_has,
@@ -1092,6 +1129,32 @@ std::vector<CodeCase> code_cases() {
        [] { return data_case(Code::AmbiguousNvfp4Scale, 2, 1, "d[2]", {Code::NewTensorType}); }},
       {Code::AllZeroTensor, "F32Zeros",
        [] { return data_case(Code::AllZeroTensor, 0, 16, "16 bytes"); }},
+      {Code::UnknownArchitecture, "Lama",
+       [] { return model_pair_case(Code::UnknownArchitecture, "general.architecture"); }},
+      {Code::MissingModelKey, "ContextLength",
+       [] { return model_case(Code::MissingModelKey, "metadata"); }},
+      {Code::ModelKeyWrongType, "BlockCountU64",
+       [] { return model_pair_case(Code::ModelKeyWrongType, "llama.block_count"); }},
+      {Code::LayerArrayLength, "HeadCountOfTwoForOneBlock",
+       [] { return model_pair_case(Code::LayerArrayLength, "llama.attention.head_count"); }},
+      {Code::ModelValueOutOfRange, "UnknownRopeScaling",
+       [] { return model_case(Code::ModelValueOutOfRange, "metadata"); }},
+      {Code::MissingTensor, "AttnK",
+       [] {
+         const Written w = example(Code::MissingTensor);
+         return at(w.bytes, w.layout.tensors[0].offset, 0, "tensors");
+       }},
+      {Code::TensorWrongShape, "AttnK64x32",
+       [] { return model_tensor_case(Code::TensorWrongShape, "blk.0.attn_k.weight"); }},
+      {Code::UnexpectedTensor, "SecondBlock",
+       [] { return model_tensor_case(Code::UnexpectedTensor, "blk.1.attn_q.weight"); }},
+      {Code::TensorSetNotModelled, "Gpt2",
+       [] { return model_case(Code::TensorSetNotModelled, "model"); }},
+      {Code::SlowReferenceLoad, "ThirtyOneThousandKeys",
+       [] {
+         const Written w = example(Code::SlowReferenceLoad);
+         return at(w.bytes, 0, 24, "header");
+       }},
   };
   // One case per kind of file that is not GGUF (not_gguf_samples() below).
   for (const NotGguf& sample : not_gguf_samples()) {

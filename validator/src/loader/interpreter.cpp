@@ -167,6 +167,28 @@ const ParsedFunction* function(std::string_view name) {
   return parsed.emplace(std::string(name), std::move(out)).first->second.get();
 }
 
+// The C++ an expression of the table came from, for messages: GGML_ASSERT(n_expert <= 1024).
+std::string source_text(const Node& n) {
+  const std::string_view head = n.head();
+  if (head == "n") return std::to_string(n[1].integer);
+  if (head == "f") return n[1].kind == Node::Kind::Real ? fmt::format("{}", n[1].real) : n[1].text;
+  if (head == "s") return "\"" + n[1].text + "\"";
+  if (head == "id") return n[1].text;
+  if (head == "mem") return source_text(n[1]) + "." + n[2].text;
+  if (head == "idx") return source_text(n[1]) + "[" + source_text(n[2]) + "]";
+  if (head == "un") return n[1].text + source_text(n[2]);
+  if (head == "bin") return source_text(n[2]) + " " + n[1].text + " " + source_text(n[3]);
+  if (head == "tern") {
+    return source_text(n[1]) + " ? " + source_text(n[2]) + " : " + source_text(n[3]);
+  }
+  if (head == "call") {
+    std::string out = source_text(n[1]) + "(";
+    for (std::size_t i = 2; i < n.size(); ++i) out += (i > 2 ? ", " : "") + source_text(n[i]);
+    return out + ")";
+  }
+  return "...";
+}
+
 // --- values ---------------------------------------------------------------------------------
 
 struct Value;
@@ -487,8 +509,8 @@ class Loader {
       if (!c.known()) lost(n);
       if (!c.truthy()) {
         refuse(Code::ModelValueOutOfRange, std::nullopt,
-               fmt::format("llama.cpp aborts: an assertion on the hyperparameters fails ({})",
-                           location(n)),
+               fmt::format("llama.cpp aborts: GGML_ASSERT({}) fails ({})",
+                           escape(source_text(n[1]), 200), location(n)),
                "see the source line for the rule the values break");
       }
     }
