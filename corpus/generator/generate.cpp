@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
       entry["size"] = bytes.size();
       entry["sha256"] = ggufcheck::corpus::sha256_hex(bytes);
       if (recipe.data) entry["data"] = true;
+      if (recipe.model) entry["model"] = true;
       entry["expect"] = expect(recipe);
       if (!recipe.pending.empty()) entry["pending"] = recipe.pending;
       files.push_back(std::move(entry));

@@ -469,9 +469,11 @@ void add_codes(Registry& r) {
                      std::string(catalogue_entry(example.code).name);
     std::vector<std::string> codes = {code_string(example.code)};
     for (const Code also : example.also) codes.push_back(code_string(also));
-    r.add(std::move(id), std::string(example.description), std::move(codes),
-          [build = example.build] { return build().bytes; })
-        .data = example.data;
+    Recipe& recipe = r.add(std::move(id), std::string(example.description), std::move(codes),
+                           [build = example.build] { return build().bytes; });
+    recipe.data = example.data;
+    const Area area = catalogue_entry(example.code).area;
+    recipe.model = area == Area::Model || area == Area::SplitSet;
   }
 }
 

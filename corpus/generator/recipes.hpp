@@ -30,6 +30,9 @@ struct Recipe {
   // The codes are those of the data check (check --data): the file is a valid container whose
   // tensor bytes hold the fault (the tensor-data codes, 6xxx).
   bool data = false;
+  // The codes are the model checks' (GGUF7xxx, GGUF8xxx): the file is validated with them. Every
+  // other file is a container fixture, validated without them (--no-model-checks).
+  bool model = false;
 
   [[nodiscard]] std::string group() const { return id.substr(0, id.find('/')); }
   [[nodiscard]] std::string name() const { return id.substr(id.find('/') + 1); }

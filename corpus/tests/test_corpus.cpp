@@ -85,17 +85,24 @@ bool data_checked(const nlohmann::json& entry) {
   return entry.value("data", false);
 }
 
-// validate_file() results, computed once per file, profile and data check.
-const Report& report_of(const std::string& path, Profile profile, bool data = false) {
-  static std::map<std::tuple<std::string, Profile, bool>, Report> cache;
-  auto it = cache.find({path, profile, data});
+// The file's codes are the model checks' (manifest "model": true); the others are containers.
+bool model_checked(const nlohmann::json& entry) {
+  return entry.value("model", false);
+}
+
+// validate_file() results, computed once per file, profile, data check and model checks.
+const Report& report_of(const std::string& path, Profile profile, bool data = false,
+                        bool model = false) {
+  static std::map<std::tuple<std::string, Profile, bool, bool>, Report> cache;
+  auto it = cache.find({path, profile, data, model});
   if (it == cache.end()) {
     Options options = container_options();
     options.profile = profile;
     options.data.enabled = data;
     options.data.threads = 1;
+    options.model_checks = model;
     it = cache
-             .emplace(std::tuple{path, profile, data},
+             .emplace(std::tuple{path, profile, data, model},
                       validate_file((corpus_dir() / path).string(), options))
              .first;
   }
@@ -104,7 +111,8 @@ const Report& report_of(const std::string& path, Profile profile, bool data = fa
 
 // The report the manifest's expectations describe.
 const Report& report_of(const nlohmann::json& entry, Profile profile) {
-  return report_of(entry.at("path").get<std::string>(), profile, data_checked(entry));
+  return report_of(entry.at("path").get<std::string>(), profile, data_checked(entry),
+                   model_checked(entry));
 }
 
 bool is_data_code(const std::string& code) {
@@ -127,6 +135,9 @@ TEST(Corpus, ManifestIsWellFormed) {
     EXPECT_FALSE(entry.at("description").get<std::string>().empty()) << id;
     if (entry.contains("data")) {
       EXPECT_EQ(entry["data"], true) << id << ": data is true or absent";
+    }
+    if (entry.contains("model")) {
+      EXPECT_EQ(entry["model"], true) << id << ": model is true or absent";
     }
     for (const Profile profile : kAllProfiles) {
       const nlohmann::json& e = entry.at("expect").at(std::string(to_string(profile)));
