@@ -80,6 +80,11 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
     return;
   }
   check_reference_load_cost(model, sink);
+  // A file with neither tensors nor a vocabulary is metadata only: no model to load.
+  const bool has_vocabulary =
+      find_key(model, "tokenizer.ggml.model", Profile::LlamaCpp).has_value() ||
+      find_key(model, "tokenizer.ggml.tokens", Profile::LlamaCpp).has_value();
+  if (model.tensor_count == 0 && !has_vocabulary) return;
   check_vocabulary(model, sink);
   const auto arch = architecture(model);
   if (!arch) return;  // GGUF5006 / GGUF5008 say why
