@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The conformance adapter of ggufcheck itself, in one profile:
 #   ggufcheck.sh GGUFCHECK PROFILE FILE            ggufcheck dump --level 3 --profile PROFILE FILE
-#   ggufcheck.sh GGUFCHECK PROFILE --data FILE     ggufcheck check --data --profile llama.cpp
+#   ggufcheck.sh GGUFCHECK PROFILE --data FILE     ggufcheck check --data --no-model-checks --profile llama.cpp
 #   ggufcheck.sh GGUFCHECK PROFILE --capabilities
 # GGUFCHECK is the binary (the registry passes {build}/validator/ggufcheck). dump's exit status
 # passes through: 0 accepted, 1 rejected, 2 unreadable (a crash to the runner), 3 usage.
@@ -28,7 +28,8 @@ if [[ $arg == --capabilities ]]; then
 fi
 if [[ $arg == --data ]]; then
   [[ $# -eq 4 ]] || usage
-  report=$("$ggufcheck" check --data -j 1 --no-progress --profile llama.cpp --format json \
+  # The data cases are containers with tensor data, not models: the model checks stay out.
+  report=$("$ggufcheck" check --data --no-model-checks -j 1 --no-progress --profile llama.cpp --format json \
     -- "$4")
   status=$?
   [[ $status -eq 0 || $status -eq 1 ]] || exit "$status"
