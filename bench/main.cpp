@@ -349,6 +349,12 @@ int run(int argc, char** argv) {
     return expect_pass(
         ggufcheck::validate({tokenizer_bytes.data(), tokenizer_bytes.size()}, options));
   });
+  ggufcheck::Options container = options;
+  container.model_checks = false;
+  add(subject::kValidateBytesContainer, [&] {
+    return expect_pass(
+        ggufcheck::validate({tokenizer_bytes.data(), tokenizer_bytes.size()}, container));
+  });
   add(subject::kOrdinaryKeys, [&] {
     return expect_pass(ggufcheck::validate({ordinary_keys.data(), ordinary_keys.size()}, options));
   });

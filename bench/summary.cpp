@@ -57,6 +57,7 @@ constexpr std::array kTimes = {
     Described{subject::kGgmlProcess, "ggml gguf_init_from_file(FILE)", "process"},
     Described{subject::kValidateFile, "ggufcheck::validate_file(FILE)", "in-process"},
     Described{subject::kValidateBytes, "ggufcheck::validate(), file in RAM", "in-process"},
+    Described{subject::kValidateBytesContainer, "the same, --no-model-checks", "in-process"},
     Described{subject::kGgmlInProcess, "ggml gguf_init_from_file(FILE)", "in-process"},
     Described{subject::kOrdinaryKeys, "validate(), ordinary keys", "in-process"},
     Described{subject::kCollidingKeys, "validate(), std::hash-colliding keys", "in-process"},
@@ -90,6 +91,9 @@ constexpr std::array kRatios = {
                 subject::kCliTensors, 12.0, true},
     RatioTarget{"ggml / ggufcheck, PAIRS (processes)", subject::kGgmlPairs, subject::kCliPairs,
                 100.0, false},
+    // Issue 15: the model checks (the vocabulary as llama.cpp loads it, here) add at most 10%.
+    RatioTarget{"with / without model checks", subject::kValidateBytes,
+                subject::kValidateBytesContainer, 1.10, true},
 };
 
 // Issue 13: the new CLI no slower than the baseline on the tokenizer file, within the noise.

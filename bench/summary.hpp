@@ -20,6 +20,9 @@ inline constexpr std::string_view kCli = "ggufcheck/process";
 inline constexpr std::string_view kGgmlProcess = "ggml/process";
 inline constexpr std::string_view kValidateFile = "ggufcheck/validate_file";
 inline constexpr std::string_view kValidateBytes = "ggufcheck/validate_in_memory";
+// The same without the model checks (Options::model_checks off): what they add (issue 15).
+inline constexpr std::string_view kValidateBytesContainer =
+    "ggufcheck/validate_in_memory/container";
 inline constexpr std::string_view kGgmlInProcess = "ggml/gguf_init_from_file";
 inline constexpr std::string_view kOrdinaryKeys = "ggufcheck/ordinary_keys";
 inline constexpr std::string_view kCollidingKeys = "ggufcheck/colliding_keys";
