@@ -9,8 +9,6 @@
 // instance, rewritten in place for every load and removed by the destructor.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -23,6 +21,9 @@ namespace ggufcheck::testing {
 
 namespace ggml {
 class Library;
+}
+namespace child {
+class Server;
 }
 
 class ReferenceError : public std::runtime_error {
@@ -88,13 +89,12 @@ class GgmlReference {
   void stop_server();
 
   std::unique_ptr<const ggml::Library> library_;
+  std::unique_ptr<child::Server> server_;
   std::filesystem::path scratch_;
   std::filesystem::path scratch_file_;  // where load(bytes) writes, opened on first use
   int scratch_fd_ = -1;
   unsigned time_limit_seconds_ = kDefaultTimeLimitSeconds;
   bool isolated_ = false;
-  pid_t server_ = -1;
-  int server_socket_ = -1;
 };
 
 // GGUFCHECK_REFERENCE_GGML_LIB from the environment, else the path CMake compiled in.

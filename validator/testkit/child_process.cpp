@@ -1,0 +1,211 @@
+#include "child_process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+namespace ggufcheck::testing::child {
+
+void append_bounded(std::string& log, const char* text, std::size_t length, std::size_t max) {
+  if (log.size() < max) log.append(text, std::min(length, max - log.size()));
+}
+
+void prepare_child(pid_t parent) {
+  // libFuzzer also catches SIGINT, SIGTERM, SIGUSR1/2 and SIGXFSZ.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM, SIGPIPE, SIGINT, SIGTERM,
+                  SIGUSR1, SIGUSR2, SIGXFSZ}) {
+    struct sigaction action {};
+    action.sa_handler = SIG_DFL;
+    ::sigaction(sig, &action, nullptr);
+  }
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(0);  // the parent died before prctl
+}
+
+bool send_all(int socket, const void* data, std::size_t size) {
+  const auto* bytes = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::send(socket, bytes, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool receive_all(int socket, void* data, std::size_t size) {
+  auto* bytes = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::recv(socket, bytes, size, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+Run run(const std::function<int()>& body, unsigned time_limit_seconds, std::size_t max_output,
+        int close_in_child) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error("fork failed");
+  }
+  if (pid == 0) {
+    if (close_in_child >= 0) ::close(close_in_child);
+    ::dup2(fds[1], STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) ::dup2(null, STDOUT_FILENO);
+    prepare_child(parent);
+    ::alarm(time_limit_seconds);
+    ::_exit(body());
+  }
+  ::close(fds[1]);
+
+  // Drain the child's stderr until it exits (it may print more than is kept).
+  Run result;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(time_limit_seconds + 10);
+  bool killed = false;
+  char buffer[4096];
+  for (;;) {
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready > 0) {
+      const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // EOF: the child exited
+      append_bounded(result.output, buffer, static_cast<std::size_t>(n), max_output);
+    }
+    if (!killed && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      killed = true;
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("waitpid failed");
+  }
+  if (WIFSIGNALED(status)) {
+    result.status = WTERMSIG(status);
+    result.end = result.status == SIGALRM || result.status == SIGKILL ? Run::End::TimedOut
+                                                                      : Run::End::Signalled;
+  } else {
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return result;
+}
+
+namespace {
+
+[[noreturn]] void serve(int socket, const Server::Handler& handler) {
+  std::string request, answer, message;
+  for (;;) {
+    std::uint32_t length = 0;
+    if (!receive_all(socket, &length, sizeof length)) ::_exit(0);
+    request.assign(length, '\0');
+    if (!receive_all(socket, request.data(), length)) ::_exit(0);
+    answer.clear();
+    const std::int32_t code = handler(request, answer);
+    const auto answer_length = static_cast<std::uint32_t>(answer.size());
+    message.assign(reinterpret_cast<const char*>(&code), sizeof code);
+    message.append(reinterpret_cast<const char*>(&answer_length), sizeof answer_length);
+    message.append(answer);
+    if (!send_all(socket, message.data(), message.size())) ::_exit(0);
+  }
+}
+
+}  // namespace
+
+void Server::start(const std::function<void()>& setup, const Handler& handler) {
+  if (running()) return;
+  int sockets[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
+    throw std::runtime_error("socketpair failed");
+  }
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(sockets[0]);
+    ::close(sockets[1]);
+    throw std::runtime_error("fork failed");
+  }
+  if (pid == 0) {
+    ::close(sockets[0]);
+    prepare_child(parent);
+    const int null = ::open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      ::dup2(null, STDOUT_FILENO);
+      ::dup2(null, STDERR_FILENO);
+    }
+    if (setup) setup();
+    serve(sockets[1], handler);
+  }
+  ::close(sockets[1]);
+  pid_ = pid;
+  socket_ = sockets[0];
+}
+
+void Server::stop() {
+  if (pid_ < 0) return;
+  ::close(socket_);
+  ::kill(pid_, SIGKILL);
+  while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  socket_ = -1;
+}
+
+Server::Answer Server::call(const std::string& request, unsigned time_limit_seconds) {
+  Answer answer;
+  if (!running()) return answer;
+  const auto length = static_cast<std::uint32_t>(request.size());
+  std::string message(reinterpret_cast<const char*>(&length), sizeof length);
+  message += request;
+  if (send_all(socket_, message.data(), message.size())) {
+    pollfd p{socket_, POLLIN, 0};
+    int ready = 0;
+    do {
+      ready = ::poll(&p, 1, static_cast<int>(time_limit_seconds) * 1000);
+    } while (ready < 0 && errno == EINTR);
+    if (ready == 0) {
+      stop();
+      answer.status = Answer::Status::TimedOut;
+      return answer;
+    }
+    std::uint32_t payload_length = 0;
+    if (receive_all(socket_, &answer.code, sizeof answer.code) &&
+        receive_all(socket_, &payload_length, sizeof payload_length)) {
+      answer.payload.resize(payload_length);
+      if (receive_all(socket_, answer.payload.data(), payload_length)) {
+        answer.status = Answer::Status::Answered;
+        return answer;
+      }
+    }
+  }
+  stop();
+  answer.status = Answer::Status::Died;
+  return answer;
+}
+
+}  // namespace ggufcheck::testing::child
