@@ -4,30 +4,28 @@
 
 namespace ggufcheck::testing::ggml {
 
-namespace {
-
-template <typename Function>
-void resolve(void* handle, const char* name, const std::string& path, Function& out) {
-  void* address = ::dlsym(handle, name);
-  if (address == nullptr) throw LoadError(path + " has no function " + name);
-  out = reinterpret_cast<Function>(address);
-}
-
-}  // namespace
-
-void Library::Closer::operator()(void* handle) const {
+void SharedObject::Closer::operator()(void* handle) const {
   ::dlclose(handle);
 }
 
-Library::Library(const std::string& path) : handle_(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+SharedObject::SharedObject(const std::string& path)
+    : path_(path), handle_(::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
   if (!handle_) {
     const char* why = ::dlerror();
     throw LoadError("cannot load " + path + ": " + (why != nullptr ? why : "unknown error"));
   }
-#define GGUFCHECK_GGML_RESOLVE(name, result, parameters) \
-  resolve(handle_.get(), #name, path, api_.name);
-  GGUFCHECK_GGML_FUNCTIONS(GGUFCHECK_GGML_RESOLVE)
-#undef GGUFCHECK_GGML_RESOLVE
+}
+
+void* SharedObject::symbol(const char* name) const {
+  void* address = ::dlsym(handle_.get(), name);
+  if (address == nullptr) throw LoadError(path_ + " has no function " + name);
+  return address;
+}
+
+Library::Library(const std::string& path) : library_(path) {
+  const SharedObject& library = library_;
+  Api& table = api_;
+  GGUFCHECK_GGML_FUNCTIONS(GGUFCHECK_ABI_RESOLVE)
 }
 
 Loaded::Loaded(const Api& api, const char* path) : api_(api) {

@@ -57,16 +57,39 @@ using LogCallback = void (*)(int level, const char* text, void* user_data);
   X(ggml_validate_row_data, bool, (int type, const void* data, std::size_t nbytes))               \
   X(ggml_log_set, void, (LogCallback callback, void* user_data))
 
+// X(name, result, parameters) over a list of functions: the function pointer members of a
+// table, and their resolution from a SharedObject `library` into a table `table`.
+#define GGUFCHECK_ABI_MEMBER(name, result, parameters) result(*name) parameters = nullptr;
+#define GGUFCHECK_ABI_RESOLVE(name, result, parameters) \
+  table.name = reinterpret_cast<result(*) parameters>(library.symbol(#name));
+
 struct Api {
-#define GGUFCHECK_GGML_MEMBER(name, result, parameters) result(*name) parameters = nullptr;
-  GGUFCHECK_GGML_FUNCTIONS(GGUFCHECK_GGML_MEMBER)
-#undef GGUFCHECK_GGML_MEMBER
+  GGUFCHECK_GGML_FUNCTIONS(GGUFCHECK_ABI_MEMBER)
 };
 
 // The library could not be loaded, or lacks a function; the message says which.
 class LoadError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A library opened with dlopen (RTLD_NOW | RTLD_LOCAL) and closed with it; symbol() finds a
+// function in it or in the libraries it depends on. Shared with the model loader's reference
+// (llama_loader_reference.cpp), which declares its own part of llama.h the same way.
+class SharedObject {
+ public:
+  // Throws LoadError when the library cannot be loaded.
+  explicit SharedObject(const std::string& path);
+  // Throws LoadError when the library has no such symbol.
+  [[nodiscard]] void* symbol(const char* name) const;
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  struct Closer {
+    void operator()(void* handle) const;
+  };
+  std::string path_;
+  std::unique_ptr<void, Closer> handle_;
 };
 
 class Library {
@@ -79,10 +102,7 @@ class Library {
   [[nodiscard]] const Api& api() const { return api_; }
 
  private:
-  struct Closer {
-    void operator()(void* handle) const;
-  };
-  std::unique_ptr<void, Closer> handle_;
+  SharedObject library_;
   Api api_;
 };
 
