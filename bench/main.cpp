@@ -343,6 +343,8 @@ int run(int argc, char** argv) {
   };
   add_process(subject::kCat, cat_command);
   add_process(subject::kCli, cli_command);
+  add_process(subject::kCliContainer,
+              {cli, "--quiet", "--no-model-checks", files.tokenizer.string()});
   add(subject::kValidateFile,
       [&] { return expect_pass(ggufcheck::validate_file(tokenizer, options)); });
   add(subject::kValidateBytes, [&] {

@@ -17,6 +17,7 @@ namespace ggufcheck::bench {
 namespace subject {
 inline constexpr std::string_view kCat = "cat/process";
 inline constexpr std::string_view kCli = "ggufcheck/process";
+inline constexpr std::string_view kCliContainer = "ggufcheck/process/container";
 inline constexpr std::string_view kGgmlProcess = "ggml/process";
 inline constexpr std::string_view kValidateFile = "ggufcheck/validate_file";
 inline constexpr std::string_view kValidateBytes = "ggufcheck/validate_in_memory";
