@@ -11,10 +11,12 @@
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "loader/sexpr.hpp"
 #include "model/keys.hpp"
 #include "model/values.hpp"
+#include "util/duplicates.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -284,8 +286,15 @@ class Loader {
   Loader(const Model& model, std::string_view architecture, std::span<const TensorRef> tensors,
          LoaderVerdict& verdict)
       : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
+    // Only the keys the loading code can ask for are kept (a few hundred names), never one entry
+    // per key of the file, which may hold millions.
+    std::unordered_set<std::string> wanted = {"tokenizer.ggml.tokens"};
+    for (const NameRow& row : kKeys) wanted.insert(key_format(row, architecture));
     for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-      keys_.emplace(c_string_prefix(model.key(i)), i);  // first wins: llama.cpp finds the first
+      const std::string_view key = c_string_prefix(model.key(i));
+      if (const auto it = wanted.find(std::string(key)); it != wanted.end()) {
+        keys_.emplace(*it, i);  // first wins: llama.cpp finds the first
+      }
     }
     for (const HparamRow& row : kHparams) {
       Variable& field = hparams_[std::string(row.name)];
@@ -306,10 +315,13 @@ class Loader {
   void load_hparams() { call_function("load_hparams", {}, nullptr); }
 
   void load_tensors() {
+    // The tensors by name: a seeded hash (a file cannot choose names that collide) and the index,
+    // 16 bytes a tensor, sorted.
+    names_.reserve(tensors_.size());
     for (std::size_t t = 0; t < tensors_.size(); ++t) {
-      const TensorRef& ref = tensors_[t];
-      names_.emplace(c_string_prefix(ref.file->name(ref.index)), t);
+      names_.emplace_back(seeded_hash(tensor_name(t)), t);
     }
+    std::sort(names_.begin(), names_.end());
     consumed_.assign(tensors_.size(), false);
     call_function(std::string(arch_) + ":load_arch_tensors", {}, nullptr);
     // llama.cpp counts the tensors it created against the file's (done_getting_tensors).
@@ -851,15 +863,27 @@ class Loader {
   }
 
   // --- llama_model_loader ---------------------------------------------------------------------
+  static std::string key_format(const NameRow& row, std::string_view arch) {
+    std::string out(row.format);
+    if (const std::size_t at = out.find("%s"); at != std::string::npos) out.replace(at, 2, arch);
+    return out;
+  }
   std::string key_name(const Node& kv) {
     if (!kv.is("id")) return {};
     const NameRow* row = find_row(kKeys, kv[1].text);
-    if (row == nullptr) return {};
-    std::string out(row->format);
-    if (const std::size_t at = out.find("%s"); at != std::string::npos) {
-      out.replace(at, 2, arch_);
+    return row == nullptr ? std::string() : key_format(*row, arch_);
+  }
+  std::string_view tensor_name(std::size_t t) const {
+    return c_string_prefix(tensors_[t].file->name(tensors_[t].index));
+  }
+  // The first tensor with this name (as llama.cpp compares names: C strings).
+  std::optional<std::size_t> find_tensor(std::string_view name) const {
+    const std::uint64_t h = seeded_hash(name);
+    auto it = std::lower_bound(names_.begin(), names_.end(), std::pair{h, std::size_t{0}});
+    for (; it != names_.end() && it->first == h; ++it) {
+      if (tensor_name(it->second) == name) return it->second;
     }
-    return out;
+    return std::nullopt;
   }
 
   Value scalar(std::size_t kv) {
@@ -938,7 +962,7 @@ class Loader {
       // whether the file has the tensor (a null pointer when not)
       const Value name = n.size() > 2 ? eval(n[2]) : Value{};
       if (name.kind != Value::Kind::Text) return Value{};
-      return Value::integer(names_.count(name.s) != 0 ? 1 : 0);
+      return Value::integer(find_tensor(name.s) ? 1 : 0);
     }
     if (method != "get_key" && method != "get_key_or_arr" && method != "get_arr" &&
         method != "get_arr_n") {
@@ -1125,8 +1149,8 @@ class Loader {
       if (d.kind != Value::Kind::Int) lost(n);
       ne.push_back(d.i);
     }
-    const auto found = names_.find(name);
-    if (found == names_.end()) {
+    const std::optional<std::size_t> found = find_tensor(name);
+    if (!found) {
       if (required) {
         LoaderFinding f;
         f.code = Code::MissingTensor;
@@ -1141,7 +1165,7 @@ class Loader {
       }
       return Value::integer(0);
     }
-    const TensorRef& ref = tensors_[found->second];
+    const TensorRef& ref = tensors_[*found];
     const auto have = ref.file->dims(ref.index);
     bool same = true;
     for (std::size_t d = 0; d < kMaxDims; ++d) {
@@ -1160,8 +1184,8 @@ class Loader {
                                      escape(name), shape_text(got), arch_, shape_text(ne)),
                          "the tensor or the hyperparameters are wrong");
     }
-    if (duplicated && consumed_[found->second]) return Value::integer(1);
-    if (!duplicated) consumed_[found->second] = true;
+    if (duplicated && consumed_[*found]) return Value::integer(1);
+    if (!duplicated) consumed_[*found] = true;
     if (row->unused || skip) return Value::integer(0);  // counted, then dropped (a null pointer)
     return Value::integer(1);
   }
@@ -1181,8 +1205,8 @@ class Loader {
   std::span<const TensorRef> tensors_;
   LoaderVerdict& verdict_;
   int arch_id_ = -1;
-  std::unordered_map<std::string_view, std::size_t> keys_;
-  std::unordered_map<std::string_view, std::size_t> names_;
+  std::unordered_map<std::string, std::size_t> keys_;
+  std::vector<std::pair<std::uint64_t, std::size_t>> names_;
   std::vector<bool> consumed_;
   std::map<std::string, Variable, std::less<>> hparams_;
   std::map<std::string, Variable> model_members_;
