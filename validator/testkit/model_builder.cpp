@@ -1,0 +1,532 @@
+#include "model_builder.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <regex>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+namespace ggufcheck::testing {
+
+namespace {
+
+constexpr unsigned kMaxRounds = 400;
+constexpr std::uint64_t kMaxFilledBytes = 64ULL << 20;
+constexpr std::uint32_t kF32 = 0;
+constexpr std::uint32_t kF16 = 1;
+
+KeyValue u32(std::string key, std::uint32_t value) {
+  return pair(std::move(key), Value::u32(value));
+}
+KeyValue f32(std::string key, float value) {
+  return pair(std::move(key), Value::f32(value));
+}
+
+// What every spec has: the sizes, and the norm epsilon most architectures read.
+std::vector<KeyValue> common(std::uint32_t layers) {
+  return {u32("context_length", 128),     u32("embedding_length", 64),
+          u32("block_count", layers),     u32("feed_forward_length", 128),
+          u32("attention.head_count", 4), u32("attention.head_count_kv", 2),
+          f32("rope.freq_base", 10000.0F)};
+}
+
+KeyValue rms_eps() {
+  return f32("attention.layer_norm_rms_epsilon", 1e-5F);
+}
+
+std::vector<KeyValue> plus(std::vector<KeyValue> keys, std::vector<KeyValue> more) {
+  for (KeyValue& kv : more) keys.push_back(std::move(kv));
+  return keys;
+}
+
+std::vector<KeyValue> experts(std::uint32_t expert_ff) {
+  std::vector<KeyValue> keys = {u32("expert_count", 4), u32("expert_used_count", 2)};
+  if (expert_ff != 0) keys.push_back(u32("expert_feed_forward_length", expert_ff));
+  return keys;
+}
+
+BaseSpec spec(std::string name, std::string arch, BaseSpec::Vocab vocab, std::string pre,
+              std::vector<KeyValue> hparams, bool moe = false, std::uint32_t layers = 2) {
+  BaseSpec s;
+  s.name = std::move(name);
+  s.arch = std::move(arch);
+  s.layers = layers;
+  s.moe = moe;
+  s.vocab = vocab;
+  s.pre = std::move(pre);
+  s.hparams = std::move(hparams);
+  return s;
+}
+
+Value string_array(const std::vector<std::string>& items) {
+  std::vector<Value> values;
+  values.reserve(items.size());
+  for (const std::string& s : items) values.push_back(Value::string(s));
+  return Value::array(ValueType::String, std::move(values));
+}
+
+Value i32_array(const std::vector<std::int32_t>& items) {
+  std::vector<Value> values;
+  values.reserve(items.size());
+  for (std::int32_t v : items) values.push_back(Value::i32(v));
+  return Value::array(ValueType::Int32, std::move(values));
+}
+
+Value f32_array(const std::vector<float>& items) {
+  std::vector<Value> values;
+  values.reserve(items.size());
+  for (float v : items) values.push_back(Value::f32(v));
+  return Value::array(ValueType::Float32, std::move(values));
+}
+
+std::vector<std::string> letters() {
+  std::vector<std::string> out;
+  for (char c = 'a'; c <= 'p'; ++c) out.emplace_back(1, c);
+  return out;
+}
+
+// 32 byte-level BPE tokens (GPT-2's byte alphabet: "Ġ" is a space, "Ċ" a newline), three
+// control tokens first, and merges that build the longer ones.
+void add_gpt2_vocabulary(Document& doc, const std::string& pre) {
+  std::vector<std::string> tokens = {"<|endoftext|>", "<|im_start|>", "<|im_end|>", "Ċ", "Ġ"};
+  for (std::string& l : letters()) tokens.push_back(std::move(l));
+  for (const char* t : {"ab", "cd", "ef", "gh", "Ġa", "Ġb", "Ġab", "abcd", "ĠĠ", "!", "?"}) {
+    tokens.emplace_back(t);
+  }
+  std::vector<std::int32_t> types(tokens.size(), 1);
+  for (std::size_t i = 0; i < 3; ++i) types[i] = 3;
+  const std::vector<std::string> merges = {"a b", "c d",  "e f",   "g h", "Ġ a",
+                                           "Ġ b", "Ġ ab", "ab cd", "Ġ Ġ"};
+  doc.metadata.push_back(pair("tokenizer.ggml.model", Value::string("gpt2")));
+  doc.metadata.push_back(pair("tokenizer.ggml.pre", Value::string(pre)));
+  doc.metadata.push_back(pair("tokenizer.ggml.tokens", string_array(tokens)));
+  doc.metadata.push_back(pair("tokenizer.ggml.token_type", i32_array(types)));
+  doc.metadata.push_back(pair("tokenizer.ggml.merges", string_array(merges)));
+  doc.metadata.push_back(u32("tokenizer.ggml.bos_token_id", 0));
+  doc.metadata.push_back(u32("tokenizer.ggml.eos_token_id", 2));
+}
+
+// 32 SentencePiece tokens: unknown, the two control tokens, the newline byte token, "▁" pieces,
+// and <|endoftext|>.
+void add_llama_vocabulary(Document& doc) {
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>", "<0x0A>", "\xE2\x96\x81"};
+  for (std::string& l : letters()) tokens.push_back(std::move(l));
+  for (const char* t : {"\xE2\x96\x81"
+                        "a",
+                        "\xE2\x96\x81"
+                        "b",
+                        "\xE2\x96\x81"
+                        "c",
+                        "\xE2\x96\x81"
+                        "d",
+                        "ab", "cd", "ef", "gh",
+                        "\xE2\x96\x81"
+                        "ab",
+                        "abcd", "<|endoftext|>"}) {
+    tokens.emplace_back(t);
+  }
+  std::vector<std::int32_t> types(tokens.size(), 1);
+  types[0] = 2;
+  types[1] = 3;
+  types[2] = 3;
+  types[3] = 6;
+  types.back() = 3;  // <|endoftext|>, which llama.cpp looks up in a model named phi3
+  std::vector<float> scores(tokens.size(), 0.0F);
+  for (std::size_t i = 4; i < scores.size(); ++i) scores[i] = -static_cast<float>(i);
+  doc.metadata.push_back(pair("tokenizer.ggml.model", Value::string("llama")));
+  doc.metadata.push_back(pair("tokenizer.ggml.pre", Value::string("default")));
+  doc.metadata.push_back(pair("tokenizer.ggml.tokens", string_array(tokens)));
+  doc.metadata.push_back(pair("tokenizer.ggml.scores", f32_array(scores)));
+  doc.metadata.push_back(pair("tokenizer.ggml.token_type", i32_array(types)));
+  doc.metadata.push_back(u32("tokenizer.ggml.bos_token_id", 1));
+  doc.metadata.push_back(u32("tokenizer.ggml.eos_token_id", 2));
+  doc.metadata.push_back(u32("tokenizer.ggml.unknown_token_id", 0));
+}
+
+float float_of(const Value& v) {
+  float f = 0;
+  const auto bits = static_cast<std::uint32_t>(v.bits);
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+double double_of(const Value& v) {
+  double d = 0;
+  std::memcpy(&d, &v.bits, sizeof d);
+  return d;
+}
+
+// --- the loop's guesses -------------------------------------------------------------------------
+
+bool contains(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+bool ends_with(std::string_view text, std::string_view end) {
+  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
+}
+
+// A key llama.cpp asked for: its type and a small value that fits the spec's sizes, guessed
+// from the name (a wrong type is corrected by the next refusal).
+KeyValue guess_key(const std::string& key) {
+  for (const char* part : {"eps", "scale", "factor", "freq_base", "softcapping", "temperature",
+                           "alpha", "beta", "log_mul", "clamp"}) {
+    if (contains(key, part)) return f32(key, contains(key, "eps") ? 1e-5F : 1.0F);
+  }
+  if (ends_with(key, "_norm") || ends_with(key, "norm_topk_prob")) {
+    return pair(key, Value::boolean(false));
+  }
+  std::uint32_t value = 1;
+  if (ends_with(key, "sliding_window")) {
+    value = 32;
+  } else if (ends_with(key, "_rank")) {
+    value = 16;
+  } else if (ends_with(key, "key_length") || ends_with(key, "value_length") ||
+             ends_with(key, "key_length_mla") || ends_with(key, "value_length_mla") ||
+             ends_with(key, "dimension_count")) {
+    value = 16;
+  } else if (ends_with(key, "expert_count")) {
+    value = 4;
+  } else if (ends_with(key, "expert_used_count")) {
+    value = 2;
+  } else if (ends_with(key, "feed_forward_length")) {
+    value = 32;
+  } else if (ends_with(key, "context_length")) {
+    value = 128;
+  }
+  return u32(key, value);
+}
+
+// The shape of the same tensor in another layer ("blk.1.attn_q.weight" for "blk.0.attn_q.weight"),
+// else [1]: the next refusal gives the right one.
+std::vector<std::uint64_t> guess_shape(const Document& doc, const std::string& name) {
+  static const std::regex layer(R"(^blk\.([0-9]+)\.(.*)$)");
+  std::smatch m;
+  if (std::regex_match(name, m, layer)) {
+    const std::string rest = m[2].str();
+    for (const Tensor& t : doc.tensors) {
+      std::smatch other;
+      if (std::regex_match(t.name, other, layer) && other[2].str() == rest) return t.dims;
+    }
+  }
+  return {1};
+}
+
+std::string shape_text(const std::vector<std::uint64_t>& dims) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(dims[i]);
+  }
+  return out + "]";
+}
+
+// One refusal read and acted on: the change made, or "" when the message is not one the loop
+// knows.
+std::string learn(Document& doc, const std::string& message) {
+  static const std::regex key_missing(R"(key not found in model: (\S+))");
+  static const std::regex wrong_type(R"(key (\S+) has wrong type (\S+) but expected type (\S+))");
+  static const std::regex tensor_missing(R"(tensor '([^']+)' not found|missing tensor '([^']+)')");
+  static const std::regex wrong_shape(
+      R"(tensor '([^']+)' has wrong shape; expected ([-0-9, ]+), got)");
+  std::smatch m;
+  if (std::regex_search(message, m, key_missing)) {
+    const std::string key = m[1].str();
+    if (find_pair(doc, key) != nullptr) return "";
+    KeyValue kv = guess_key(key);
+    std::string change = std::string("key ") + key + " " + gguf_type_name(kv.value.type);
+    doc.metadata.push_back(std::move(kv));
+    return change;
+  }
+  if (std::regex_search(message, m, wrong_type)) {
+    KeyValue* kv = find_pair(doc, m[1].str());
+    const std::optional<ValueType> type = gguf_type_from_name(m[3].str());
+    if (kv == nullptr || !type) return "";
+    std::optional<Value> value = convert_scalar(kv->value, *type);
+    if (!value) return "";
+    kv->value = std::move(*value);
+    return "type " + kv->key + " " + m[3].str();
+  }
+  if (std::regex_search(message, m, wrong_shape)) {
+    Tensor* t = find_tensor(doc, m[1].str());
+    if (t == nullptr) return "";
+    std::vector<std::uint64_t> dims;
+    const std::string list = m[2].str();
+    static const std::regex number(R"(-?[0-9]+)");
+    for (auto it = std::sregex_iterator(list.begin(), list.end(), number);
+         it != std::sregex_iterator(); ++it) {
+      const long long n = std::stoll(it->str());
+      if (n < 0) return "";
+      dims.push_back(static_cast<std::uint64_t>(n));
+    }
+    if (dims.empty() || dims.size() > kMaxDims) return "";
+    t->dims = dims;
+    return "shape " + t->name + " " + shape_text(dims);
+  }
+  if (std::regex_search(message, m, tensor_missing)) {
+    const std::string name = m[1].matched ? m[1].str() : m[2].str();
+    if (find_tensor(doc, name) != nullptr) return "";
+    doc.tensors.push_back(tensor(name, guess_shape(doc, name), kF32));
+    return "tensor " + name + " " + shape_text(doc.tensors.back().dims);
+  }
+  return "";
+}
+
+std::uint16_t half_bits(std::uint32_t k) {
+  return static_cast<std::uint16_t>(0x2000U + ((k % 15U) << 6U));  // 2^-7 * (1 + k/16)
+}
+
+}  // namespace
+
+std::vector<BaseSpec> base_specs() {
+  using V = BaseSpec::Vocab;
+  std::vector<BaseSpec> specs;
+  specs.push_back(spec("llama", "llama", V::Llama, "",
+                       plus(common(2), {rms_eps(), u32("rope.dimension_count", 16)})));
+  specs.push_back(
+      spec("llama-moe", "llama", V::Llama, "",
+           plus(plus(common(2), {rms_eps(), u32("rope.dimension_count", 16)}), experts(0)), true));
+  specs.push_back(spec("qwen2", "qwen2", V::Gpt2, "qwen2", plus(common(2), {rms_eps()})));
+  specs.push_back(spec("qwen3", "qwen3", V::Gpt2, "qwen2", plus(common(2), {rms_eps()})));
+  specs.push_back(spec("qwen3moe", "qwen3moe", V::Gpt2, "qwen2",
+                       plus(plus(common(2), {rms_eps()}), experts(32)), true));
+  specs.push_back(spec(
+      "gemma2", "gemma2", V::Llama, "",
+      plus(common(2), {rms_eps(), u32("attention.sliding_window", 32),
+                       f32("attn_logit_softcapping", 50.0F), f32("final_logit_softcapping", 30.0F),
+                       u32("attention.key_length", 16), u32("attention.value_length", 16)})));
+  specs.push_back(
+      spec("gemma3", "gemma3", V::Llama, "",
+           plus(common(2), {rms_eps(), u32("attention.sliding_window", 32),
+                            u32("attention.key_length", 16), u32("attention.value_length", 16)})));
+  specs.push_back(spec("phi3", "phi3", V::Llama, "",
+                       plus(common(2), {rms_eps(), u32("rope.dimension_count", 16)})));
+  specs.back().optional_tensors = {"blk.{i}.attn_qkv.weight"};  // phi3 needs no attention input
+  specs.front().optional_tensors = {"output.weight"};           // llama: a separate output
+  specs.push_back(spec(
+      "gpt-oss", "gpt-oss", V::Gpt2, "gpt-4o",
+      plus(plus(common(2), {rms_eps(), u32("attention.sliding_window", 32)}), experts(32)), true));
+  specs.push_back(spec("mistral3", "mistral3", V::Gpt2, "tekken", plus(common(2), {rms_eps()})));
+  specs.push_back(spec(
+      "deepseek2", "deepseek2", V::Gpt2, "deepseek-v3",
+      plus(plus(common(3),
+                {rms_eps(), u32("leading_dense_block_count", 1), u32("attention.q_lora_rank", 32),
+                 u32("attention.kv_lora_rank", 16), u32("attention.key_length", 24),
+                 u32("attention.value_length", 16), u32("rope.dimension_count", 8),
+                 u32("expert_shared_count", 1), f32("expert_weights_scale", 1.0F)}),
+           experts(32)),
+      true, 3));
+  specs.push_back(spec(
+      "command-r", "command-r", V::Gpt2, "command-r",
+      plus(common(2), {f32("attention.layer_norm_epsilon", 1e-5F), f32("logit_scale", 0.0625F)})));
+  specs.push_back(
+      spec("cohere2", "cohere2", V::Gpt2, "command-r",
+           plus(common(2), {f32("attention.layer_norm_epsilon", 1e-5F), f32("logit_scale", 0.0625F),
+                            u32("attention.sliding_window", 32)})));
+  specs.push_back(spec("glm4", "glm4", V::Gpt2, "glm4", plus(common(2), {rms_eps()})));
+  return specs;
+}
+
+Document starting_document(const BaseSpec& spec) {
+  Document doc;
+  doc.metadata.push_back(pair("general.architecture", Value::string(spec.arch)));
+  doc.metadata.push_back(pair("general.name", Value::string("tiny " + spec.name)));
+  for (const KeyValue& kv : spec.hparams) {
+    KeyValue prefixed = kv;
+    prefixed.key = spec.arch + "." + kv.key;
+    doc.metadata.push_back(std::move(prefixed));
+  }
+  if (spec.vocab == BaseSpec::Vocab::Gpt2) {
+    add_gpt2_vocabulary(doc, spec.pre);
+  } else {
+    add_llama_vocabulary(doc);
+  }
+  return doc;
+}
+
+std::string BaseModel::describe() const {
+  return spec.name + ": arch " + spec.arch + ", " + std::to_string(spec.layers) + " layers, " +
+         std::to_string(document.tensors.size()) + " tensors, " +
+         std::to_string(document.metadata.size()) + " keys (" + std::to_string(learned.size()) +
+         " changes learned in " + std::to_string(loads) + " loads)";
+}
+
+ByteVector model_bytes(const Document& document) {
+  Document doc = document;
+  for (std::size_t i = 0; i < doc.tensors.size(); ++i) {
+    Tensor& t = doc.tensors[i];
+    if (t.data || (t.type != kF32 && t.type != kF16)) continue;
+    const std::optional<std::uint64_t> nbytes = tensor_nbytes(t.type, t.dims);
+    if (!nbytes || *nbytes > kMaxFilledBytes) continue;
+    std::vector<std::uint8_t> data(static_cast<std::size_t>(*nbytes));
+    const std::size_t width = t.type == kF32 ? 4 : 2;
+    for (std::size_t e = 0; e * width < data.size(); ++e) {
+      const auto k = static_cast<std::uint32_t>(e * 7 + i * 3);
+      if (t.type == kF32) {
+        const float v = static_cast<float>(1 + k % 15) / (k % 2 == 0 ? 256.0F : -256.0F);
+        std::memcpy(&data[e * 4], &v, 4);
+      } else {
+        const std::uint16_t h = half_bits(k);
+        std::memcpy(&data[e * 2], &h, 2);
+      }
+    }
+    t.data = std::move(data);
+  }
+  return write_bytes(doc);
+}
+
+BaseModel build_base(LlamaLoaderReference& reference, const BaseSpec& spec,
+                     const std::filesystem::path& file) {
+  BaseModel model;
+  model.spec = spec;
+  model.document = starting_document(spec);
+  model.file = file;
+  for (const std::string& name : spec.optional_tensors) {
+    const std::size_t at = name.find("{i}");
+    for (std::uint32_t i = 0; i < (at == std::string::npos ? 1 : spec.layers); ++i) {
+      std::string n = name;
+      if (at != std::string::npos) n.replace(at, 3, std::to_string(i));
+      model.document.tensors.push_back(tensor(n, {1}, kF32));
+    }
+  }
+  std::set<std::string> changes;
+  for (unsigned round = 0; round < kMaxRounds; ++round) {
+    if (!save_file(file, model_bytes(model.document))) {
+      throw std::runtime_error("base " + spec.name + ": cannot write " + file.string());
+    }
+    const LoaderResult result = reference.load(file);
+    ++model.loads;
+    if (result.loads()) return model;
+    const std::string where = "base " + spec.name + " after " + std::to_string(model.loads) +
+                              " loads: llama.cpp " + to_string(result.outcome) + ": " +
+                              result.message;
+    if (result.outcome != LoaderOutcome::Refuses) throw std::runtime_error(where);
+    std::string change = learn(model.document, result.message);
+    if (change.empty()) throw std::runtime_error(where + " (a refusal the builder cannot act on)");
+    if (!changes.insert(change).second) {
+      throw std::runtime_error(where + " (the same change again: " + change + ")");
+    }
+    model.learned.push_back(std::move(change));
+  }
+  throw std::runtime_error("base " + spec.name + ": no model after " + std::to_string(kMaxRounds) +
+                           " loads");
+}
+
+KeyValue* find_pair(Document& document, std::string_view key) {
+  for (KeyValue& kv : document.metadata) {
+    if (kv.key == key) return &kv;
+  }
+  return nullptr;
+}
+
+const KeyValue* find_pair(const Document& document, std::string_view key) {
+  for (const KeyValue& kv : document.metadata) {
+    if (kv.key == key) return &kv;
+  }
+  return nullptr;
+}
+
+Tensor* find_tensor(Document& document, std::string_view name) {
+  for (Tensor& t : document.tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+namespace {
+
+constexpr std::array<std::pair<ValueType, const char*>, 13> kTypeNames = {{
+    {ValueType::Uint8, "u8"},
+    {ValueType::Int8, "i8"},
+    {ValueType::Uint16, "u16"},
+    {ValueType::Int16, "i16"},
+    {ValueType::Uint32, "u32"},
+    {ValueType::Int32, "i32"},
+    {ValueType::Float32, "f32"},
+    {ValueType::Bool, "bool"},
+    {ValueType::String, "str"},
+    {ValueType::Array, "arr"},
+    {ValueType::Uint64, "u64"},
+    {ValueType::Int64, "i64"},
+    {ValueType::Float64, "f64"},
+}};
+
+}  // namespace
+
+const char* gguf_type_name(ValueType type) {
+  for (const auto& [t, name] : kTypeNames) {
+    if (t == type) return name;
+  }
+  return "?";
+}
+
+std::optional<ValueType> gguf_type_from_name(std::string_view name) {
+  for (const auto& [t, n] : kTypeNames) {
+    if (name == n) return t;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> scalar_number(const Value& value) {
+  switch (value.type) {
+    case ValueType::Uint8:
+    case ValueType::Uint16:
+    case ValueType::Uint32:
+    case ValueType::Bool: return static_cast<std::int64_t>(value.bits);
+    case ValueType::Uint64:
+      return value.bits > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                 ? std::nullopt
+                 : std::optional<std::int64_t>(static_cast<std::int64_t>(value.bits));
+    case ValueType::Int8: return static_cast<std::int8_t>(value.bits);
+    case ValueType::Int16: return static_cast<std::int16_t>(value.bits);
+    case ValueType::Int32: return static_cast<std::int32_t>(value.bits);
+    case ValueType::Int64: return static_cast<std::int64_t>(value.bits);
+    case ValueType::Float32: {
+      const float f = float_of(value);
+      if (!std::isfinite(f) || std::fabs(f) > 9e18F) return std::nullopt;
+      return static_cast<std::int64_t>(f);
+    }
+    case ValueType::Float64: {
+      const double d = double_of(value);
+      if (!std::isfinite(d) || std::fabs(d) > 9e18) return std::nullopt;
+      return static_cast<std::int64_t>(d);
+    }
+    case ValueType::String:
+    case ValueType::Array: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<Value> convert_scalar(const Value& value, ValueType type) {
+  const bool is_float = value.type == ValueType::Float32 || value.type == ValueType::Float64;
+  double real = 0;
+  if (value.type == ValueType::Float32) real = float_of(value);
+  if (value.type == ValueType::Float64) real = double_of(value);
+  const std::optional<std::int64_t> number = scalar_number(value);
+  if (!is_float && !number) return std::nullopt;
+  if (!is_float) real = static_cast<double>(*number);
+  const std::int64_t n = number.value_or(0);
+  const auto bits = static_cast<std::uint64_t>(n);
+  switch (type) {
+    case ValueType::Uint8: return Value::integer(type, bits & 0xFFU);
+    case ValueType::Int8: return Value::integer(type, bits & 0xFFU);
+    case ValueType::Uint16: return Value::integer(type, bits & 0xFFFFU);
+    case ValueType::Int16: return Value::integer(type, bits & 0xFFFFU);
+    case ValueType::Uint32: return Value::integer(type, bits & 0xFFFFFFFFU);
+    case ValueType::Int32: return Value::integer(type, bits & 0xFFFFFFFFU);
+    case ValueType::Uint64:
+    case ValueType::Int64: return Value::integer(type, bits);
+    case ValueType::Float32: return Value::f32(static_cast<float>(real));
+    case ValueType::Float64: return Value::f64(real);
+    case ValueType::Bool: return Value::boolean(real != 0);
+    case ValueType::String: return Value::string(std::to_string(n));
+    case ValueType::Array: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace ggufcheck::testing
