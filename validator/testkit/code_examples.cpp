@@ -444,6 +444,46 @@ const std::vector<CodeExample> kExamples = {
          doc.metadata.push_back({"llama.rope.scaling.type", Value::string("sideways"), {}});
        });
      }},
+    {Code::UnknownTokenizerModel,
+     "the llama model with tokenizer.ggml.model \"sentencepiece\", a name llama.cpp does not know",
+     [] {
+       return model_where([](Document& doc) {
+         key_of(doc, "tokenizer.ggml.model").value = Value::string("sentencepiece");
+       });
+     }},
+    {Code::UnknownPreTokenizer,
+     "the llama model with a gpt2 (BPE) vocabulary whose tokenizer.ggml.pre is \"qwen2.5\", a "
+     "pre-tokenizer llama.cpp does not know",
+     [] {
+       return model_where([](Document& doc) {
+         key_of(doc, "tokenizer.ggml.model").value = Value::string("gpt2");
+         doc.metadata.push_back({"tokenizer.ggml.merges",
+                                 Value::array(ValueType::String, {Value::string("a a")}),
+                                 {}});
+         doc.metadata.push_back({"tokenizer.ggml.pre", Value::string("qwen2.5"), {}});
+       });
+     }},
+    {Code::MissingMerges,
+     "the llama model with a gpt2 (BPE) vocabulary and no tokenizer.ggml.merges",
+     [] {
+       return model_where([](Document& doc) {
+         key_of(doc, "tokenizer.ggml.model").value = Value::string("gpt2");
+       });
+     }},
+    {Code::VocabularyUnreadable,
+     "the llama model whose token 3 \"a\" has token_type 6 (byte): llama.cpp reads a byte "
+     "token's byte from its characters 3-4",
+     [] {
+       return model_where([](Document& doc) {
+         key_of(doc, "tokenizer.ggml.token_type").value.items[3] = Value::i32(6);
+       });
+     }},
+    {Code::DuplicateToken, "the llama model whose token 3 is \"<s>\", the text of token 1",
+     [] {
+       return model_where([](Document& doc) {
+         key_of(doc, "tokenizer.ggml.tokens").value.items[3] = Value::string("<s>");
+       });
+     }},
     {Code::MissingTensor, "the llama model without blk.0.attn_k.weight",
      [] {
        return model_where([](Document& doc) {

@@ -310,6 +310,16 @@ Scenario model_case(Code code, std::string path) {
   return at(w.bytes, w.layout.pairs[0].offset, 0, std::move(path));
 }
 
+// The vocabulary codes' examples change token 3 of model_document()'s four tokens ("<unk>",
+// "<s>", "</s>", "a"): the finding is at that token's string, `length` its text's bytes.
+Scenario vocab_token_case(Code code, std::uint64_t length) {
+  const Written w = example(code);
+  const std::size_t i = pair_index("tokenizer.ggml.tokens");
+  // element type, count, then "<unk>", "<s>" and "</s>" with their lengths
+  const std::uint64_t offset = w.layout.pairs[i].value_offset + 4 + 8 + (8 + 5) + (8 + 3) + (8 + 4);
+  return at(w.bytes, offset, 8 + length, kv_path(i, "tokenizer.ggml.tokens") + "[3]");
+}
+
 // The example of a tensor-data code: its one tensor "w", the finding `offset` bytes into the
 // tensor's data, with the data check on.
 Scenario data_case(Code code, std::uint64_t offset, std::uint64_t length, std::string message_has,
@@ -1139,6 +1149,20 @@ std::vector<CodeCase> code_cases() {
        [] { return model_pair_case(Code::LayerArrayLength, "llama.attention.head_count"); }},
       {Code::ModelValueOutOfRange, "UnknownRopeScaling",
        [] { return model_case(Code::ModelValueOutOfRange, "metadata"); }},
+      {Code::UnknownTokenizerModel, "Sentencepiece",
+       [] { return model_pair_case(Code::UnknownTokenizerModel, "tokenizer.ggml.model"); }},
+      {Code::UnknownPreTokenizer, "Qwen25ForGpt2",
+       [] {
+         const Written w = example(Code::UnknownPreTokenizer);
+         const std::size_t i = w.layout.pairs.size() - 1;  // tokenizer.ggml.pre, added last
+         const WrittenPair& p = w.layout.pairs[i];
+         return at(w.bytes, p.offset, p.end - p.offset, kv_path(i, "tokenizer.ggml.pre"));
+       }},
+      {Code::MissingMerges, "Gpt2WithoutMerges",
+       [] { return model_case(Code::MissingMerges, "metadata"); }},
+      {Code::VocabularyUnreadable, "ByteTokenA",
+       [] { return vocab_token_case(Code::VocabularyUnreadable, 1); }},
+      {Code::DuplicateToken, "SecondS", [] { return vocab_token_case(Code::DuplicateToken, 3); }},
       {Code::MissingTensor, "AttnK",
        [] {
          const Written w = example(Code::MissingTensor);

@@ -343,6 +343,18 @@ class VocabularyCheck {
     }
   }
 
+  // Where a finding about pair i points: the whole pair. A missing key's: the first pair, no
+  // bytes (as the model checks point).
+  [[nodiscard]] std::uint64_t pair_offset(std::size_t i) const {
+    return m_.metadata[i].key_offset();
+  }
+  [[nodiscard]] std::uint64_t pair_length(std::size_t i) const {
+    return m_.pair_end(i) - m_.metadata[i].key_offset();
+  }
+  [[nodiscard]] std::uint64_t missing_offset() const {
+    return m_.metadata.size() > 0 ? m_.metadata[0].key_offset() : 0;
+  }
+
   [[nodiscard]] std::string key_name(const KeyRow& row) const {
     std::string key(row.key);
     if (const std::size_t at = key.find("%s"); at != std::string::npos) key.replace(at, 2, arch_);
@@ -374,16 +386,15 @@ class VocabularyCheck {
       if (!i || m_.metadata[*i].type() == row.type) continue;  // a missing model: run()
       if (std::find(checked_.begin(), checked_.end(), *i) != checked_.end()) continue;
       checked_.push_back(*i);
-      sink_.report(Code::VocabularyUnreadable, m_.type_offset(*i), 4,
-                   kv_path(*i, m_.key(*i)) + " type",
-                   fmt::format("store it as {}", type_name(row.type)),
+      sink_.report(Code::VocabularyUnreadable, pair_offset(*i), pair_length(*i),
+                   kv_path(*i, m_.key(*i)), fmt::format("store it as {}", type_name(row.type)),
                    "{} is {}, but llama.cpp reads it as {} and refuses any other type", key,
                    describe_type(m_, *i), type_name(row.type));
     }
   }
 
   void missing_model() {
-    sink_.report(Code::UnknownTokenizerModel, 0, header_size(m_.narrow()), Field("metadata"),
+    sink_.report(Code::UnknownTokenizerModel, missing_offset(), 0, Field("metadata"),
                  "write tokenizer.ggml.model (\"llama\", \"gpt2\", ...; \"none\" for a model "
                  "without a vocabulary)",
                  "no tokenizer.ggml.model: llama.cpp requires it to load the vocabulary");
@@ -402,7 +413,7 @@ class VocabularyCheck {
       if (!known.empty()) known += ", ";
       known += row.name;
     }
-    sink_.report(Code::UnknownTokenizerModel, m_.value_range(*i).offset, m_.value_range(*i).length,
+    sink_.report(Code::UnknownTokenizerModel, pair_offset(*i), pair_length(*i),
                  kv_path(*i, m_.key(*i)), fmt::format("llama.cpp knows {}", known),
                  "tokenizer \"{}\" is not one llama.cpp knows ({}): it refuses the file",
                  escape(name), llama_cpp_tables_version());
@@ -420,7 +431,7 @@ class VocabularyCheck {
           string_key(kPreKey).value_or(std::string_view()) == tokenizer.merges_excuse) {
         return;
       }
-      sink_.report(Code::MissingMerges, 0, header_size(m_.narrow()), Field("metadata"),
+      sink_.report(Code::MissingMerges, missing_offset(), 0, Field("metadata"),
                    "write the BPE merges (tokenizer.ggml.merges, string[]) the converter read "
                    "from merges.txt or tokenizer.json",
                    "no tokenizer.ggml.merges: llama.cpp requires them for a {} vocabulary",
@@ -428,7 +439,7 @@ class VocabularyCheck {
       return;
     }
     if (is_array_of(m_, *i, ValueType::String)) return;
-    sink_.report(Code::MissingMerges, m_.type_offset(*i), 4, kv_path(*i, m_.key(*i)) + " type",
+    sink_.report(Code::MissingMerges, pair_offset(*i), pair_length(*i), kv_path(*i, m_.key(*i)),
                  "store the merges as string[]",
                  "tokenizer.ggml.merges is {}, but llama.cpp reads a string[] and refuses any "
                  "other type",
@@ -442,8 +453,8 @@ class VocabularyCheck {
     const auto i = kv(kCharsmapKey);
     if (!i) return;
     if (!is_array_of(m_, *i, ValueType::Uint8) && !is_array_of(m_, *i, ValueType::Int8)) {
-      sink_.report(Code::VocabularyUnreadable, m_.type_offset(*i), 4,
-                   kv_path(*i, m_.key(*i)) + " type", "store the charsmap as uint8[]",
+      sink_.report(Code::VocabularyUnreadable, pair_offset(*i), pair_length(*i),
+                   kv_path(*i, m_.key(*i)), "store the charsmap as uint8[]",
                    "tokenizer.ggml.precompiled_charsmap is {}, but llama.cpp reads an int8[] or "
                    "uint8[] and refuses any other type",
                    describe_type(m_, *i));
@@ -467,7 +478,8 @@ class VocabularyCheck {
 
   void charsmap_fault(std::size_t i, const std::string& what) {
     sink_.report(Code::VocabularyUnreadable, m_.count_offset(i), m_.size_width(),
-                 kv_path(i, m_.key(i)), "write the charsmap the converter read from the model",
+                 kv_path(i, m_.key(i)) + " count",
+                 "write the charsmap the converter read from the model",
                  "tokenizer.ggml.precompiled_charsmap {}: llama.cpp refuses it", what);
   }
 
@@ -497,7 +509,7 @@ class VocabularyCheck {
         return;
       }
     }
-    sink_.report(Code::UnknownPreTokenizer, m_.value_range(*i).offset, m_.value_range(*i).length,
+    sink_.report(Code::UnknownPreTokenizer, pair_offset(*i), pair_length(*i),
                  kv_path(*i, m_.key(*i)),
                  "use the name llama.cpp's converter writes for this tokenizer, or leave the key "
                  "out for the default pre-tokenizer",
@@ -510,8 +522,8 @@ class VocabularyCheck {
   void check_suppress_tokens() {
     const auto i = kv(kSuppressKey);
     if (!i || is_array_of(m_, *i, ValueType::Int32)) return;
-    sink_.report(Code::VocabularyUnreadable, m_.type_offset(*i), 4,
-                 kv_path(*i, m_.key(*i)) + " type", "store the ids as int32[]",
+    sink_.report(Code::VocabularyUnreadable, pair_offset(*i), pair_length(*i),
+                 kv_path(*i, m_.key(*i)), "store the ids as int32[]",
                  "tokenizer.ggml.suppress_tokens is {}, but llama.cpp reads an int32[] and "
                  "refuses any other type",
                  describe_type(m_, *i));
@@ -526,14 +538,14 @@ class VocabularyCheck {
   bool check_arrays() {
     const auto tokens = kv(kTokensKey);
     if (!tokens) {
-      sink_.report(Code::VocabularyUnreadable, 0, header_size(m_.narrow()), Field("metadata"),
+      sink_.report(Code::VocabularyUnreadable, missing_offset(), 0, Field("metadata"),
                    "write the vocabulary (tokenizer.ggml.tokens, string[])",
                    "no tokenizer.ggml.tokens: llama.cpp requires the vocabulary");
       return false;
     }
     if (!is_array_of(m_, *tokens, ValueType::String)) {
-      sink_.report(Code::VocabularyUnreadable, m_.type_offset(*tokens), 4,
-                   kv_path(*tokens, m_.key(*tokens)) + " type", "store the tokens as string[]",
+      sink_.report(Code::VocabularyUnreadable, pair_offset(*tokens), pair_length(*tokens),
+                   kv_path(*tokens, m_.key(*tokens)), "store the tokens as string[]",
                    "tokenizer.ggml.tokens is {}, but llama.cpp reads a string[] and refuses any "
                    "other type",
                    describe_type(m_, *tokens));
@@ -544,8 +556,8 @@ class VocabularyCheck {
     if (const auto scores = kv(kScoresKey)) {
       if (!is_array_of(m_, *scores, ValueType::Float32) &&
           !is_array_of(m_, *scores, ValueType::Int32)) {
-        sink_.report(Code::VocabularyUnreadable, m_.type_offset(*scores), 4,
-                     kv_path(*scores, m_.key(*scores)) + " type", "store the scores as float32[]",
+        sink_.report(Code::VocabularyUnreadable, pair_offset(*scores), pair_length(*scores),
+                     kv_path(*scores, m_.key(*scores)), "store the scores as float32[]",
                      "tokenizer.ggml.scores is {}, but llama.cpp reads a float32[] or int32[] "
                      "and refuses any other type",
                      describe_type(m_, *scores));
@@ -558,8 +570,8 @@ class VocabularyCheck {
     }
     if (const auto types = kv(kTokenTypeKey)) {
       if (!is_array_of(m_, *types, ValueType::Int32)) {
-        sink_.report(Code::VocabularyUnreadable, m_.type_offset(*types), 4,
-                     kv_path(*types, m_.key(*types)) + " type", "store the token types as int32[]",
+        sink_.report(Code::VocabularyUnreadable, pair_offset(*types), pair_length(*types),
+                     kv_path(*types, m_.key(*types)), "store the token types as int32[]",
                      "tokenizer.ggml.token_type is {}, but llama.cpp reads an int32[] and refuses "
                      "any other type",
                      describe_type(m_, *types));
@@ -852,8 +864,8 @@ class VocabularyCheck {
     const auto missing = std::find(plamo2_bytes_.begin(), plamo2_bytes_.end(), false);
     if (missing == plamo2_bytes_.end()) return;
     const auto count = std::count(plamo2_bytes_.begin(), plamo2_bytes_.end(), false);
-    sink_.report(Code::VocabularyUnreadable, m_.value_range(tokens_).offset,
-                 m_.value_range(tokens_).length, kv_path(tokens_, m_.key(tokens_)),
+    sink_.report(Code::VocabularyUnreadable, pair_offset(tokens_), pair_length(tokens_),
+                 kv_path(tokens_, m_.key(tokens_)),
                  "a plamo2 vocabulary has the 256 byte tokens <0x00> .. <0xFF> (token_type 6)",
                  "no byte token <0x{:02X}> at an id above 0 ({} byte{} missing): llama.cpp's "
                  "plamo2 tokenizer refuses the vocabulary",
@@ -917,8 +929,8 @@ class VocabularyCheck {
 
   std::nullopt_t charsmap_throw(std::string_view what) {
     const std::size_t i = *kv(kCharsmapKey);
-    sink_.report(Code::VocabularyUnreadable, m_.value_range(i).offset, m_.value_range(i).length,
-                 kv_path(i, m_.key(i)), "write the charsmap the converter read from the model",
+    sink_.report(Code::VocabularyUnreadable, pair_offset(i), pair_length(i), kv_path(i, m_.key(i)),
+                 "write the charsmap the converter read from the model",
                  "tokenizer.ggml.precompiled_charsmap maps the newline through {}: llama.cpp's "
                  "t5 tokenizer throws when it tokenizes \"\\n\" and refuses the file",
                  what);
@@ -1070,7 +1082,7 @@ class VocabularyCheck {
                                    : s == Subject::TokenizerPre ? kPreKey
                                                                 : kArchitectureKey;
       const std::size_t i = *kv(key);
-      sink_.report(Code::VocabularyUnreadable, m_.value_range(i).offset, m_.value_range(i).length,
+      sink_.report(Code::VocabularyUnreadable, pair_offset(i), pair_length(i),
                    kv_path(i, m_.key(i)),
                    "give the vocabulary that token, or the model another name",
                    "{} contains \"{}\", so llama.cpp looks up the token \"{}\", which the "
