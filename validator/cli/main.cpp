@@ -432,6 +432,46 @@ std::vector<Input> expand_inputs(const std::vector<std::string>& paths) {
   return inputs;
 }
 
+// What the workers validate, in input order: a file alone, a split set's shards by name
+// (group_inputs: a set once, where one of its shards comes first), or an input the walk could
+// not read. A walk's problem with a shard of a set listed is the set's to report (a missing
+// shard, a FIFO), so it is left out.
+struct Job {
+  std::vector<std::string> paths;
+  std::string problem;  // non-empty: not validated, reported as unreadable (paths[0])
+};
+
+std::vector<Job> jobs_of(const std::vector<Input>& inputs, bool sets) {
+  std::vector<Job> jobs;
+  if (!sets) {
+    for (const Input& input : inputs) jobs.push_back({{input.path}, input.problem});
+    return jobs;
+  }
+  std::vector<std::string> readable;
+  for (const Input& input : inputs) {
+    if (input.problem.empty()) readable.push_back(input.path);
+  }
+  std::vector<std::vector<std::string>> groups = group_inputs(readable);
+  std::set<std::string> in_sets;
+  for (const auto& group : groups) {
+    if (group.size() > 1) in_sets.insert(group.begin(), group.end());
+  }
+  // group_inputs keeps the order of first mention: each readable input either starts the next
+  // group or belongs to a set listed before.
+  std::size_t next = 0;
+  for (const Input& input : inputs) {
+    if (!input.problem.empty()) {
+      if (in_sets.count(input.path) == 0) jobs.push_back({{input.path}, input.problem});
+      continue;
+    }
+    if (next < groups.size() &&
+        std::find(groups[next].begin(), groups[next].end(), input.path) != groups[next].end()) {
+      jobs.push_back({std::move(groups[next++]), ""});
+    }
+  }
+  return jobs;
+}
+
 // --color auto: FORCE_COLOR or CLICOLOR_FORCE (non-empty, not "0") colour even a pipe; else
 // NO_COLOR (non-empty) or TERM=dumb turn colour off; else colour when stdout is a terminal.
 bool use_color(const std::string& mode) {
@@ -461,10 +501,11 @@ int run_check(const CheckArgs& args) {
   if (args.paths.empty()) {
     throw UsageError{"no input: give GGUF files or directories (see 'ggufcheck --help')"};
   }
-  const std::vector<Input> inputs = expand_inputs(args.paths);
-  std::vector<Report> reports(inputs.size());
+  const std::vector<Job> work = jobs_of(expand_inputs(args.paths), options.model_checks);
+  std::vector<SetReports> done(work.size());
   // With --data, files are checked one after another, each scan on N threads (reading one file
-  // front to back is what the disk and the page cache do best); without, N files at once.
+  // front to back is what the disk and the page cache do best); without, N files (or split
+  // sets) at once.
   const auto requested = static_cast<unsigned>(*jobs_arg);
   unsigned jobs = 1;
   if (args.data) {
@@ -476,27 +517,49 @@ int run_check(const CheckArgs& args) {
     sigemptyset(&action.sa_mask);
     (void)::sigaction(SIGINT, &action, nullptr);
   } else {
-    jobs = std::clamp<unsigned>(requested == 0 ? std::thread::hardware_concurrency() : requested, 1,
-                                static_cast<unsigned>(std::max<std::size_t>(inputs.size(), 1)));
+    // A set keeps two files mapped at once and the SIGBUS guard has room for 1024 mappings.
+    jobs =
+        std::clamp<unsigned>(requested == 0 ? std::thread::hardware_concurrency() : requested, 1,
+                             static_cast<unsigned>(std::clamp<std::size_t>(work.size(), 1, 512)));
   }
   const bool progress = args.data && args.progress.value_or(::isatty(STDERR_FILENO) != 0);
   ProgressLine line(::isatty(STDERR_FILENO) != 0);
+  ShardProgress shard_progress;
+  if (progress) {
+    shard_progress = [&line](const std::string& path, const DataProgress& p) {
+      line.show(path == "-" ? "<stdin>" : path, p);
+    };
+  }
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i = next++; i < inputs.size() && !g_interrupted; i = next++) {
-      Options file_options = options;
-      if (progress) {
-        const std::string shown = inputs[i].path == "-" ? "<stdin>" : inputs[i].path;
-        file_options.data.progress = [&line, shown](const DataProgress& p) { line.show(shown, p); };
+    for (std::size_t i = next++; i < work.size() && !g_interrupted; i = next++) {
+      if (!work[i].problem.empty()) {
+        done[i].reports.push_back(unreadable_report(work[i].paths[0], work[i].problem));
+      } else {
+        done[i] = validate_set(work[i].paths, options, shard_progress);
       }
-      reports[i] = inputs[i].problem.empty() ? validate_file(inputs[i].path, file_options)
-                                             : unreadable_report(inputs[i].path, inputs[i].problem);
     }
   };
   std::vector<std::thread> threads;
   for (unsigned j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
+  // Shards named outside the pattern, each validated alone, given together: one set in the
+  // order given, as llama_model_load_from_splits loads its list (read again as that set).
+  std::vector<std::size_t> lone;
+  for (std::size_t i = 0; i < done.size(); ++i) {
+    if (done[i].lone_shard) lone.push_back(i);
+  }
+  if (lone.size() > 1 && !g_interrupted) {
+    std::vector<std::string> paths;
+    for (const std::size_t i : lone) paths.push_back(work[i].paths[0]);
+    done[lone[0]] = validate_set(paths, options, shard_progress);
+    for (std::size_t j = 1; j < lone.size(); ++j) done[lone[j]].reports.clear();
+  }
+  std::vector<Report> reports;
+  for (SetReports& d : done) {
+    for (Report& r : d.reports) reports.push_back(std::move(r));
+  }
 
   // Interrupted: no report at all, not even of the files already checked, so that nothing
   // partial can be read as a verdict.
@@ -639,7 +702,8 @@ int run(int argc, char** argv) {
       ->add_option("paths", check.paths,
                    "GGUF files; directories are searched recursively for *.gguf (hidden "
                    "entries and links included; what cannot be read is reported); '-' "
-                   "reads standard input")
+                   "reads standard input. A shard <prefix>-00002-of-00003.gguf checks its whole "
+                   "split set, once however many of its shards are given")
       ->type_name("PATH");
   take_last(cmd_check->add_option("--profile", check.profile,
                                   "strict (default: the CI gate), spec (what the GGUF "

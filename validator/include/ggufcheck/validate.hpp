@@ -113,4 +113,46 @@ struct Report {
 // Maps the file read-only; "-" reads standard input. Unreadable input gives a GGUF0001 report.
 [[nodiscard]] Report validate_file(const std::string& path, const Options& options);
 
+// --- split sets --------------------------------------------------------------------------------
+// A model written as shards <prefix>-00001-of-0000N.gguf .. <prefix>-0000N-of-0000N.gguf (each
+// with split.no, split.count and split.tensors.count), which llama.cpp loads from the first
+// shard, deriving the other names from it (GGUF8001-GGUF8007). The checks of a set need the
+// model checks (Options::model_checks); without them every file is validated alone.
+
+// The inputs as they are validated, in the order given: a file alone, or a set of shards by name
+// (a path <prefix>-%05d-of-%05d.gguf with a count of 2 or more stands for every shard of its
+// set, in order, there or not; the set comes once, where one of its shards is first named). A
+// shard name none of whose set is there stays a file alone (its report: it cannot be opened).
+[[nodiscard]] std::vector<std::vector<std::string>> group_inputs(
+    const std::vector<std::string>& paths);
+
+// Where a shard's data scan is (Options::data.progress for the file at `path`).
+using ShardProgress = std::function<void(const std::string& path, const DataProgress&)>;
+
+struct SetReports {
+  // One per file read, in the set's order, each the file's own report (validate_file's) with
+  // the set's findings about it. A shard that is not there has none: the first shard there
+  // reports it (GGUF8001), naming it.
+  std::vector<Report> reports;
+  // The paths were one file whose split keys make it a shard of a set that its name does not
+  // place in one (any split key but those of a whole model: split.count a u16 of at most 1,
+  // split.no absent or 0). Several such files given together are one set in the order given:
+  // validate_set on their paths together.
+  bool lone_shard = false;
+};
+
+// Validates a file, or a split set's shards, as llama.cpp loads them:
+// - one path: a file alone, as llama_model_load_from_file reads it (a u16 split.count above 1
+//   makes it a shard, found only by its name); a shard name with a count of 2 or more stands
+//   for its whole set, as below;
+// - the paths of a set by name, in order (group_inputs): the set llama_model_load_from_file
+//   finds from its first shard;
+// - other paths: one set in the order given, as llama_model_load_from_splits reads its list.
+// A shard of a set keeps from its own checks only those that hold for a shard: llama.cpp reads
+// the model keys from the first shard only (a later shard without general.architecture is
+// fine). The first shard's bytes stay mapped while the others are read; of each other shard
+// only its split keys and tensor infos are kept.
+[[nodiscard]] SetReports validate_set(const std::vector<std::string>& paths, const Options& options,
+                                      const ShardProgress& progress = {});
+
 }  // namespace ggufcheck

@@ -1,0 +1,186 @@
+#include "splits/shards.hpp"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <system_error>
+
+#include "checks/checks.hpp"
+#include "model/keys.hpp"
+
+namespace ggufcheck::detail {
+namespace {
+
+SplitKey read_key(const Model& model, std::optional<std::size_t> index) {
+  SplitKey key;
+  if (!index) return key;
+  const std::size_t i = *index;
+  key.present = true;
+  key.type = model.metadata[i].type();
+  if (key.type == ValueType::Array) {
+    const ArrayRecord& array = model.array(i);
+    key.element = array.elements();
+    key.count = array.count;
+    if (key.one_u16_array()) {
+      key.value = model.input.number_at(model.count_offset(i) + model.size_width(), 2, model.endian)
+                      .value_or(0);
+    }
+  } else {
+    key.value = model.metadata[i].payload();
+  }
+  key.type_offset = model.type_offset(i);
+  const ByteRange value = model.value_range(i);
+  key.value_offset = value.offset;
+  key.value_length = value.length;
+  key.field = kv_path(i, model.key(i)).text();
+  return key;
+}
+
+SplitKeys read_split_keys(const Model& model, Profile profile) {
+  const auto [no, count, tensors, quantization_version] = find_keys<4>(
+      model, {"split.no", "split.count", "split.tensors.count", "general.quantization_version"},
+      profile);
+  return {read_key(model, no), read_key(model, count), read_key(model, tensors),
+          quantization_version.has_value()};
+}
+
+void mark_unreadable(SetShard& shard, std::string why) {
+  shard.state = SetShard::State::Unreadable;
+  shard.report = unreadable_report(shown_path(shard.path), std::move(why));
+  shard.keys.reset();
+  shard.tensors_read = false;
+  shard.tensor_count = 0;
+  shard.skeleton = {};
+}
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "of an unknown type";
+}
+
+}  // namespace
+
+std::string SplitKey::type_name() const {
+  if (type == ValueType::Array) return fmt::format("{}[{}]", to_string(element), count);
+  return std::string(to_string(type));
+}
+
+// Anonymous memory, reserved but not committed: only the pages written become resident.
+struct TensorSkeleton::Mapping {
+  void* data = nullptr;
+  std::size_t size = 0;
+  explicit Mapping(std::size_t n) : size(n) {
+    data = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                  -1, 0);
+    if (data == MAP_FAILED) throw std::bad_alloc();
+  }
+  ~Mapping() { ::munmap(data, size); }
+  Mapping(const Mapping&) = delete;
+  Mapping& operator=(const Mapping&) = delete;
+};
+
+TensorSkeleton TensorSkeleton::of(Model& model) {
+  TensorSkeleton skeleton;
+  Model& kept = skeleton.model_;
+  kept.version = model.version;
+  kept.endian = model.endian;
+  kept.dialect = model.dialect;
+  kept.tensor_count = model.tensor_count;
+  kept.header_complete = model.header_complete;
+  kept.tensors_complete = model.tensors_complete;
+  kept.metadata_end = model.metadata_end;
+  kept.infos_end = model.infos_end;
+  if (model.tensors.empty()) return skeleton;
+  // The tensor infos are the bytes [first name, infos_end): copied to the same offsets.
+  const std::uint64_t begin = model.tensors[0].name_offset;
+  std::string_view infos;
+  if (begin > model.infos_end || !model.input.view(begin, model.infos_end - begin, infos)) {
+    return skeleton;  // not reached: the reader recorded ranges inside the input
+  }
+  skeleton.bytes_ = std::make_shared<Mapping>(static_cast<std::size_t>(model.infos_end));
+  auto* base = static_cast<std::uint8_t*>(skeleton.bytes_->data);
+  std::memcpy(base + begin, infos.data(), infos.size());
+  kept.input = Input(Bytes(base, static_cast<std::size_t>(model.infos_end)));
+  kept.tensors = std::move(model.tensors);
+  model.tensors = {};
+  return skeleton;
+}
+
+void visit_shard(SetShard& shard, bool alone, const Options& options, const ShardProgress& progress,
+                 const std::function<void(Model*)>& use) {
+  const std::string shown = shown_path(shard.path);
+  Options file_options = options;
+  if (progress) {
+    file_options.data.progress = [&progress, &shard](const DataProgress& p) {
+      progress(shard.path, p);
+    };
+  }
+  struct stat st {};
+  const bool stated = shard.path != "-" && ::stat(shard.path.c_str(), &st) == 0;
+  if (!alone) {
+    // A shard of a set: one that is not there is the set's finding (GGUF8001); one that is no
+    // regular file is not opened (a FIFO could block forever).
+    if (!stated) {
+      const int error = errno;
+      if (error == ENOENT || error == ENOTDIR) {
+        shard.state = SetShard::State::Missing;
+        shard.missing = std::strerror(error);
+      } else {
+        mark_unreadable(shard, fmt::format("cannot stat {}: {}", shard.path, std::strerror(error)));
+      }
+      use(nullptr);
+      return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      mark_unreadable(shard, fmt::format("cannot read {}: not a regular file ({})", shard.path,
+                                         file_type_name(st.st_mode)));
+      use(nullptr);
+      return;
+    }
+  }
+  if (!stated || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    // Standard input, streams, empty and missing files: validate_file's report, no split keys.
+    shard.report = validate_file(shard.path, file_options);
+    shard.state = shard.report.unreadable() ? SetShard::State::Unreadable : SetShard::State::Read;
+    use(nullptr);
+    return;
+  }
+  bool used = false;
+  try {
+    Validated validated;
+    const auto error = with_input(shard.path, [&](const Input& input) {
+      validate_input(input, nullptr, file_options, shown, validated);
+      shard.report = std::move(validated.report);
+      shard.state = SetShard::State::Read;
+      Model& model = validated.model;
+      if (options.model_checks && model.metadata_complete) {
+        shard.keys = read_split_keys(model, options.profile);
+      }
+      shard.tensors_read = model.metadata_complete && model.tensors_complete;
+      shard.tensor_count = model.tensors.size();
+      used = true;
+      use(&model);
+    });
+    if (error) mark_unreadable(shard, *error);
+  } catch (const std::bad_alloc&) {
+    mark_unreadable(shard, fmt::format("not enough memory to validate {}: the other inputs are "
+                                       "still checked",
+                                       shard.path));
+  } catch (const std::system_error& e) {  // no thread could be started for the data scan
+    mark_unreadable(shard, fmt::format("cannot check the data of {}: {}", shard.path, e.what()));
+  } catch (const std::runtime_error& e) {  // a read of the tensor data failed
+    mark_unreadable(shard, fmt::format("cannot read {}: {}", shard.path, e.what()));
+  }
+  if (!used) use(nullptr);
+}
+
+}  // namespace ggufcheck::detail
