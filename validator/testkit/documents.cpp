@@ -92,6 +92,22 @@ Document model_document() {
   return doc;
 }
 
+std::vector<Document> model_shards(std::size_t n) {
+  const Document model = model_document();
+  std::vector<Document> shards(n);
+  shards[0].metadata = model.metadata;
+  for (std::size_t k = 0; k < n; ++k) {
+    shards[k].metadata.push_back({"split.no", Value::u16(static_cast<std::uint16_t>(k)), {}});
+    shards[k].metadata.push_back({"split.count", Value::u16(static_cast<std::uint16_t>(n)), {}});
+    shards[k].metadata.push_back(
+        {"split.tensors.count", Value::i32(static_cast<std::int32_t>(model.tensors.size())), {}});
+  }
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    shards[i * n / model.tensors.size()].tensors.push_back(model.tensors[i]);
+  }
+  return shards;
+}
+
 ByteVector prefix(const ByteVector& bytes, std::uint64_t n) {
   return ByteVector(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
 }

@@ -41,6 +41,11 @@ using ByteVector = std::vector<std::uint8_t>;
 // A small model: metadata, a tokenizer and tensors of a few types.
 [[nodiscard]] Document model_document();
 
+// model_document() as a split set of n shards (n >= 1) the way gguf-split writes one: the first
+// holds every model key, each holds split.no (u16, from 0), split.count (u16) and
+// split.tensors.count (i32), and the tensors are dealt out in order.
+[[nodiscard]] std::vector<Document> model_shards(std::size_t n);
+
 // The first n bytes (a cut file).
 [[nodiscard]] ByteVector prefix(const ByteVector& bytes, std::uint64_t n);
 

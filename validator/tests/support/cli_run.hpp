@@ -1,0 +1,97 @@
+// Runs the built CLI (GGUFCHECK_CLI_PATH) in a child process: its exit status or signal, its
+// standard output and its peak resident memory. For the tests of inputs and split sets.
+#pragma once
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ggufcheck::testing {
+
+struct CliRun {
+  int status = -1;  // exit status, or -1
+  int signal = 0;   // the signal that ended it, or 0
+  std::string out;
+  long max_rss_kib = 0;
+};
+
+// Runs the CLI with `args`; standard input from `input` (a path: through `cat`, so a pipe) when
+// given.
+inline CliRun run_cli(const std::vector<std::string>& args, const std::string& piped_file = "",
+                      std::size_t address_space_limit = 0) {
+  int out_pipe[2];
+  if (::pipe(out_pipe) != 0) throw std::runtime_error("pipe");
+  int in_pipe[2] = {-1, -1};
+  pid_t feeder = -1;
+  if (!piped_file.empty()) {
+    if (::pipe(in_pipe) != 0) throw std::runtime_error("pipe");
+    feeder = ::fork();
+    if (feeder == 0) {
+      ::dup2(in_pipe[1], STDOUT_FILENO);
+      ::close(in_pipe[0]);
+      ::close(in_pipe[1]);
+      ::close(out_pipe[0]);
+      ::close(out_pipe[1]);
+      ::execlp("cat", "cat", piped_file.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (address_space_limit != 0) {
+      const struct rlimit limit = {address_space_limit, address_space_limit};
+      if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(126);
+    }
+    if (in_pipe[0] >= 0) {
+      ::dup2(in_pipe[0], STDIN_FILENO);
+      ::close(in_pipe[0]);
+      ::close(in_pipe[1]);
+    }
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    std::vector<char*> argv;
+    std::string cli = GGUFCHECK_CLI_PATH;
+    argv.push_back(cli.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(cli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  if (in_pipe[0] >= 0) {
+    ::close(in_pipe[0]);
+    ::close(in_pipe[1]);
+  }
+  ::close(out_pipe[1]);
+  CliRun run;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    run.out.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(out_pipe[0]);
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  run.max_rss_kib = usage.ru_maxrss;
+  if (WIFEXITED(status)) run.status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  if (feeder > 0) {
+    int ignored = 0;
+    while (::waitpid(feeder, &ignored, 0) < 0 && errno == EINTR) {
+    }
+  }
+  return run;
+}
+
+}  // namespace ggufcheck::testing
