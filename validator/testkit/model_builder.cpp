@@ -216,15 +216,6 @@ std::vector<std::uint64_t> guess_shape(const Document& doc, const std::string& n
   return {1};
 }
 
-std::string shape_text(const std::vector<std::uint64_t>& dims) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(dims[i]);
-  }
-  return out + "]";
-}
-
 // One refusal read and acted on: the change made, or "" when the message is not one the loop
 // knows.
 std::string learn(Document& doc, const std::string& message) {
@@ -416,18 +407,13 @@ BaseModel build_base(LlamaLoaderReference& reference, const BaseSpec& spec,
                            " loads");
 }
 
-KeyValue* find_pair(Document& document, std::string_view key) {
-  for (KeyValue& kv : document.metadata) {
-    if (kv.key == key) return &kv;
+std::string shape_text(const std::vector<std::uint64_t>& dims) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(dims[i]);
   }
-  return nullptr;
-}
-
-const KeyValue* find_pair(const Document& document, std::string_view key) {
-  for (const KeyValue& kv : document.metadata) {
-    if (kv.key == key) return &kv;
-  }
-  return nullptr;
+  return out + "]";
 }
 
 Tensor* find_tensor(Document& document, std::string_view name) {

@@ -25,6 +25,7 @@
 #include "documents.hpp"
 #include "ggufcheck/writer.hpp"
 #include "llama_loader_reference.hpp"
+#include "models.hpp"
 
 namespace ggufcheck::testing {
 
@@ -72,10 +73,11 @@ struct BaseModel {
 
 // --- reading and changing documents (shared with the mutants) ----------------------------------
 
-// The pair with this key, or nullptr.
-[[nodiscard]] KeyValue* find_pair(Document& document, std::string_view key);
-[[nodiscard]] const KeyValue* find_pair(const Document& document, std::string_view key);
+// The tensor of this name, or nullptr (find_pair, models.hpp, finds a key).
 [[nodiscard]] Tensor* find_tensor(Document& document, std::string_view name);
+
+// "[64, 32]"
+[[nodiscard]] std::string shape_text(const std::vector<std::uint64_t>& dims);
 
 // gguf_type_name's names ("u32", "f32", "str", "arr", ...) and back (nullopt: not one).
 [[nodiscard]] const char* gguf_type_name(ValueType type);

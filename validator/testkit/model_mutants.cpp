@@ -38,15 +38,6 @@ struct Base {
   [[nodiscard]] const Document& doc() const { return model.document; }
 };
 
-std::string shape_text(const std::vector<std::uint64_t>& dims) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += std::to_string(dims[i]);
-  }
-  return out + "]";
-}
-
 bool ends_with(const std::string& text, const std::string& end) {
   return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
 }
