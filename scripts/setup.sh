@@ -49,8 +49,10 @@ fi
 # llama.cpp's own reader, pinned: the version the llama.cpp profile follows.
 ggml_version="3.22.1"
 ggml_dir=".deps/node-llama-cpp-linux-x64-${ggml_version}"
-if [[ ! -f "$ggml_dir/package/bins/linux-x64/libggml-base.so" ]]; then
-  echo "setup: fetching @node-llama-cpp/linux-x64@${ggml_version} (llama.cpp's libggml-base.so)"
+# Its libllama (the model loader) is the model differential test's reference.
+if [[ ! -f "$ggml_dir/package/bins/linux-x64/libggml-base.so" ||
+      ! -f "$ggml_dir/package/bins/linux-x64/libllama.v0.5.0.so" ]]; then
+  echo "setup: fetching @node-llama-cpp/linux-x64@${ggml_version} (llama.cpp's libggml-base.so and libllama)"
   mkdir -p "$ggml_dir"
   if (cd "$ggml_dir" && npm pack --silent "@node-llama-cpp/linux-x64@${ggml_version}" >/dev/null 2>&1 &&
       tar xzf node-llama-cpp-linux-x64-*.tgz && rm -f node-llama-cpp-linux-x64-*.tgz); then

@@ -1,0 +1,553 @@
+// The model checks (GGUF7xxx, GGUF8xxx) against llama.cpp's model loader itself: the pinned
+// libllama.v0.5.0.so (validator/testkit/llama_loader_reference.hpp), which loads each file or
+// split set with no_alloc as llama.cpp's tools load a model's metadata. ggufcheck's verdict in
+// the llama.cpp profile (no error: it loads) must be llama.cpp's on every base model and every
+// mutant, and the strict profile must reject at least what llama.cpp rejects (a crash or a hang
+// of llama.cpp is a refusal). What differs on purpose is the table kDivergences below, mirrored
+// in docs/llama-cpp-divergences.md ("Model loader", headings "### M<n>. `id`").
+//
+// The base models are built by the oracle (validator/testkit/model_builder.hpp): hand-picked
+// hyperparameters, then the keys, key types, tensors and shapes llama.cpp asks for, once per
+// run in a temporary directory. The mutants (validator/testkit/model_mutants.hpp) change one
+// thing each. Single files go through the library (ggufcheck::validate_file); split sets
+// through the CLI (`ggufcheck --profile llama.cpp --quiet SHARD...`, its exit status).
+//
+// Environment:
+//   GGUFCHECK_MODEL_DIFF_SEED   seed of the mutants' choices (default kDefaultSeed)
+//   GGUFCHECK_MODEL_DIFF_KIND   only the mutants of this kind (e.g. change-dim)
+//   GGUFCHECK_MODEL_DIFF_BASE   only the mutants of this base (e.g. deepseek2)
+//   GGUFCHECK_MODEL_DIFF_SHOW   disagreements printed per kind (default 3)
+//   GGUFCHECK_MODEL_DIFF_VERBOSE=1  every comparison printed
+//   GGUFCHECK_DIFF_DUMP         a directory: every disagreeing mutant's files are written there
+//   GGUFCHECK_REFERENCE_LLAMA_LIB  the libllama to test against
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "child_process.hpp"
+#include "ggufcheck/validate.hpp"
+#include "llama_loader_reference.hpp"
+#include "model_builder.hpp"
+#include "model_mutants.hpp"
+
+namespace ggufcheck::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kDefaultSeed = 20261201;
+constexpr std::size_t kMinimumMutants = 5000;
+constexpr unsigned kCliTimeLimitSeconds = 60;
+constexpr std::size_t kMaxCliOutput = 65536;
+
+std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return fallback;
+  return std::strtoull(text, nullptr, 0);
+}
+
+std::string env_text(const char* name) {
+  const char* text = std::getenv(name);
+  return text != nullptr ? text : "";
+}
+
+bool in_ci() {
+  return env_text("CI") == "true";
+}
+
+// --- the reference and the bases, once per run ---------------------------------------------------
+
+// The run's temporary directory ($TMPDIR, else /dev/shm when there is one: every mutant is
+// written there), removed at exit.
+fs::path temporary_root() {
+  if (!env_text("TMPDIR").empty()) return fs::temp_directory_path();
+  std::error_code ignored;
+  return fs::is_directory("/dev/shm", ignored) ? fs::path("/dev/shm") : fs::temp_directory_path();
+}
+
+struct Scratch {
+  fs::path dir = temporary_root() / ("ggufcheck-model-differential-" + std::to_string(::getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+};
+
+const fs::path& scratch() {
+  static const Scratch s;
+  return s.dir;
+}
+
+struct Oracle {
+  std::unique_ptr<LlamaLoaderReference> reference;
+  std::string why_not;
+  bool library_missing = false;
+  std::vector<BaseModel> bases;
+  std::string base_failures;  // the specs that did not become a model, and why
+};
+
+Oracle& oracle() {
+  static Oracle o = [] {
+    Oracle s;
+    const std::string path = reference_llama_library_path();
+    if (!fs::exists(path)) {
+      s.library_missing = true;
+      s.why_not = "llama.cpp's libllama is missing (" + path +
+                  "): run scripts/setup.sh, or set GGUFCHECK_REFERENCE_LLAMA_LIB";
+      return s;
+    }
+    try {
+      s.reference = std::make_unique<LlamaLoaderReference>(path);
+      s.reference->start();
+    } catch (const ReferenceError& e) {
+      s.reference.reset();
+      s.why_not = e.what();
+      return s;
+    }
+    const fs::path dir = scratch() / "bases";
+    fs::create_directories(dir);
+    for (const BaseSpec& spec : base_specs()) {
+      try {
+        s.bases.push_back(build_base(*s.reference, spec, dir / (spec.name + ".gguf")));
+      } catch (const std::runtime_error& e) {
+        s.base_failures += std::string("\n  ") + e.what();
+      }
+    }
+    return s;
+  }();
+  return o;
+}
+
+#define GGUFCHECK_NEED_LLAMA(name)                                        \
+  LlamaLoaderReference* const name = oracle().reference.get();            \
+  if (name == nullptr) {                                                  \
+    if (in_ci() || !oracle().library_missing) FAIL() << oracle().why_not; \
+    GTEST_SKIP() << oracle().why_not;                                     \
+  }
+
+const BaseModel* find_base(const std::string& name) {
+  for (const BaseModel& b : oracle().bases) {
+    if (b.spec.name == name) return &b;
+  }
+  return nullptr;
+}
+
+// --- one comparison ------------------------------------------------------------------------------
+
+struct Verdict {
+  bool loads = false;
+  std::string findings;  // the errors, one a line
+  std::string failure;   // the verdict could not be had (the CLI could not run, ...)
+};
+
+std::string errors_of(const Report& report) {
+  std::string out;
+  for (const Finding& f : report.findings) {
+    if (f.severity != Severity::Error) continue;
+    out += code_string(f.code) + " " + std::string(catalogue_entry(f.code).name) + " " + f.path +
+           ": " + f.message + "\n";
+  }
+  return out;
+}
+
+Verdict library_verdict(const fs::path& file, Profile profile) {
+  Options options;
+  options.profile = profile;
+  const Report report = validate_file(file.string(), options);
+  return {report.passed(), errors_of(report), {}};
+}
+
+// `ggufcheck --profile P --quiet PATH...`: exit 0 passes, 1 errors, 2 unreadable input.
+Verdict cli_verdict(const std::vector<fs::path>& paths, const char* profile) {
+  std::vector<std::string> args = {GGUFCHECK_CLI_PATH, "--profile", profile, "--quiet"};
+  for (const fs::path& p : paths) args.push_back(p.string());
+  const child::Run run = child::run(
+      [&args] {
+        std::vector<char*> argv;
+        for (std::string& a : args) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        ::dup2(STDERR_FILENO, STDOUT_FILENO);  // the report, on the captured pipe
+        ::execv(argv[0], argv.data());
+        return 127;
+      },
+      kCliTimeLimitSeconds, kMaxCliOutput);
+  Verdict v;
+  v.findings = run.output;
+  if (run.end != child::Run::End::Exited || run.status > 2) {
+    v.failure = "ggufcheck --profile " + std::string(profile) + " ended with " +
+                (run.end == child::Run::End::Exited ? "status " : "signal ") +
+                std::to_string(run.status) + ": " + run.output;
+  }
+  v.loads = run.end == child::Run::End::Exited && run.status == 0;
+  return v;
+}
+
+struct Comparison {
+  LoaderResult llama;
+  Verdict ours;    // the llama.cpp profile
+  Verdict strict;  // the strict profile, when llama.cpp does not load the file
+  std::string failure;
+
+  [[nodiscard]] bool llama_loads() const { return llama.loads(); }
+  [[nodiscard]] bool agree() const { return llama_loads() == ours.loads; }
+  // strict must reject whatever llama.cpp does not load
+  [[nodiscard]] bool strict_misses() const { return !llama_loads() && strict.loads; }
+};
+
+// Writes the mutant's files into `dir` (emptied first) and compares.
+Comparison compare(LlamaLoaderReference& reference, const ModelMutant& m, const fs::path& dir) {
+  std::error_code ignored;
+  fs::remove_all(dir, ignored);
+  fs::create_directories(dir);
+  Comparison c;
+  for (const MutantFile& f : m.files) {
+    if (!save_file(dir / f.name, model_bytes(f.document))) {
+      c.failure = "cannot write " + (dir / f.name).string();
+      return c;
+    }
+  }
+  std::vector<fs::path> load;
+  for (const std::string& n : m.load_names) load.push_back(dir / n);
+  c.llama = m.load == ModelMutant::Load::Splits ? reference.load_splits(load)
+                                                : reference.load(load.front(), m.vocab_only);
+  if (c.llama.outcome == LoaderOutcome::HarnessFailure) {
+    c.failure = "llama.cpp could not be run: " + c.llama.message + "\n" + c.llama.log;
+    return c;
+  }
+  if (m.set) {
+    std::vector<fs::path> check;
+    for (const std::string& n : m.check_names) check.push_back(dir / n);
+    c.ours = cli_verdict(check, "llama.cpp");
+    if (!c.llama_loads()) c.strict = cli_verdict(check, "strict");
+    c.failure = !c.ours.failure.empty() ? c.ours.failure : c.strict.failure;
+  } else {
+    c.ours = library_verdict(dir / m.check_names.front(), Profile::LlamaCpp);
+    if (!c.llama_loads()) c.strict = library_verdict(dir / m.check_names.front(), Profile::Strict);
+  }
+  return c;
+}
+
+std::string describe(const ModelMutant& m, const Comparison& c) {
+  std::ostringstream out;
+  out << m.kind << " / " << m.base << ": " << m.what << "\n    llama.cpp "
+      << to_string(c.llama.outcome);
+  if (c.llama.signal != 0) out << " (signal " << c.llama.signal << ")";
+  if (!c.llama.message.empty()) out << ": " << c.llama.message;
+  out << "\n    ggufcheck --profile llama.cpp " << (c.ours.loads ? "passes" : "fails");
+  std::istringstream findings(c.ours.findings);
+  int shown = 0;
+  for (std::string line; std::getline(findings, line) && shown < 6;) {
+    if (line.empty()) continue;
+    out << "\n      " << line;
+    ++shown;
+  }
+  if (c.strict_misses()) out << "\n    ggufcheck --profile strict passes";
+  return out.str();
+}
+
+// --- the documented divergences (docs/llama-cpp-divergences.md, "Model loader") ------------------
+//
+// A disagreement on purpose: its id (the page's heading), its direction, and a predicate that
+// recognises it from the mutant and the comparison. Exactly the page's list, in its order.
+struct ModelDivergence {
+  std::string_view id;
+  bool llama_loads;  // the direction: llama.cpp loads and ggufcheck fails, or the reverse
+  bool (*explains)(const ModelMutant& m, const Comparison& c);
+};
+
+const std::vector<ModelDivergence>& divergences() {
+  static const std::vector<ModelDivergence> list = {};
+  return list;
+}
+
+const ModelDivergence* explain(const ModelMutant& m, const Comparison& c) {
+  for (const ModelDivergence& d : divergences()) {
+    if (d.llama_loads == c.llama_loads() && d.explains(m, c)) return &d;
+  }
+  return nullptr;
+}
+
+// --- the figures
+// ----------------------------------------------------------------------------------
+
+struct Tally {
+  std::size_t count = 0;
+  std::size_t both_refuse = 0;
+  std::size_t both_load = 0;
+  std::size_t llama_loads_we_fail = 0;
+  std::size_t llama_refuses_we_pass = 0;
+  std::size_t documented = 0;
+  std::size_t strict_misses = 0;
+  std::size_t crashes = 0;                   // llama.cpp crashed or hung (a refusal)
+  std::map<std::string, std::size_t> codes;  // both refuse: ggufcheck's first error code
+  std::vector<std::string> shown;
+};
+
+// The first code ggufcheck's findings name (library: "GGUF7011 ..."; CLI: "error[GGUF7011 ...").
+std::string first_code(const std::string& findings) {
+  static const std::regex code(R"(GGUF[0-9]{4})");
+  std::smatch m;
+  return std::regex_search(findings, m, code) ? m[0].str() : "(none)";
+}
+
+void dump(const fs::path& root, std::size_t index, const ModelMutant& m, const Comparison& c,
+          const fs::path& work) {
+  const fs::path dir = root / (std::to_string(index) + "-" + m.kind + "-" + m.base);
+  std::error_code ignored;
+  fs::create_directories(dir, ignored);
+  for (const MutantFile& f : m.files) fs::copy_file(work / f.name, dir / f.name, ignored);
+  std::ofstream(dir / "what.txt") << describe(m, c) << "\n\nllama.cpp's log:\n" << c.llama.log;
+}
+
+// --- tests
+// ----------------------------------------------------------------------------------------
+
+// loader_message reads the reason out of what llama.cpp printed.
+TEST(ModelDifferential, LoaderMessagesAreRead) {
+  EXPECT_EQ(loader_message("llama_model_loader: loaded meta data\n"
+                           "llama_model_load: error loading model: check_tensor_dims: tensor "
+                           "'blk.0.attn_q.weight' not found\n"
+                           "llama_model_load_from_file_impl: failed to load model\n",
+                           false),
+            "check_tensor_dims: tensor 'blk.0.attn_q.weight' not found");
+  EXPECT_EQ(loader_message("llama_model_load_from_splits: list of splits is empty\n"
+                           "llama_model_load_from_file_impl: failed to load model\n",
+                           false),
+            "llama_model_load_from_splits: list of splits is empty");
+  EXPECT_EQ(loader_message("load: warning\n"
+                           "/src/llama-vocab.cpp:2539: GGML_ASSERT(id_to_token.size() == "
+                           "token_to_id.size()) failed\n",
+                           true),
+            "/src/llama-vocab.cpp:2539: GGML_ASSERT(id_to_token.size() == token_to_id.size()) "
+            "failed");
+  EXPECT_EQ(loader_message("", true), "");
+}
+
+// The harness: a base loads, a dropped required tensor is refused with llama.cpp's message, a
+// duplicated token makes llama.cpp abort (a crash, told apart), a missing file is refused, a
+// split set loads both ways. A broken reference cannot make everything agree.
+TEST(ModelDifferential, ReferenceDiscriminates) {
+  GGUFCHECK_NEED_LLAMA(reference);
+  const BaseModel* llama = find_base("llama");
+  ASSERT_NE(llama, nullptr) << oracle().base_failures;
+  const fs::path dir = scratch() / "harness";
+  fs::create_directories(dir);
+
+  const LoaderResult base = reference->load(llama->file);
+  EXPECT_EQ(base.outcome, LoaderOutcome::Loads) << base.message << "\n" << base.log;
+
+  Document dropped = llama->document;
+  const std::string name = dropped.tensors.back().name;
+  dropped.tensors.pop_back();
+  ASSERT_TRUE(save_file(dir / "dropped.gguf", model_bytes(dropped)));
+  const LoaderResult refused = reference->load(dir / "dropped.gguf");
+  EXPECT_EQ(refused.outcome, LoaderOutcome::Refuses) << refused.log;
+  EXPECT_NE(refused.message.find("tensor '" + name + "' not found"), std::string::npos)
+      << refused.message;
+
+  Document duplicated = llama->document;
+  std::vector<Value>& tokens = find_pair(duplicated, "tokenizer.ggml.tokens")->value.items;
+  tokens.back() = tokens[5];
+  ASSERT_TRUE(save_file(dir / "duplicated.gguf", model_bytes(duplicated)));
+  const LoaderResult crashed = reference->load(dir / "duplicated.gguf");
+  EXPECT_EQ(crashed.outcome, LoaderOutcome::Crashes) << crashed.message << "\n" << crashed.log;
+  EXPECT_NE(crashed.message.find("GGML_ASSERT"), std::string::npos) << crashed.message;
+
+  const LoaderResult missing = reference->load(dir / "no-such-file.gguf");
+  EXPECT_EQ(missing.outcome, LoaderOutcome::Refuses);
+  EXPECT_NE(missing.message.find("no-such-file.gguf"), std::string::npos) << missing.message;
+
+  const std::vector<Document> shards = split_document(llama->document, 2);
+  std::vector<fs::path> paths;
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    paths.push_back(dir / split_file_name("set", i + 1, 2));
+    ASSERT_TRUE(save_file(paths.back(), model_bytes(shards[i])));
+  }
+  const LoaderResult by_name = reference->load(paths.front());
+  EXPECT_EQ(by_name.outcome, LoaderOutcome::Loads) << by_name.message;
+  const LoaderResult listed = reference->load_splits(paths);
+  EXPECT_EQ(listed.outcome, LoaderOutcome::Loads) << listed.message;
+  const LoaderResult reversed = reference->load_splits({paths[1], paths[0]});
+  EXPECT_EQ(reversed.outcome, LoaderOutcome::Refuses);
+  EXPECT_NE(reversed.message.find("must be loaded with the first split"), std::string::npos)
+      << reversed.message;
+}
+
+// Every architecture became a model that llama.cpp loads and that passes ggufcheck in every
+// profile: the checks accept real models. Prints each base's tensors and keys.
+TEST(ModelDifferential, BasesLoadAndPassEveryProfile) {
+  GGUFCHECK_NEED_LLAMA(reference);
+  EXPECT_EQ(oracle().bases.size(), base_specs().size())
+      << "specs that did not become a model:" << oracle().base_failures;
+  for (const BaseModel& base : oracle().bases) {
+    SCOPED_TRACE(base.spec.name);
+    std::printf("base %s\n", base.describe().c_str());
+    std::string keys;
+    for (const KeyValue& kv : base.document.metadata) {
+      if (kv.key.rfind("tokenizer.", 0) == 0) continue;
+      keys += " " + kv.key + ":" + gguf_type_name(kv.value.type);
+    }
+    std::printf("  keys:%s\n  tensors:", keys.c_str());
+    for (const Tensor& t : base.document.tensors) {
+      std::string dims;
+      for (std::uint64_t d : t.dims) dims += (dims.empty() ? "" : ",") + std::to_string(d);
+      std::printf(" %s[%s]", t.name.c_str(), dims.c_str());
+    }
+    std::printf("\n");
+    const LoaderResult loaded = reference->load(base.file);
+    EXPECT_EQ(loaded.outcome, LoaderOutcome::Loads) << loaded.message;
+    for (Profile profile : {Profile::Strict, Profile::Spec, Profile::LlamaCpp}) {
+      const Verdict v = library_verdict(base.file, profile);
+      EXPECT_TRUE(v.loads) << "profile " << to_string(profile) << ":\n" << v.findings;
+    }
+  }
+}
+
+// The mutants are at least kMinimumMutants and the same for the same seed.
+TEST(ModelDifferential, MutantsAreDeterministic) {
+  GGUFCHECK_NEED_LLAMA(reference);
+  const std::uint64_t seed = env_number("GGUFCHECK_MODEL_DIFF_SEED", kDefaultSeed);
+  const std::vector<ModelMutant> a = model_mutants(oracle().bases, seed);
+  const std::vector<ModelMutant> b = model_mutants(oracle().bases, seed);
+  EXPECT_GE(a.size(), kMinimumMutants);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].kind + a[i].base + a[i].what, b[i].kind + b[i].base + b[i].what) << i;
+    ASSERT_TRUE(a[i].files.size() == b[i].files.size() &&
+                std::equal(a[i].files.begin(), a[i].files.end(), b[i].files.begin(),
+                           [](const MutantFile& x, const MutantFile& y) {
+                             return x.name == y.name && x.document == y.document;
+                           }))
+        << i;
+  }
+}
+
+// Every base and every mutant: llama.cpp's outcome against ggufcheck's llama.cpp verdict, and
+// the strict profile rejecting whatever llama.cpp does not load.
+TEST(ModelDifferential, Mutants) {
+  GGUFCHECK_NEED_LLAMA(reference);
+  ASSERT_FALSE(oracle().bases.empty()) << oracle().base_failures;
+  const std::uint64_t seed = env_number("GGUFCHECK_MODEL_DIFF_SEED", kDefaultSeed);
+  const std::string only_kind = env_text("GGUFCHECK_MODEL_DIFF_KIND");
+  const std::string only_base = env_text("GGUFCHECK_MODEL_DIFF_BASE");
+  const std::uint64_t show = env_number("GGUFCHECK_MODEL_DIFF_SHOW", 3);
+  const std::string dump_dir = env_text("GGUFCHECK_DIFF_DUMP");
+  const bool verbose = env_text("GGUFCHECK_MODEL_DIFF_VERBOSE") == "1";
+
+  std::vector<ModelMutant> mutants;
+  for (const BaseModel& b : oracle().bases) mutants.push_back(base_mutant(b));
+  for (ModelMutant& m : model_mutants(oracle().bases, seed)) mutants.push_back(std::move(m));
+
+  const fs::path work = scratch() / "mutant";
+  std::map<std::string, Tally> tallies;
+  std::map<std::string, std::size_t> llama_outcomes;
+  std::size_t compared = 0, undocumented = 0, strict_misses = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < mutants.size(); ++i) {
+    const ModelMutant& m = mutants[i];
+    if ((!only_kind.empty() && m.kind != only_kind) ||
+        (!only_base.empty() && m.base != only_base)) {
+      continue;
+    }
+    const Comparison c = compare(*reference, m, work);
+    if (!c.failure.empty()) {
+      ADD_FAILURE() << "mutant " << i << " " << m.kind << " / " << m.base << ": " << m.what << ": "
+                    << c.failure;
+      continue;
+    }
+    ++compared;
+    if (verbose) std::printf("[%zu] %s\n", i, describe(m, c).c_str());
+    Tally& t = tallies[m.kind];
+    ++t.count;
+    ++llama_outcomes[to_string(c.llama.outcome)];
+    if (c.llama.outcome == LoaderOutcome::Crashes || c.llama.outcome == LoaderOutcome::TimesOut) {
+      ++t.crashes;
+    }
+    if (c.strict_misses()) {
+      ++t.strict_misses;
+      ++strict_misses;
+    }
+    if (c.agree()) {
+      ++(c.llama_loads() ? t.both_load : t.both_refuse);
+      if (!c.llama_loads()) ++t.codes[first_code(c.ours.findings)];
+      if (!c.strict_misses()) continue;
+    } else if (explain(m, c) != nullptr) {
+      ++t.documented;
+      continue;
+    } else {
+      ++(c.llama_loads() ? t.llama_loads_we_fail : t.llama_refuses_we_pass);
+      ++undocumented;
+    }
+    if (t.shown.size() < show) t.shown.push_back("[" + std::to_string(i) + "] " + describe(m, c));
+    if (!dump_dir.empty()) dump(dump_dir, i, m, c, work);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::printf("model differential: seed %llu, %zu mutants compared (%zu bases) in %.1f s\n",
+              static_cast<unsigned long long>(seed), compared, oracle().bases.size(), seconds);
+  std::printf("  llama.cpp:");
+  for (const auto& [outcome, n] : llama_outcomes) std::printf(" %s %zu", outcome.c_str(), n);
+  std::printf("\n  %-24s %6s %7s %7s %9s %9s %6s %6s %7s\n", "kind", "count", "refuse", "load",
+              "llama-ok", "llama-no", "doc", "strict", "crashes");
+  for (const auto& [kind, t] : tallies) {
+    std::printf("  %-24s %6zu %7zu %7zu %9zu %9zu %6zu %6zu %7zu\n", kind.c_str(), t.count,
+                t.both_refuse, t.both_load, t.llama_loads_we_fail, t.llama_refuses_we_pass,
+                t.documented, t.strict_misses, t.crashes);
+  }
+  std::printf(
+      "  (refuse/load: both; llama-ok: llama.cpp loads, ggufcheck fails; llama-no: llama.cpp "
+      "refuses, ggufcheck passes; doc: documented divergences; strict: llama.cpp refuses and "
+      "--profile strict passes)\n");
+  std::printf("  where both refuse, ggufcheck's first error:\n");
+  for (const auto& [kind, t] : tallies) {
+    if (t.codes.empty()) continue;
+    std::printf("  %-24s", kind.c_str());
+    for (const auto& [code, n] : t.codes) std::printf(" %s %zu", code.c_str(), n);
+    std::printf("\n");
+  }
+  for (const auto& [kind, t] : tallies) {
+    for (const std::string& s : t.shown) std::printf("  %s\n", s.c_str());
+  }
+  std::fflush(stdout);
+  EXPECT_EQ(undocumented, 0U) << "disagreements with llama.cpp's model loader that "
+                                 "docs/llama-cpp-divergences.md does not explain (above)";
+  EXPECT_EQ(strict_misses, 0U) << "files llama.cpp does not load that --profile strict passes";
+}
+
+// The page's "### M<n>. `id`" headings are the table, in its order, numbered from 1.
+TEST(ModelDifferential, DocumentedDivergencesAreTheTable) {
+  std::ifstream in(fs::path(GGUFCHECK_SOURCE_DIR) / "docs" / "llama-cpp-divergences.md");
+  ASSERT_TRUE(in) << "docs/llama-cpp-divergences.md is missing";
+  const std::regex heading(R"(^### M([0-9]+)\. `([a-z0-9-]+)`)");
+  std::vector<std::string> documented, tested;
+  std::uint64_t expected_number = 1;
+  bool section = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("## Model loader", 0) == 0) section = true;
+    std::smatch m;
+    if (!std::regex_search(line, m, heading)) continue;
+    EXPECT_EQ(std::stoull(m[1].str()), expected_number++) << line;
+    documented.push_back(m[2]);
+  }
+  EXPECT_TRUE(section) << "docs/llama-cpp-divergences.md has no \"## Model loader\" section";
+  for (const ModelDivergence& d : divergences()) tested.emplace_back(d.id);
+  EXPECT_EQ(documented, tested);
+}
+
+}  // namespace
+}  // namespace ggufcheck::testing
