@@ -467,6 +467,20 @@ void add_codes(Registry& r) {
   for (const testing::CodeExample& example : testing::code_examples()) {
     std::string id = "codes/" + code_string(example.code) + "-" +
                      std::string(catalogue_entry(example.code).name);
+    if (example.build_set != nullptr) {
+      // A split set: its files in the folder codes/GGUFnnnn-<name>/, each with its own codes.
+      const std::vector<testing::ExampleFile> files = example.build_set();
+      for (std::size_t k = 0; k < files.size(); ++k) {
+        const std::string& name = files[k].name;
+        std::vector<std::string> codes;
+        for (const Code code : files[k].codes) codes.push_back(code_string(code));
+        Recipe& recipe = r.add(id + "/" + name.substr(0, name.size() - 5),
+                               std::string(example.description) + ": " + name, std::move(codes),
+                               [build = example.build_set, k] { return build()[k].written.bytes; });
+        recipe.model = true;
+      }
+      continue;
+    }
     std::vector<std::string> codes = {code_string(example.code)};
     for (const Code also : example.also) codes.push_back(code_string(also));
     Recipe& recipe = r.add(std::move(id), std::string(example.description), std::move(codes),

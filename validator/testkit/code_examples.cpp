@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -154,6 +155,23 @@ void rename_architecture(Document& doc, const std::string& arch) {
   for (KeyValue& kv : doc.metadata) {
     if (kv.key.rfind("llama.", 0) == 0) kv.key = arch + kv.key.substr(5);
   }
+}
+
+// --- split sets --------------------------------------------------------------------------------
+// The model as shards (model_shards): `change` edits them, the set's files are named
+// model-%05d-of-%05d.gguf, and `codes[k]` are the codes the set's checks report on shard k.
+
+std::vector<ExampleFile> shards_where(std::size_t n, void (*change)(std::vector<Document>&),
+                                      std::vector<std::vector<Code>> codes) {
+  std::vector<Document> shards = model_shards(n);
+  change(shards);
+  std::vector<ExampleFile> files;
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    char name[64];
+    std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.gguf", k + 1, n);
+    files.push_back({name, write(shards[k]), k < codes.size() ? codes[k] : std::vector<Code>{}});
+  }
+  return files;
 }
 
 const std::vector<CodeExample> kExamples = {
@@ -520,6 +538,83 @@ const std::vector<CodeExample> kExamples = {
        }
        return write(doc);
      }},
+    {Code::SplitShardMissing,
+     "the llama model as 3 shards (model-00001-of-00003.gguf ...), the second of which is not "
+     "there",
+     nullptr,
+     {},
+     false,
+     [] {
+       std::vector<ExampleFile> files =
+           shards_where(3, [](std::vector<Document>&) {}, {{Code::SplitShardMissing}});
+       files.erase(files.begin() + 1);
+       return files;
+     }},
+    {Code::SplitKeyMissing,
+     "the llama model as 2 shards, the second without split.no",
+     nullptr,
+     {},
+     false,
+     [] {
+       return shards_where(2,
+                           [](std::vector<Document>& shards) {
+                             std::erase_if(shards[1].metadata,
+                                           [](const KeyValue& kv) { return kv.key == "split.no"; });
+                           },
+                           {{}, {Code::SplitKeyMissing}});
+     }},
+    {Code::SplitKeyWrongType,
+     "the llama model with split.count = 1 written as a u32",
+     [] {
+       return model_where([](Document& doc) {
+         doc.metadata.push_back({"split.count", Value::u32(1), {}});
+       });
+     },
+     {Code::KeyWrongType}},
+    {Code::SplitShardMisnumbered,
+     "the llama model as 2 shards, the second with split.no 2",
+     nullptr,
+     {},
+     false,
+     [] {
+       return shards_where(2,
+                           [](std::vector<Document>& shards) {
+                             key_of(shards[1], "split.no").value = Value::u16(2);
+                           },
+                           {{}, {Code::SplitShardMisnumbered}});
+     }},
+    {Code::SplitDuplicateTensor,
+     "the llama model as 2 shards, output_norm.weight in the second as well as in the first",
+     nullptr,
+     {},
+     false,
+     [] {
+       return shards_where(2,
+                           [](std::vector<Document>& shards) {
+                             for (const Tensor& t : shards[0].tensors) {
+                               if (t.name == "output_norm.weight") shards[1].tensors.push_back(t);
+                             }
+                           },
+                           {{}, {Code::SplitDuplicateTensor}});
+     }},
+    {Code::SplitTensorCountMismatch,
+     "the llama model as 2 shards whose split.tensors.count says one tensor more than they hold",
+     nullptr,
+     {},
+     false,
+     [] {
+       return shards_where(2,
+                           [](std::vector<Document>& shards) {
+                             const auto more =
+                                 static_cast<std::int32_t>(model_document().tensors.size() + 1);
+                             for (Document& d : shards)
+                               key_of(d, "split.tensors.count").value = Value::i32(more);
+                           },
+                           {{Code::SplitTensorCountMismatch}});
+     }},
+    {Code::SplitFileName,
+     "the first of 2 shards of the llama model, named outside <prefix>-00001-of-00002.gguf",
+     [] { return write(model_shards(2)[0]); }},
 };
 
 }  // namespace
@@ -536,7 +631,15 @@ const CodeExample& code_example(Code code) {
 }
 
 Written example(Code code) {
-  return code_example(code).build();
+  const CodeExample& e = code_example(code);
+  if (e.build == nullptr) throw std::out_of_range(code_string(code) + "'s example is a set");
+  return e.build();
+}
+
+std::vector<ExampleFile> example_set(Code code) {
+  const CodeExample& e = code_example(code);
+  if (e.build_set == nullptr) throw std::out_of_range(code_string(code) + "'s example is a file");
+  return e.build_set();
 }
 
 }  // namespace ggufcheck::testing

@@ -249,6 +249,11 @@ struct Scenario {
   // With the model checks (the Model and SplitSet codes' cases): other cases' files are
   // containers, not models llama.cpp loads.
   bool model_checks = false;
+  // A split set's files (the SplitSet codes' cases), written to a directory of their own and
+  // validated together as the CLI does (validate_set on the first one's path): the report of
+  // file `set_report` is the case's. A file alone is a set of one.
+  std::vector<testing::ExampleFile> set;
+  std::size_t set_report = 0;
 
   [[nodiscard]] Report run(Profile profile) const {
     Options options = container_options();
@@ -257,8 +262,28 @@ struct Scenario {
     options.limits = limits;
     options.data.enabled = data;
     if (!file.empty()) return validate_file(file, options);
+    if (!set.empty()) return run_set(options);
     if (big) return validate(big->bytes(), options);
     return validate(Bytes(bytes.data(), bytes.size()), options);
+  }
+
+  [[nodiscard]] Report run_set(const Options& options) const {
+    static int runs = 0;
+    const std::filesystem::path dir =
+        std::filesystem::path(::testing::TempDir()) /
+        ("ggufcheck-codes-set-" + std::to_string(::getpid()) + "-" + std::to_string(runs++));
+    std::filesystem::remove_all(dir);
+    for (const testing::ExampleFile& f : set) {
+      if (!save_file(dir / f.name, f.written.bytes)) ADD_FAILURE() << "cannot write " << f.name;
+    }
+    const std::string wanted = (dir / set[set_report].name).string();
+    SetReports reports = validate_set({(dir / set[0].name).string()}, options);
+    std::filesystem::remove_all(dir);
+    for (Report& r : reports.reports) {
+      if (r.path == wanted) return std::move(r);
+    }
+    ADD_FAILURE() << wanted << " has no report";
+    return {};
   }
 };
 
@@ -318,6 +343,18 @@ Scenario vocab_token_case(Code code, std::uint64_t length) {
   // element type, count, then "<unk>", "<s>" and "</s>" with their lengths
   const std::uint64_t offset = w.layout.pairs[i].value_offset + 4 + 8 + (8 + 5) + (8 + 3) + (8 + 4);
   return at(w.bytes, offset, 8 + length, kv_path(i, "tokenizer.ggml.tokens") + "[3]");
+}
+
+// A split-set code's case: the example set's file `report` (the file alone for a code whose
+// example is one file), the finding at [offset, offset + length) of it.
+Scenario set_case(std::vector<testing::ExampleFile> files, std::size_t report, std::uint64_t offset,
+                  std::uint64_t length, std::string path, std::string message_has,
+                  std::vector<Code> also = {}) {
+  Scenario s = at({}, offset, length, std::move(path), std::move(also));
+  s.set = std::move(files);
+  s.set_report = report;
+  s.message_has = std::move(message_has);
+  return s;
 }
 
 // The example of a tensor-data code: its one tensor "w", the finding `offset` bytes into the
@@ -1178,6 +1215,74 @@ std::vector<CodeCase> code_cases() {
        [] {
          const Written w = example(Code::SlowReferenceLoad);
          return at(w.bytes, 0, 24, "header");
+       }},
+
+      // --- GGUF8xxx: split sets (several files: validate_set) ---------------------------------
+      {Code::SplitShardMissing, "MiddleShardNotThere",
+       [] {
+         return set_case(testing::example_set(Code::SplitShardMissing), 0, 0, 0, "split set",
+                         "shard 2 of 3 is not there");
+       }},
+      {Code::SplitKeyMissing, "SecondShardWithoutSplitNo",
+       [] {
+         return set_case(testing::example_set(Code::SplitKeyMissing), 1, 0, 0, "metadata",
+                         "no split.no");
+       }},
+      {Code::SplitKeyWrongType, "U32SplitCountAlone",
+       [] {
+         const Written w = example(Code::SplitKeyWrongType);
+         const std::size_t kv = w.layout.pairs.size() - 1;
+         return set_case({{"model.gguf", w, {}}}, 0, w.layout.pairs[kv].type_offset, 4,
+                         kv_path(kv, "split.count", "type"), "llama.cpp refuses the file",
+                         {Code::KeyWrongType});
+       }},
+      {Code::SplitKeyWrongType, "U32SplitNoInShardTwo",
+       [] {
+         std::vector<Document> shards = testing::model_shards(3);
+         for (KeyValue& kv : shards[1].metadata) {
+           if (kv.key == "split.no") kv.value = Value::u32(1);
+         }
+         std::vector<testing::ExampleFile> files;
+         for (std::size_t k = 0; k < shards.size(); ++k) {
+           files.push_back(
+               {"model-0000" + std::to_string(k + 1) + "-of-00003.gguf", write(shards[k]), {}});
+         }
+         const std::uint64_t offset = files[1].written.layout.pairs[0].type_offset;
+         return set_case(std::move(files), 1, offset, 4, kv_path(0, "split.no", "type"),
+                         "llama.cpp aborts", {Code::KeyWrongType});
+       }},
+      {Code::SplitShardMisnumbered, "SecondShardSaysTwo",
+       [] {
+         std::vector<testing::ExampleFile> files =
+             testing::example_set(Code::SplitShardMisnumbered);
+         const std::uint64_t offset = files[1].written.layout.pairs[0].value_offset;
+         return set_case(std::move(files), 1, offset, 2, kv_path(0, "split.no"),
+                         "split.no is 2 but this is shard 2 of 2");
+       }},
+      {Code::SplitDuplicateTensor, "OutputNormInBothShards",
+       [] {
+         std::vector<testing::ExampleFile> files = testing::example_set(Code::SplitDuplicateTensor);
+         const Layout& layout = files[1].written.layout;
+         const std::size_t i = layout.tensors.size() - 1;
+         const std::uint64_t offset = layout.tensors[i].offset;
+         return set_case(std::move(files), 1, offset, layout.infos_end - offset,
+                         tensor_path(i, "output_norm.weight"), "also in");
+       }},
+      {Code::SplitTensorCountMismatch, "OneMoreThanTheShardsHold",
+       [] {
+         const std::size_t tensors = model_document().tensors.size();
+         std::vector<testing::ExampleFile> files =
+             testing::example_set(Code::SplitTensorCountMismatch);
+         const std::size_t kv = files[0].written.layout.pairs.size() - 1;
+         const std::uint64_t offset = files[0].written.layout.pairs[kv].value_offset;
+         return set_case(std::move(files), 0, offset, 4, kv_path(kv, "split.tensors.count"),
+                         "split.tensors.count is " + std::to_string(tensors + 1) +
+                             " but the 2 shards hold " + std::to_string(tensors) + " tensors");
+       }},
+      {Code::SplitFileName, "FirstShardNamedOutsideThePattern",
+       [] {
+         return set_case({{"model.gguf", example(Code::SplitFileName), {}}}, 0, 0, 0, "file name",
+                         "-00001-of-00002.gguf");
        }},
   };
   // One case per kind of file that is not GGUF (not_gguf_samples() below).

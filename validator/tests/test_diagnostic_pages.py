@@ -8,7 +8,8 @@ Checks, in both directions:
   file is named after the code, the summary and severity lines are the catalogue's;
 - every page has the sections What it means / Why it matters / Example / How to fix ... in
   that order, and no TODO left;
-- every page's example: its file exists (corpus/codes/GGUFnnnn-<name>.gguf; GGUF0001's
+- every page's example: its file exists (corpus/codes/GGUFnnnn-<name>.gguf, or the folder
+  corpus/codes/GGUFnnnn-<name>/ of a split-set code whose example is a set of files; GGUF0001's
   example is a path that must not exist), the `$ ggufcheck ...` line of its console block, run
   from the repository root, prints exactly the lines under it, nothing on stderr, with the
   exit status its output implies (2 unreadable, 1 an error, else 0), and the output reports the
@@ -74,9 +75,13 @@ def load_catalogue(ggufcheck, source):
     return json.loads(out)["diagnostics"]
 
 
-def example_path(entry):
+def example_path(entry, source):
     if entry["code"] == "GGUF0001":
         return "corpus/does-not-exist.gguf"
+    # A split-set code whose fault needs several files: its example is the set, in a folder.
+    folder = f"corpus/codes/{entry['code']}-{entry['name']}/"
+    if os.path.isdir(os.path.join(source, folder)):
+        return folder
     return f"corpus/codes/{entry['code']}-{entry['name']}.gguf"
 
 
@@ -188,7 +193,7 @@ class Checker:
     def check_example(self, entry, rest):
         code = entry["code"]
         example = section(rest, "## Example")
-        want_path = example_path(entry)
+        want_path = example_path(entry, self.source)
         require(f"`{want_path}`" in example,
                 f"{code}.md: the Example section names its file as `{want_path}`")
         blocks = list(CONSOLE_RE.finditer(example))
@@ -207,7 +212,8 @@ class Checker:
         file_on_disk = os.path.join(self.source, want_path)
         if code == "GGUF0001":
             require(not os.path.exists(file_on_disk), f"{code}.md: {want_path} must not exist")
-        elif not os.path.isfile(file_on_disk):
+        elif not (os.path.isdir(file_on_disk) if want_path.endswith("/") else
+                  os.path.isfile(file_on_disk)):
             if self.update:
                 self.unfilled.append((code, f"{want_path} does not exist yet"))
                 return rest
