@@ -261,12 +261,14 @@ std::string describe(const ModelMutant& m, const Comparison& c) {
 
 // --- the documented divergences (docs/llama-cpp-divergences.md, "Model loader") ------------------
 //
-// A disagreement on purpose: its id (the page's heading), its direction, and a predicate that
-// recognises it from the mutant and the comparison. Exactly the page's list, in its order.
+// A disagreement on purpose: its id (the page's heading), its direction, a predicate that
+// recognises it from the mutant and the comparison, and a witness (a mutant of the bases that
+// shows it). Exactly the page's list, in its order.
 struct ModelDivergence {
   std::string_view id;
   bool llama_loads;  // the direction: llama.cpp loads and ggufcheck fails, or the reverse
   bool (*explains)(const ModelMutant& m, const Comparison& c);
+  ModelMutant (*witness)(const std::vector<BaseModel>& bases);
 };
 
 const std::vector<ModelDivergence>& divergences() {
@@ -281,8 +283,7 @@ const ModelDivergence* explain(const ModelMutant& m, const Comparison& c) {
   return nullptr;
 }
 
-// --- the figures
-// ----------------------------------------------------------------------------------
+// --- the figures ---------------------------------------------------------------------------------
 
 struct Tally {
   std::size_t count = 0;
@@ -313,8 +314,7 @@ void dump(const fs::path& root, std::size_t index, const ModelMutant& m, const C
   std::ofstream(dir / "what.txt") << describe(m, c) << "\n\nllama.cpp's log:\n" << c.llama.log;
 }
 
-// --- tests
-// ----------------------------------------------------------------------------------------
+// --- tests ---------------------------------------------------------------------------------------
 
 // loader_message reads the reason out of what llama.cpp printed.
 TEST(ModelDifferential, LoaderMessagesAreRead) {
@@ -529,7 +529,8 @@ TEST(ModelDifferential, Mutants) {
   EXPECT_EQ(strict_misses, 0U) << "files llama.cpp does not load that --profile strict passes";
 }
 
-// The page's "### M<n>. `id`" headings are the table, in its order, numbered from 1.
+// The page's "### M<n>. `id`" headings are the table, in its order, numbered from 1, and each
+// entry's witness shows it.
 TEST(ModelDifferential, DocumentedDivergencesAreTheTable) {
   std::ifstream in(fs::path(GGUFCHECK_SOURCE_DIR) / "docs" / "llama-cpp-divergences.md");
   ASSERT_TRUE(in) << "docs/llama-cpp-divergences.md is missing";
@@ -547,6 +548,18 @@ TEST(ModelDifferential, DocumentedDivergencesAreTheTable) {
   EXPECT_TRUE(section) << "docs/llama-cpp-divergences.md has no \"## Model loader\" section";
   for (const ModelDivergence& d : divergences()) tested.emplace_back(d.id);
   EXPECT_EQ(documented, tested);
+  if (divergences().empty()) return;
+  // Each entry still disagrees, in its direction, on its witness, and explains it.
+  GGUFCHECK_NEED_LLAMA(reference);
+  for (const ModelDivergence& d : divergences()) {
+    SCOPED_TRACE(std::string(d.id));
+    const ModelMutant m = d.witness(oracle().bases);
+    const Comparison c = compare(*reference, m, scratch() / "witness");
+    ASSERT_TRUE(c.failure.empty()) << c.failure;
+    EXPECT_EQ(c.llama_loads(), d.llama_loads) << describe(m, c);
+    EXPECT_FALSE(c.agree()) << describe(m, c);
+    EXPECT_EQ(explain(m, c), &d) << describe(m, c);
+  }
 }
 
 }  // namespace
