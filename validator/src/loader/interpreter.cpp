@@ -288,7 +288,7 @@ class Loader {
       : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
     // Only the keys the loading code can ask for are kept (a few hundred names), never one entry
     // per key of the file, which may hold millions.
-    std::unordered_set<std::string> wanted = {"tokenizer.ggml.tokens"};
+    std::unordered_set<std::string> wanted = {"tokenizer.ggml.tokens", "tokenizer.ggml.model"};
     for (const NameRow& row : kKeys) wanted.insert(key_format(row, architecture));
     for (std::size_t i = 0; i < model.metadata.size(); ++i) {
       const std::string_view key = c_string_prefix(model.key(i));
@@ -855,7 +855,14 @@ class Loader {
     return Value{};
   }
 
+  // vocab.n_tokens(): the tokens llama_vocab loaded. A vocabulary of type "none" or "no_vocab"
+  // loads none, whatever tokenizer.ggml.tokens holds (llama_vocab::impl::load returns early).
   Value n_tokens() {
+    if (const auto model = keys_.find("tokenizer.ggml.model");
+        model != keys_.end() && model_.metadata[model->second].type() == ValueType::String) {
+      const std::string_view name = c_string_prefix(model_.string_value(model->second));
+      if (name == "none" || name == "no_vocab") return Value::integer(0);
+    }
     const auto it = keys_.find("tokenizer.ggml.tokens");
     if (it == keys_.end() || model_.metadata[it->second].type() != ValueType::Array)
       return Value::integer(0);
@@ -1155,7 +1162,7 @@ class Loader {
         LoaderFinding f;
         f.code = Code::MissingTensor;
         f.field = "tensors";
-        f.offset = tensors_.empty() ? 0 : tensors_[0].file->tensors[tensors_[0].index].name_offset;
+        f.offset = missing_tensor_offset();
         f.message = fmt::format(
             "tensor \"{}\" is missing: llama.cpp's {} loader requires it "
             "(shape {})",
@@ -1188,6 +1195,15 @@ class Loader {
     if (!duplicated) consumed_[*found] = true;
     if (row->unused || skip) return Value::integer(0);  // counted, then dropped (a null pointer)
     return Value::integer(1);
+  }
+
+  // Where a missing tensor is reported: the first shard's first tensor info, or its metadata when
+  // it holds no tensors (a split set may keep them all in later shards).
+  std::uint64_t missing_tensor_offset() const {
+    for (const TensorRef& ref : tensors_) {
+      if (ref.shard == 0) return ref.file->tensors[ref.index].name_offset;
+    }
+    return model_.metadata.size() > 0 ? model_.metadata[0].key_offset() : 0;
   }
 
   static std::string shape_text(const std::vector<std::int64_t>& ne) {

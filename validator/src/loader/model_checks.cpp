@@ -87,7 +87,21 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
   if (model.tensor_count == 0 && !has_vocabulary) return;
   check_vocabulary(model, sink);
   const auto arch = architecture(model);
-  if (!arch) return;  // GGUF5006 / GGUF5008 say why
+  if (!arch) {
+    // llama.cpp's loader reads the architecture first and refuses a file without one (the
+    // container profiles' GGUF5006 / GGUF5008 say so too; llama.cpp's reader only warns).
+    const auto at = find_key(model, "general.architecture", Profile::LlamaCpp);
+    const std::uint64_t offset =
+        at ? model.metadata[*at].key_offset()
+           : (model.metadata.size() > 0 ? model.metadata[0].key_offset() : 0);
+    const std::uint64_t length = at ? model.pair_end(*at) - offset : 0;
+    sink.report(Code::UnknownArchitecture, offset, length,
+                at ? Field::kv(*at, model.key(*at)) : Field("metadata"),
+                "write general.architecture, a string such as \"llama\"",
+                "{}: llama.cpp's model loader cannot tell the architecture and refuses the file",
+                at ? "general.architecture is not a string" : "no general.architecture");
+    return;
+  }
   const auto [kv, name] = *arch;
   if (!known_architecture(name)) {
     sink.report(Code::UnknownArchitecture, model.metadata[kv].key_offset(),
