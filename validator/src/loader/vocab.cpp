@@ -128,11 +128,10 @@ TokenClass token_class(std::int32_t value) {
   return value >= 1 && value <= 6 ? static_cast<TokenClass>(value) : TokenClass::Undefined;
 }
 
-// The special token ids llama.cpp falls back to before it reads the keys (load(), the tokenizer
-// branches): t5's unknown token is 2, bert's padding token 0.
+// The special token id llama.cpp falls back to before it reads the keys (load(), the t5 branch):
+// t5's unknown token is 2 (its padding token, and bert's, is 0: present in any vocabulary with
+// tokens).
 constexpr std::uint32_t kUgmUnknownToken = 2;
-constexpr std::uint32_t kWpmPaddingToken = 0;
-constexpr std::uint32_t kUgmPaddingToken = 0;
 
 std::string_view type_name(ValueType type) {
   return to_string(type);
@@ -553,36 +552,33 @@ class VocabularyCheck {
     }
     tokens_ = *tokens;
     n_tokens_ = static_cast<std::uint32_t>(m_.array(*tokens).count);  // as load() reads it
-    if (const auto scores = kv(kScoresKey)) {
-      if (!is_array_of(m_, *scores, ValueType::Float32) &&
-          !is_array_of(m_, *scores, ValueType::Int32)) {
-        sink_.report(Code::VocabularyUnreadable, pair_offset(*scores), pair_length(*scores),
-                     kv_path(*scores, m_.key(*scores)), "store the scores as float32[]",
-                     "tokenizer.ggml.scores is {}, but llama.cpp reads a float32[] or int32[] "
-                     "and refuses any other type",
-                     describe_type(m_, *scores));
-        arrays_ok_ = false;
-      } else if (short_array(*scores, "scores")) {
-        arrays_ok_ = false;
-      } else {
-        scores_ = *scores;
-      }
-    }
-    if (const auto types = kv(kTokenTypeKey)) {
-      if (!is_array_of(m_, *types, ValueType::Int32)) {
-        sink_.report(Code::VocabularyUnreadable, pair_offset(*types), pair_length(*types),
-                     kv_path(*types, m_.key(*types)), "store the token types as int32[]",
-                     "tokenizer.ggml.token_type is {}, but llama.cpp reads an int32[] and refuses "
-                     "any other type",
-                     describe_type(m_, *types));
-        arrays_ok_ = false;
-      } else if (short_array(*types, "token_type")) {
-        arrays_ok_ = false;
-      } else {
-        token_types_ = *types;
-      }
-    }
+    scores_ = parallel_array(kScoresKey, ValueType::Float32, ValueType::Int32,
+                             "a float32[] or int32[]", "store the scores as float32[]");
+    token_types_ = parallel_array(kTokenTypeKey, ValueType::Int32, ValueType::Int32, "an int32[]",
+                                  "store the token types as int32[]");
     return true;
+  }
+
+  // The scores or the token types: absent (nullopt), or read as load() reads them (the pair),
+  // else reported (nullopt, and the per-token checks are off: llama.cpp stopped before them).
+  std::optional<std::size_t> parallel_array(std::string_view key, ValueType element,
+                                            ValueType alternative, std::string_view expected,
+                                            std::string_view hint) {
+    const auto i = kv(key);
+    if (!i) return std::nullopt;
+    if (!is_array_of(m_, *i, element) && !is_array_of(m_, *i, alternative)) {
+      sink_.report(Code::VocabularyUnreadable, pair_offset(*i), pair_length(*i),
+                   kv_path(*i, m_.key(*i)), hint,
+                   "{} is {}, but llama.cpp reads {} and refuses any other type", key,
+                   describe_type(m_, *i), expected);
+      arrays_ok_ = false;
+      return std::nullopt;
+    }
+    if (short_array(*i, key)) {
+      arrays_ok_ = false;
+      return std::nullopt;
+    }
+    return i;
   }
 
   bool short_array(std::size_t i, std::string_view what) {
@@ -591,9 +587,8 @@ class VocabularyCheck {
     sink_.report(Code::VocabularyUnreadable, m_.count_offset(i), m_.size_width(),
                  kv_path(i, m_.key(i)) + " count",
                  "write one entry per token (llama.cpp indexes this array by token id)",
-                 "tokenizer.ggml.{} has {} entries, fewer than the {} tokens: llama.cpp refuses "
-                 "the file",
-                 what, count, n_tokens_);
+                 "{} has {} entries, fewer than the {} tokens: llama.cpp refuses the file", what,
+                 count, n_tokens_);
     return true;
   }
 

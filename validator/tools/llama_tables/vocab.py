@@ -1,7 +1,7 @@
 """The vocabulary as the pinned llama.cpp loads it, read from llama_vocab::impl::load
 (src/llama-vocab.cpp) into validator/src/loader/generated/llama_vocab.inc.
 
-    vocab.py SOURCE_DIR OUTPUT_FILE      (generate.py writes it too, beside llama_arch.inc)
+generate.py imports this module and writes its generate(source) beside llama_arch.inc.
 
 What is read, and from where:
   the tokenizer models load() accepts, the vocabulary type of each, whether it reads
@@ -141,6 +141,17 @@ def _assigned(body: list[Token], variable: str) -> list[tuple[str, int]]:
     return out
 
 
+def _names_and_one(cond, block, line, variable, target, prefix, what):
+    """The names a branch compares `variable` with, and the one `target = PREFIX_X;` it sets (X)."""
+    names = _compared(cond, variable)
+    if not names:
+        raise SourceError(f"line {line}: a {what} branch without names")
+    values = [v for v, _ in _assigned(block, target)]
+    if len(values) != 1 or not values[0].startswith(prefix):
+        raise SourceError(f"line {line}: a {what} branch without one {target}")
+    return names, values[0][len(prefix):]
+
+
 def _ids(tokens: list[Token]) -> set[str]:
     return {t.text for t in tokens if t.kind == "id"}
 
@@ -216,12 +227,8 @@ def _tokenizer_rows(body: list[Token]):
                     raise SourceError(f"line {line}: the tokenizer chain's else does not throw")
                 ends_in_throw = True
                 continue
-            names = _compared(cond, "tokenizer_model")
-            if not names:
-                raise SourceError(f"line {line}: a tokenizer branch without names")
-            types = [v for v, _ in _assigned(block, "type")]
-            if len(types) != 1 or not types[0].startswith("LLAMA_VOCAB_TYPE_"):
-                raise SourceError(f"line {line}: a tokenizer branch without one vocabulary type")
+            names, vtype = _names_and_one(cond, block, line, "tokenizer_model", "type",
+                                          "LLAMA_VOCAB_TYPE_", "tokenizer")
             excuse = '""'
             k = _find(block, ["is_kimi_k2", "=", "("])
             if k >= 0:
@@ -233,7 +240,7 @@ def _tokenizer_rows(body: list[Token]):
             if ret >= 0:
                 no_vocab_return = block[ret].line
             for name in names:
-                rows.append((name, types[0][len("LLAMA_VOCAB_TYPE_"):],
+                rows.append((name, vtype,
                              "LLM_KV_TOKENIZER_MERGES" in _ids(block), excuse,
                              "LLM_KV_TOKENIZER_PRECOMPILED_CHARSMAP" in _ids(block),
                              forced[0] if forced else '""', ret >= 0, line))
@@ -264,17 +271,13 @@ def _pre_rows(body: list[Token], start: int):
                 raise SourceError(f"line {bline}: the pre-tokenizer chain's else does not throw")
             continue
         if _texts(c) == ["tokenizer_pre", ".", "empty", "(", ")"]:
-            names = ['""']
-        else:
-            names = _compared(c, "tokenizer_pre")
-            if not names:
-                raise SourceError(f"line {bline}: a pre-tokenizer branch without names")
-        pre = [v for v, _ in _assigned(b, "pre_type")]
-        if len(pre) != 1 or not pre[0].startswith("LLAMA_VOCAB_PRE_TYPE_"):
-            raise SourceError(f"line {bline}: a pre-tokenizer branch without one pre type")
-        escape = ("true" in [v for v, _ in _assigned(b, "escape_whitespaces")])
+            # a missing or empty key: the name ""
+            c = [Token("id", "tokenizer_pre", bline), Token("op", "==", bline), Token("str", '""', bline)]
+        names, pre = _names_and_one(c, b, bline, "tokenizer_pre", "pre_type", "LLAMA_VOCAB_PRE_TYPE_",
+                                    "pre-tokenizer")
+        escape = "true" in [v for v, _ in _assigned(b, "escape_whitespaces")]
         for name in names:
-            rows.append((name, pre[0][len("LLAMA_VOCAB_PRE_TYPE_"):], escape, bline))
+            rows.append((name, pre, escape, bline))
     return (vtype[len("LLAMA_VOCAB_TYPE_"):], line), rows, outer.end
 
 
@@ -476,20 +479,3 @@ def generate(source: Path) -> str:
     for m in MACROS:
         out.append(f"#undef {m}\n")
     return "".join(out)
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print(__doc__, file=sys.stderr)
-        return 2
-    source, output = Path(argv[1]), Path(argv[2])
-    if not (source / "src/llama-vocab.cpp").exists():
-        print(f"vocab.py: {source} is not a llama.cpp source tree (run conformance/setup)", file=sys.stderr)
-        return 2
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(generate(source))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
