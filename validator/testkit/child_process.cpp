@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace ggufcheck::testing::child {
@@ -56,6 +58,47 @@ bool receive_all(int socket, void* data, std::size_t size) {
   return true;
 }
 
+namespace {
+
+// Drains the child's pipe until it exits (it may print more than is kept), kills it once
+// `kill_after_seconds` have passed, reaps it.
+Run collect(pid_t pid, int fd, unsigned kill_after_seconds, std::size_t max_output) {
+  Run result;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kill_after_seconds);
+  bool killed = false;
+  char buffer[4096];
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 1000);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready > 0) {
+      const ssize_t n = ::read(fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // EOF: the child exited
+      append_bounded(result.output, buffer, static_cast<std::size_t>(n), max_output);
+    }
+    if (!killed && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      killed = true;
+    }
+  }
+  ::close(fd);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error("waitpid failed");
+  }
+  if (WIFSIGNALED(status)) {
+    result.status = WTERMSIG(status);
+    result.end = result.status == SIGALRM || result.status == SIGKILL ? Run::End::TimedOut
+                                                                      : Run::End::Signalled;
+  } else {
+    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return result;
+}
+
+}  // namespace
+
 Run run(const std::function<int()>& body, unsigned time_limit_seconds, std::size_t max_output,
         int close_in_child) {
   int fds[2];
@@ -78,41 +121,45 @@ Run run(const std::function<int()>& body, unsigned time_limit_seconds, std::size
     ::_exit(body());
   }
   ::close(fds[1]);
+  return collect(pid, fds[0], time_limit_seconds + 10, max_output);
+}
 
-  // Drain the child's stderr until it exits (it may print more than is kept).
-  Run result;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(time_limit_seconds + 10);
-  bool killed = false;
-  char buffer[4096];
-  for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, 1000);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready > 0) {
-      const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // EOF: the child exited
-      append_bounded(result.output, buffer, static_cast<std::size_t>(n), max_output);
-    }
-    if (!killed && std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      killed = true;
-    }
+Run spawn(const std::vector<std::string>& argv, unsigned time_limit_seconds,
+          std::size_t max_output) {
+  if (argv.empty()) throw std::runtime_error("spawn: no program");
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  // The default action for what a sanitizer or a fuzzing engine catches (prepare_child's list).
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM, SIGPIPE, SIGINT, SIGTERM,
+                  SIGUSR1, SIGUSR2, SIGXFSZ}) {
+    sigaddset(&defaults, sig);
   }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error("waitpid failed");
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
+  std::vector<std::string> copy = argv;
+  std::vector<char*> pointers;
+  for (std::string& a : copy) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+  pid_t pid = -1;
+  const int error =
+      ::posix_spawn(&pid, pointers[0], &actions, &attributes, pointers.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  ::close(fds[1]);
+  if (error != 0) {
+    ::close(fds[0]);
+    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(error));
   }
-  if (WIFSIGNALED(status)) {
-    result.status = WTERMSIG(status);
-    result.end = result.status == SIGALRM || result.status == SIGKILL ? Run::End::TimedOut
-                                                                      : Run::End::Signalled;
-  } else {
-    result.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  return result;
+  return collect(pid, fds[0], time_limit_seconds, max_output);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ggufcheck::testing::child {
 
@@ -40,6 +41,13 @@ struct Run {
 // when it cannot fork.
 [[nodiscard]] Run run(const std::function<int()>& body, unsigned time_limit_seconds,
                       std::size_t max_output, int close_in_child = -1);
+
+// Runs the program argv[0] with argv (posix_spawn: the caller's memory is not copied, which
+// matters for a large or sanitized caller), stdin on /dev/null, stdout and stderr on the pipe
+// that becomes Run::output; SIGKILL after time_limit_seconds (End::TimedOut). Throws
+// std::runtime_error when it cannot be started.
+[[nodiscard]] Run spawn(const std::vector<std::string>& argv, unsigned time_limit_seconds,
+                        std::size_t max_output);
 
 // A process forked once that answers requests, one at a time. A request is bytes; an answer
 // is an int32 and bytes. The server runs `setup` once, then `handler` on each request, with

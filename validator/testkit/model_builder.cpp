@@ -355,7 +355,10 @@ ByteVector model_bytes(const Document& document) {
     if (!nbytes || *nbytes > kMaxFilledBytes) continue;
     std::vector<std::uint8_t> data(static_cast<std::size_t>(*nbytes));
     const std::size_t width = t.type == kF32 ? 4 : 2;
-    for (std::size_t e = 0; e * width < data.size(); ++e) {
+    // Element e holds the value of k = 7e + 3i: k mod 30 repeats every 30 elements, so the
+    // first 30 are computed and the rest copied, doubling.
+    const std::size_t period = std::min<std::size_t>(30 * width, data.size());
+    for (std::size_t e = 0; e * width < period; ++e) {
       const auto k = static_cast<std::uint32_t>(e * 7 + i * 3);
       if (t.type == kF32) {
         const float v = static_cast<float>(1 + k % 15) / (k % 2 == 0 ? 256.0F : -256.0F);
@@ -364,6 +367,11 @@ ByteVector model_bytes(const Document& document) {
         const std::uint16_t h = half_bits(k);
         std::memcpy(&data[e * 2], &h, 2);
       }
+    }
+    for (std::size_t filled = period; filled < data.size();) {
+      const std::size_t n = std::min(filled, data.size() - filled);
+      std::memcpy(&data[filled], data.data(), n);
+      filled += n;
     }
     t.data = std::move(data);
   }

@@ -175,16 +175,14 @@ Verdict library_verdict(const fs::path& file, Profile profile) {
 Verdict cli_verdict(const std::vector<fs::path>& paths, const char* profile) {
   std::vector<std::string> args = {GGUFCHECK_CLI_PATH, "--profile", profile, "--quiet"};
   for (const fs::path& p : paths) args.push_back(p.string());
-  const child::Run run = child::run(
-      [&args] {
-        std::vector<char*> argv;
-        for (std::string& a : args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        ::dup2(STDERR_FILENO, STDOUT_FILENO);  // the report, on the captured pipe
-        ::execv(argv[0], argv.data());
-        return 127;
-      },
-      kCliTimeLimitSeconds, kMaxCliOutput);
+  child::Run run;
+  try {
+    run = child::spawn(args, kCliTimeLimitSeconds, kMaxCliOutput);
+  } catch (const std::runtime_error& e) {
+    Verdict v;
+    v.failure = e.what();
+    return v;
+  }
   Verdict v;
   v.findings = run.output;
   if (run.end != child::Run::End::Exited || run.status > 2) {
