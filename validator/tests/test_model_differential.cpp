@@ -386,7 +386,8 @@ TEST(ModelDifferential, ReferenceDiscriminates) {
 }
 
 // Every architecture became a model that llama.cpp loads and that passes ggufcheck in every
-// profile: the checks accept real models. Prints each base's tensors and keys.
+// profile (spec: but for the keys of an architecture named with a '-'): the checks accept real
+// models. Prints each base's tensors and keys.
 TEST(ModelDifferential, BasesLoadAndPassEveryProfile) {
   GGUFCHECK_NEED_LLAMA(reference);
   EXPECT_EQ(oracle().bases.size(), base_specs().size())
@@ -409,8 +410,26 @@ TEST(ModelDifferential, BasesLoadAndPassEveryProfile) {
     const LoaderResult loaded = reference->load(base.file);
     EXPECT_EQ(loaded.outcome, LoaderOutcome::Loads) << loaded.message;
     for (Profile profile : {Profile::Strict, Profile::Spec, Profile::LlamaCpp}) {
-      const Verdict v = library_verdict(base.file, profile);
-      EXPECT_TRUE(v.loads) << "profile " << to_string(profile) << ":\n" << v.findings;
+      Options options;
+      options.profile = profile;
+      const Report report = validate_file(base.file.string(), options);
+      // spec holds keys to the specification's lower_snake_case, and an architecture name with
+      // a '-' (gpt-oss, command-r) breaks it in every key under it: GGUF2006, an error in spec
+      // only, on purpose (docs/format.md, section 7). Nothing else may fail.
+      const std::string prefix = base.spec.arch + ".";
+      const bool hyphen = base.spec.arch.find('-') != std::string::npos;
+      for (const Finding& f : report.findings) {
+        if (f.severity != Severity::Error) continue;
+        const bool unconventional_arch_key = profile == Profile::Spec && hyphen &&
+                                             f.code == Code::UnconventionalKey &&
+                                             f.path.find("\"" + prefix) != std::string::npos;
+        EXPECT_TRUE(unconventional_arch_key)
+            << "profile " << to_string(profile) << ": " << code_string(f.code) << " " << f.path
+            << ": " << f.message;
+      }
+      if (!hyphen || profile != Profile::Spec) {
+        EXPECT_TRUE(report.passed()) << "profile " << to_string(profile);
+      }
     }
   }
 }
