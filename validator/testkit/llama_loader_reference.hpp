@@ -71,6 +71,8 @@ class LlamaLoaderReference {
   // Forks the server now rather than on the first load (no-op when it runs).
   void start();
 
+  // A load that runs longer is killed (TimesOut). Set before the first load or start(): the
+  // server takes the limit when it is forked.
   static constexpr unsigned kDefaultTimeLimitSeconds = 20;
   void set_time_limit_seconds(unsigned seconds) { time_limit_seconds_ = seconds; }
 
