@@ -531,6 +531,10 @@ TEST(Threats, A6_TruncatedAtEveryByte) {
   const Written written = write(model_document());
   const ByteVector& full = written.bytes;
   for (std::uint64_t n = 0; n < full.size(); ++n) {
+    // Inside the tensor data every cut is the same case: there one byte in 61, and every byte
+    // within 64 of the data section's start (the weights are most of the model's bytes).
+    const std::uint64_t start = written.layout.data_start;
+    if (n >= start + 64 && (n - start) % 61 != 0 && n + 64 < full.size()) continue;
     SCOPED_TRACE(::testing::Message() << n << "-byte prefix of " << full.size());
     const Reports r = hostile(prefix(full, n));
     if (n < written.layout.data_start) {
