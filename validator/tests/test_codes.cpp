@@ -1489,17 +1489,26 @@ TEST(CodeWriterDiagnosis, TwoMistakesGetExactlyTheirTwoNotes) {
 // No false diagnosis: a correctly written file cut at any byte, or with any one byte changed,
 // fails or passes on its own; no wrong-writer hypothesis claims to explain it.
 TEST(CodeWriterDiagnosis, NeverOnCutOrEditedCorrectFiles) {
-  const ByteVector bytes = write_bytes(model_document());
+  const Written written = write(model_document());
+  const ByteVector& bytes = written.bytes;
   const auto diagnosed = [](const Report& r) {
     return std::any_of(r.findings.begin(), r.findings.end(),
                        [](const Finding& f) { return static_cast<unsigned>(f.code) / 100 == 19; });
   };
+  // Every byte of the header, metadata and tensor infos and near the data section's start; in
+  // the tensor data, which no hypothesis reads differently, one byte in 61.
+  const std::uint64_t start = written.layout.data_start;
+  const auto tested = [&](std::size_t at) {
+    return at < start + 64 || (at - start) % 61 == 0 || at + 64 >= bytes.size();
+  };
   for (std::size_t cut = 0; cut <= bytes.size(); ++cut) {
+    if (!tested(cut)) continue;
     const ByteVector prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut));
     const Report report = check(prefix);
     EXPECT_FALSE(diagnosed(report)) << "cut at " << cut << "\n" << describe(report);
   }
   for (std::size_t at = 0; at < bytes.size(); ++at) {
+    if (!tested(at)) continue;
     for (const std::uint8_t value : std::initializer_list<std::uint8_t>{0x00, 0x01, 0x80, 0xFF}) {
       ByteVector edited = bytes;
       if (edited[at] == value) continue;
