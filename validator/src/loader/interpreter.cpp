@@ -130,6 +130,14 @@ constexpr std::string_view kVersion[] = {
 #include "loader/generated/llama_arch.inc"
 };
 
+// A named constant of the loading code (TENSOR_NOT_REQUIRED, LLAMA_ROPE_SCALING_TYPE_YARN, ...).
+std::optional<std::int64_t> find_constant(std::string_view name) {
+  for (const ConstantRow& c : kConstants) {
+    if (c.name == name) return c.value;
+  }
+  return std::nullopt;
+}
+
 template <typename Row, std::size_t N>
 const Row* find_row(const Row (&rows)[N], std::string_view enum_name) {
   for (const Row& row : rows) {
@@ -394,9 +402,7 @@ class Loader {
       const double v = std::strtod(text.c_str(), &end);
       return end != text.c_str() && *end == '\0' ? Value::real(v) : Value{};
     }
-    for (const ConstantRow& c : kConstants) {
-      if (c.name == row.initial) return Value::integer(c.value);
-    }
+    if (const auto c = find_constant(row.initial)) return Value::integer(*c);
     char* end = nullptr;
     const long long v = std::strtoll(text.c_str(), &end, 0);
     return end != text.c_str() && *end == '\0' ? convert(Value::integer(v), row.type) : Value{};
@@ -585,9 +591,7 @@ class Loader {
     }
     if (name == "arch") return Value::integer(arch_id_);
     if (auto it = model_members_.find(name); it != model_members_.end()) return it->second.value;
-    for (const ConstantRow& c : kConstants) {
-      if (c.name == name) return Value::integer(c.value);
-    }
+    if (const auto c = find_constant(name)) return Value::integer(*c);
     return Value{};
   }
 
@@ -818,13 +822,11 @@ class Loader {
       if (s.kind != Value::Kind::Text) return Value{};
       for (const NameRow& row : kRopeScaling) {
         if (row.format == s.s) {
-          for (const ConstantRow& c : kConstants) {
-            if (c.name == row.enum_name) return Value::integer(c.value);
-          }
+          if (const auto c = find_constant(row.enum_name)) return Value::integer(*c);
         }
       }
-      for (const ConstantRow& c : kConstants) {
-        if (c.name == "LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED") return Value::integer(c.value);
+      if (const auto c = find_constant("LLAMA_ROPE_SCALING_TYPE_UNSPECIFIED")) {
+        return Value::integer(*c);
       }
       return Value{};
     }
@@ -1209,12 +1211,7 @@ class Loader {
   static std::string shape_text(const std::vector<std::int64_t>& ne) {
     return fmt::format("[{}]", fmt::join(ne, ", "));
   }
-  static std::int64_t constant(std::string_view name) {
-    for (const ConstantRow& c : kConstants) {
-      if (c.name == name) return c.value;
-    }
-    return 0;
-  }
+  static std::int64_t constant(std::string_view name) { return find_constant(name).value_or(0); }
 
   const Model& model_;
   std::string arch_;
