@@ -1012,8 +1012,12 @@ class VocabularyCheck {
     }
     const float unknown_score = min_score - 10.0f;
     const std::size_t n = text.size();
-    std::vector<Best> best(n + 1, Best{kUgmUnknownToken, 0, -DBL_MAX});
-    best[0] = {kUgmUnknownToken, 0, 0};
+    // Built by push_back, not by indexing a sized vector: g++ -O3 cannot see that n + 1 > 0
+    // and warns of a null dereference (-Wnull-dereference) on best[0].
+    std::vector<Best> best;
+    best.reserve(n + 1);
+    best.push_back({kUgmUnknownToken, 0, 0});
+    best.resize(n + 1, Best{kUgmUnknownToken, 0, -DBL_MAX});
     static constexpr std::array<std::size_t, 16> kUtf8Length = {1, 1, 1, 1, 1, 1, 1, 1,
                                                                 1, 1, 1, 1, 2, 2, 3, 4};
     for (std::size_t at = 0; at < n;) {
