@@ -15,6 +15,17 @@
 // file order that fails (llama.cpp checks them all and fails the load). A file the reader
 // rejects is a rejection too, with no tensor.
 //
+// `llama_cpp_reader --model FILE` is llama.cpp's model loader: llama_model_load_from_file(FILE)
+// with llama_model_default_params(), no_alloc (no tensor data read), LLAMA_LOAD_MODE_NONE, and
+// vocab_only when the file has no tensor, as the test kit's LlamaLoaderReference runs it (libllama
+// of the same package, in a forked child, the CPU backends loaded from its directory first). The
+// first shard of a split set <prefix>-00001-of-0000N.gguf brings the other shards of its
+// directory by name, as llama.cpp does. {"ok": true} (exit 0) when a model comes back;
+// {"ok": false, "error": the reason llama.cpp logged} (exit 1) when it refuses the file; a load
+// that aborts (a GGML_ASSERT, SIGABRT) is a rejection too, {"ok": false, "error": "llama.cpp
+// aborted: <the assertion>"} (exit 1). Any other death of the load (another signal, the loader's
+// own time limit) or a reference that cannot run exits 3, a crash to the runner.
+//
 // What the C API cannot say, the output cannot say either, and the suite's value comparison
 // shows it: strings are returned as C strings (cut at the first NUL), a tensor's n_dims is
 // ggml_n_dims (trailing dims of 1 dropped), and the file's byte order is always little.
@@ -26,10 +37,12 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -37,6 +50,7 @@
 #include <vector>
 
 #include "ggml_abi.hpp"
+#include "llama_loader_reference.hpp"
 
 namespace {
 
@@ -182,6 +196,30 @@ int check_data(const ggml::Api& api, const ggml::gguf_context* ctx, const char* 
   return 0;
 }
 
+// --model: llama.cpp's model loader on the file (vocab_only when it has no tensor).
+int load_model(const char* path, bool vocab_only) {
+  namespace testing = ggufcheck::testing;
+  testing::LoaderResult result;
+  try {
+    testing::LlamaLoaderReference reference(testing::reference_llama_library_path());
+    result = reference.load(path, vocab_only);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "llama_cpp_reader: llama.cpp's model loader: %s\n", e.what());
+    return 3;
+  }
+  switch (result.outcome) {
+    case testing::LoaderOutcome::Loads: std::printf("{\"ok\": true}\n"); return 0;
+    case testing::LoaderOutcome::Refuses: return reject(result.message);
+    case testing::LoaderOutcome::Crashes:
+      if (result.signal == SIGABRT) return reject("llama.cpp aborted: " + result.message);
+      break;
+    default: break;
+  }
+  std::fprintf(stderr, "llama_cpp_reader: the load %s: %s\n", testing::to_string(result.outcome),
+               result.message.c_str());
+  return 3;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -200,15 +238,18 @@ int main(int argc, char** argv) {
                              {"levels", {"L0", "L1", "L2"}},
                              {"gguf_versions", {"2", "3"}},
                              {"endianness", {"little"}},
-                             {"data", true}}
+                             {"data", true},
+                             {"model", true}}
                             .dump()
                             .c_str());
     return 0;
   }
   const bool data_check = argc == first + 2 && std::string_view(argv[first]) == "--data";
-  if (data_check) ++first;
+  const bool model_check = argc == first + 2 && std::string_view(argv[first]) == "--model";
+  if (data_check || model_check) ++first;
   if (argc != first + 1) {
-    std::fprintf(stderr, "usage: %s [--library LIB] [--data] FILE | --capabilities\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--library LIB] [--data|--model] FILE | --capabilities\n",
+                 argv[0]);
     return 3;
   }
   std::unique_ptr<const ggml::Library> loaded_library;
@@ -241,6 +282,7 @@ int main(int argc, char** argv) {
     }
   }
   if (data_check) return check_data(api, ctx, path);
+  if (model_check) return load_model(path, n_tensors == 0);
 
   Json out;
   out["ok"] = true;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -30,6 +31,24 @@ std::string Case::area() const {
 
 bool is_data_error_class(const std::string& name) {
   return name == "non_finite" || name == "refused_type";
+}
+
+bool is_model_error_class(const std::string& name) {
+  static const std::set<std::string> kClasses = {
+      "unknown_arch", "missing_key",    "key_type",     "bad_value",    "bad_vocab",
+      "dup_token",    "missing_tensor", "tensor_shape", "extra_tensor", "split_set"};
+  return kClasses.contains(name);
+}
+
+std::string Case::file_name() const {
+  return split_count == 0 ? id + ".gguf" : shard_name(1);
+}
+
+std::string Case::shard_name(std::uint32_t number) const {
+  // llama_split_path: "%s-%05d-of-%05d.gguf"
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-%05u-of-%05u.gguf", number, split_count);
+  return id + suffix;
 }
 
 bool is_error_class(const std::string& name) {
@@ -1255,6 +1274,544 @@ void endian_cases(Cases& c) {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// Model cases (areas "model" and "split"): valid containers in both profiles, each with a fourth
+// verdict, that of llama.cpp's model loader (llama_model_load_from_file with no_alloc, vocab_only
+// for a file without tensors), declared from the loader's source: src/llama-model-loader.cpp
+// (keys, tensors, split sets), src/llama-model.cpp and src/models/ (the hyperparameters and
+// tensors of each architecture), src/llama-vocab.cpp (the vocabulary). The documents are written
+// here by hand, not learned from libllama: the cases are the same on a machine without it.
+
+KeyValue u32_pair(std::string key, std::uint32_t value) {
+  return pair(std::move(key), Value::u32(value));
+}
+
+Value string_list(const std::vector<std::string>& items) {
+  std::vector<Value> values;
+  for (const std::string& s : items) values.push_back(str(s));
+  return Value::array(ValueType::String, std::move(values));
+}
+
+KeyValue* find_key(Document& doc, std::string_view key) {
+  for (KeyValue& kv : doc.metadata) {
+    if (kv.key == key) return &kv;
+  }
+  throw std::logic_error("no key " + std::string(key) + " in the model document");
+}
+
+Tensor* find_tensor_named(Document& doc, std::string_view name) {
+  for (Tensor& t : doc.tensors) {
+    if (t.name == name) return &t;
+  }
+  throw std::logic_error("no tensor " + std::string(name) + " in the model document");
+}
+
+void drop_key(Document& doc, std::string_view key) {
+  std::erase_if(doc.metadata, [&](const KeyValue& kv) { return kv.key == key; });
+}
+
+void drop_tensor(Document& doc, std::string_view name) {
+  std::erase_if(doc.tensors, [&](const Tensor& t) { return t.name == name; });
+}
+
+// The sizes of the tiny models: n_embd 8, 2 heads (head size 4), 1 KV head, n_ff 16, F16 matrices
+// and F32 norms, so that a model is a few KB.
+constexpr std::uint64_t kEmbd = 8;
+constexpr std::uint64_t kFf = 16;
+constexpr std::uint64_t kKv = 4;  // n_embd_k_gqa = head size * head_count_kv
+constexpr std::uint32_t kTF32 = 0;
+constexpr std::uint32_t kTF16 = 1;
+
+// A SentencePiece vocabulary (tokenizer.ggml.model "llama"), as model_document() has it.
+struct SpmVocab {
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>", "a"};
+  std::vector<float> scores = {0, 0, 0, -1};
+  std::vector<std::int32_t> types = {2, 3, 3, 1};
+};
+
+void add_spm_vocab(Document& doc, const SpmVocab& vocab) {
+  std::vector<Value> scores;
+  for (const float f : vocab.scores) scores.push_back(Value::f32(f));
+  std::vector<Value> types;
+  for (const std::int32_t t : vocab.types) types.push_back(Value::i32(t));
+  doc.metadata.push_back(pair("tokenizer.ggml.model", str("llama")));
+  doc.metadata.push_back(pair("tokenizer.ggml.tokens", string_list(vocab.tokens)));
+  doc.metadata.push_back(
+      pair("tokenizer.ggml.scores", Value::array(ValueType::Float32, std::move(scores))));
+  doc.metadata.push_back(
+      pair("tokenizer.ggml.token_type", Value::array(ValueType::Int32, std::move(types))));
+  doc.metadata.push_back(u32_pair("tokenizer.ggml.bos_token_id", 1));
+  doc.metadata.push_back(u32_pair("tokenizer.ggml.eos_token_id", 2));
+}
+
+// A byte-level BPE vocabulary (tokenizer.ggml.model "gpt2": GPT-2's byte alphabet, "Ġ" a space,
+// "Ċ" a newline) with its merges, and the pre-tokenizer named `pre`.
+void add_gpt2_vocab(Document& doc, const std::string& pre) {
+  const std::vector<std::string> tokens = {"<|endoftext|>", "\xC4\x8A", "\xC4\xA0", "a", "b", "ab"};
+  std::vector<Value> types;
+  for (std::size_t i = 0; i < tokens.size(); ++i) types.push_back(Value::i32(i == 0 ? 3 : 1));
+  doc.metadata.push_back(pair("tokenizer.ggml.model", str("gpt2")));
+  doc.metadata.push_back(pair("tokenizer.ggml.pre", str(pre)));
+  doc.metadata.push_back(pair("tokenizer.ggml.tokens", string_list(tokens)));
+  doc.metadata.push_back(
+      pair("tokenizer.ggml.token_type", Value::array(ValueType::Int32, std::move(types))));
+  doc.metadata.push_back(pair("tokenizer.ggml.merges", string_list({"a b"})));
+  doc.metadata.push_back(u32_pair("tokenizer.ggml.bos_token_id", 0));
+  doc.metadata.push_back(u32_pair("tokenizer.ggml.eos_token_id", 0));
+}
+
+std::uint64_t vocab_size(const Document& doc) {
+  for (const KeyValue& kv : doc.metadata) {
+    if (kv.key == "tokenizer.ggml.tokens") return kv.value.items.size();
+  }
+  throw std::logic_error("no tokenizer.ggml.tokens");
+}
+
+// The hyperparameters every tiny model has, under "<arch>.".
+void add_hparams(Document& doc, const std::string& arch, std::uint32_t layers) {
+  doc.metadata.push_back(pair("general.architecture", str(arch)));
+  doc.metadata.push_back(pair("general.name", str("tiny " + arch)));
+  doc.metadata.push_back(u32_pair(arch + ".context_length", 128));
+  doc.metadata.push_back(u32_pair(arch + ".embedding_length", kEmbd));
+  doc.metadata.push_back(u32_pair(arch + ".block_count", layers));
+  doc.metadata.push_back(u32_pair(arch + ".feed_forward_length", kFf));
+  doc.metadata.push_back(u32_pair(arch + ".attention.head_count", 2));
+  doc.metadata.push_back(u32_pair(arch + ".attention.head_count_kv", 1));
+  doc.metadata.push_back(pair(arch + ".attention.layer_norm_rms_epsilon", Value::f32(1e-5F)));
+}
+
+// The tensors llama.cpp's llama and qwen2 loaders ask for (src/models/llama.cpp, qwen2.cpp):
+// token_embd [n_embd, n_vocab], output_norm [n_embd] (no output.weight: token_embd is reused),
+// and per block attn_norm, attn_q [n_embd, n_embd], attn_k and attn_v [n_embd, n_embd_gqa],
+// attn_output, ffn_norm and the feed-forward: ffn_gate, ffn_up [n_embd, n_ff], ffn_down [n_ff,
+// n_embd], or for a mixture of experts ffn_gate_inp [n_embd, n_expert] and ffn_gate_exps,
+// ffn_up_exps [n_embd, n_ff, n_expert], ffn_down_exps [n_ff, n_embd, n_expert].
+void add_tensors(Document& doc, std::uint32_t layers, std::uint64_t experts = 0) {
+  doc.tensors.push_back(tensor("token_embd.weight", {kEmbd, vocab_size(doc)}, kTF16));
+  doc.tensors.push_back(tensor("output_norm.weight", {kEmbd}, kTF32));
+  for (std::uint32_t i = 0; i < layers; ++i) {
+    const std::string blk = "blk." + std::to_string(i) + ".";
+    doc.tensors.push_back(tensor(blk + "attn_norm.weight", {kEmbd}, kTF32));
+    doc.tensors.push_back(tensor(blk + "attn_q.weight", {kEmbd, kEmbd}, kTF16));
+    doc.tensors.push_back(tensor(blk + "attn_k.weight", {kEmbd, kKv}, kTF16));
+    doc.tensors.push_back(tensor(blk + "attn_v.weight", {kEmbd, kKv}, kTF16));
+    doc.tensors.push_back(tensor(blk + "attn_output.weight", {kEmbd, kEmbd}, kTF16));
+    doc.tensors.push_back(tensor(blk + "ffn_norm.weight", {kEmbd}, kTF32));
+    if (experts == 0) {
+      doc.tensors.push_back(tensor(blk + "ffn_gate.weight", {kEmbd, kFf}, kTF16));
+      doc.tensors.push_back(tensor(blk + "ffn_up.weight", {kEmbd, kFf}, kTF16));
+      doc.tensors.push_back(tensor(blk + "ffn_down.weight", {kFf, kEmbd}, kTF16));
+    } else {
+      doc.tensors.push_back(tensor(blk + "ffn_gate_inp.weight", {kEmbd, experts}, kTF32));
+      doc.tensors.push_back(tensor(blk + "ffn_gate_exps.weight", {kEmbd, kFf, experts}, kTF16));
+      doc.tensors.push_back(tensor(blk + "ffn_up_exps.weight", {kEmbd, kFf, experts}, kTF16));
+      doc.tensors.push_back(tensor(blk + "ffn_down_exps.weight", {kFf, kEmbd, experts}, kTF16));
+    }
+  }
+}
+
+// A tiny llama of 2 blocks with the SentencePiece vocabulary: the base of the fault cases.
+Document tiny_llama(const SpmVocab& vocab = {}, bool tensors = true) {
+  Document doc;
+  add_hparams(doc, "llama", 2);
+  add_spm_vocab(doc, vocab);
+  if (tensors) add_tensors(doc, 2);
+  return doc;
+}
+
+// The same with 4 experts, 2 used per token (llama.expert_count, llama.expert_used_count).
+Document tiny_llama_moe() {
+  Document doc;
+  add_hparams(doc, "llama", 2);
+  doc.metadata.push_back(u32_pair("llama.expert_count", 4));
+  doc.metadata.push_back(u32_pair("llama.expert_used_count", 2));
+  add_spm_vocab(doc, {});
+  add_tensors(doc, 2, 4);
+  return doc;
+}
+
+// A tiny qwen2 (the llama tensors; its attention biases are optional) with the BPE vocabulary
+// and the pre-tokenizer `pre`.
+Document tiny_qwen2(const std::string& pre = "qwen2") {
+  Document doc;
+  add_hparams(doc, "qwen2", 2);
+  add_gpt2_vocab(doc, pre);
+  add_tensors(doc, 2);
+  return doc;
+}
+
+// `model` as a split set of n shards the way gguf-split writes one (as the test kit's
+// model_shards does for model_document()): the first keeps every model key, each gets split.no
+// (u16, from 0), split.count (u16) and split.tensors.count (i32), and the tensors are dealt out
+// in order.
+std::vector<Document> shards_of(const Document& model, std::size_t n) {
+  std::vector<Document> shards(n);
+  shards[0].metadata = model.metadata;
+  for (std::size_t k = 0; k < n; ++k) {
+    shards[k].metadata.push_back({"split.no", Value::u16(static_cast<std::uint16_t>(k)), {}});
+    shards[k].metadata.push_back({"split.count", Value::u16(static_cast<std::uint16_t>(n)), {}});
+    shards[k].metadata.push_back(
+        {"split.tensors.count", Value::i32(static_cast<std::int32_t>(model.tensors.size())), {}});
+  }
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    shards[i * n / model.tensors.size()].tensors.push_back(model.tensors[i]);
+  }
+  return shards;
+}
+
+const std::string kContainer =
+    ": a valid container in both profiles; the model verdict is llama.cpp's model loader's";
+
+// A spec-profile fault of a model case (a standard key's type or length that the spec
+// profile rejects, docs/format.md section 7): the case is i_, the llama.cpp profile accepts it.
+struct SpecFault {
+  std::string error_class;
+  std::string rule;
+};
+
+Case& model_case(Cases& c, const std::string& area_what, const std::string& what,
+                 std::function<ByteVector()> build, ModelExpectation expectation,
+                 const std::optional<SpecFault>& spec = std::nullopt) {
+  Case& added =
+      spec ? c.add(area_what, R, A, spec->error_class,
+                   what + ": " + spec->rule +
+                       "; the llama.cpp profile accepts the container; the model verdict is "
+                       "llama.cpp's model loader's",
+                   std::move(build))
+           : c.y(area_what, what + kContainer, std::move(build));
+  if (spec) added.recommended = true;
+  if (expectation.verdict == E || (expectation.verdict == R) == expectation.error_class.empty()) {
+    throw std::logic_error(added.id + ": a model verdict is accept, or reject with a class");
+  }
+  if (expectation.verdict == R && !is_model_error_class(expectation.error_class)) {
+    throw std::logic_error(added.id + ": unknown model error class " + expectation.error_class);
+  }
+  added.model = std::move(expectation);
+  return added;
+}
+
+void model_cases(Cases& c) {
+  const auto file = [](std::function<Document()> make) { return [=] { return bytes_of(make()); }; };
+  // Valid models.
+  model_case(c, "model_llama",
+             "a tiny llama: 2 blocks, n_embd 8, a 4-token SentencePiece vocabulary",
+             file([] { return tiny_llama(); }),
+             {A,
+              "every key the llama loader reads is there with its type, and every tensor it "
+              "asks for with its shape; nothing more",
+              ""});
+  model_case(c, "model_llama_testkit",
+             "the test kit's model_document(): a llama of 1 block, n_embd 64, Q8_0 matrices",
+             file([] { return testing::model_document(); }),
+             {A, "the loader finds every key and tensor it asks for", ""});
+  model_case(c, "model_llama_moe",
+             "a tiny llama with 4 experts, 2 used per token: ffn_gate_inp and the *_exps tensors "
+             "instead of the feed-forward",
+             file([] { return tiny_llama_moe(); }),
+             {A,
+              "with llama.expert_count > 0 the llama loader asks for ffn_gate_inp [n_embd, "
+              "n_expert] and ffn_{gate,up}_exps [n_embd, n_ff, n_expert], ffn_down_exps [n_ff, "
+              "n_embd, n_expert]",
+              ""});
+  model_case(
+      c, "model_qwen2",
+      "a tiny qwen2 with a 6-token byte-level BPE vocabulary (pre-tokenizer qwen2) and its "
+      "merges",
+      file([] { return tiny_qwen2(); }),
+      {A, "the qwen2 loader asks for the llama tensors (its q/k/v biases are optional)", ""});
+  model_case(c, "model_vocab_only",
+             "the tiny llama's keys and vocabulary without a tensor, as llama.cpp's "
+             "ggml-vocab-*.gguf files are",
+             file([] { return tiny_llama({}, false); }),
+             {A,
+              "a file without tensors is loaded with vocab_only: the loader reads the "
+              "architecture and the vocabulary, and no tensor",
+              ""});
+  model_case(c, "model_vocab_only_duplicate_token",
+             "the vocabulary-only file with token 3 \"a\" repeated as token 4", file([] {
+               return tiny_llama(
+                   {{"<unk>", "<s>", "</s>", "a", "a"}, {0, 0, 0, -1, -2}, {2, 3, 3, 1, 1}}, false);
+             }),
+             {R,
+              "llama_vocab maps each token's text to its id: two tokens of one text leave the "
+              "map smaller than the list, and GGML_ASSERT(id_to_token.size() == "
+              "token_to_id.size()) aborts",
+              "dup_token"});
+
+  // One fault each in the tiny llama (or qwen2, for the BPE vocabulary).
+  const auto faulty = [&](const std::string& what, const std::string& description,
+                          std::function<void(Document&)> edit, ModelExpectation expectation,
+                          bool qwen2 = false, std::optional<SpecFault> spec = std::nullopt) {
+    model_case(
+        c, "model_" + what, description,
+        [=] {
+          Document doc = qwen2 ? tiny_qwen2() : tiny_llama();
+          edit(doc);
+          return bytes_of(doc);
+        },
+        std::move(expectation), spec);
+  };
+  const SpecFault scores_type{"bad_type", "tokenizer.ggml.scores is a FLOAT32 array for the spec"};
+  const auto length = [](const char* key) {
+    return SpecFault{"bad_array", std::string(key) + " must have one entry per token for the spec"};
+  };
+  faulty("arch_unknown", "the tiny llama with general.architecture \"tinyllama\"",
+         [](Document& d) { find_key(d, "general.architecture")->value = str("tinyllama"); },
+         {R, "llm_arch_from_string knows no \"tinyllama\": \"unknown model architecture\"",
+          "unknown_arch"});
+  faulty("hparam_missing", "the tiny llama without llama.embedding_length",
+         [](Document& d) { drop_key(d, "llama.embedding_length"); },
+         {R, "load_hparams reads llama.embedding_length as required: \"key not found in model\"",
+          "missing_key"});
+  faulty("block_count_u64", "the tiny llama with llama.block_count stored as a u64 (2)",
+         [](Document& d) { find_key(d, "llama.block_count")->value = Value::u64(2); },
+         {R,
+          "get_key into a uint32_t checks the stored type: \"key llama.block_count has wrong "
+          "type u64 but expected type u32\"",
+          "key_type"});
+  faulty("block_count_zero", "the tiny llama with llama.block_count 0",
+         [](Document& d) { find_key(d, "llama.block_count")->value = Value::u32(0); },
+         {R, "GGML_ASSERT(hparams.n_layer_all > 0 && ...) in load_hparams aborts the load",
+          "bad_value"});
+  faulty("layer_array_short",
+         "the tiny llama (2 blocks) with llama.feed_forward_length an array of one u32 [16]",
+         [](Document& d) {
+           find_key(d, "llama.feed_forward_length")->value =
+               Value::array(ValueType::Uint32, {Value::u32(kFf)});
+         },
+         {R,
+          "get_key_or_arr takes a per-layer array only of block_count elements: \"key "
+          "llama.feed_forward_length has wrong array length; expected 2, got 1\"",
+          "bad_value"});
+  faulty("layer_array_full",
+         "the tiny llama (2 blocks) with llama.feed_forward_length an array of two u32 [16, 16]",
+         [](Document& d) {
+           find_key(d, "llama.feed_forward_length")->value =
+               Value::array(ValueType::Uint32, {Value::u32(kFf), Value::u32(kFf)});
+         },
+         {A, "get_key_or_arr takes a per-layer array of block_count elements", ""});
+  faulty("tensor_missing", "the tiny llama without blk.0.attn_q.weight",
+         [](Document& d) { drop_tensor(d, "blk.0.attn_q.weight"); },
+         {R,
+          "create_tensor of a required tensor that is not in the file: \"check_tensor_dims: "
+          "tensor 'blk.0.attn_q.weight' not found\"",
+          "missing_tensor"});
+  faulty("tensor_shape", "the tiny llama with blk.0.ffn_down.weight [8, 16], transposed",
+         [](Document& d) {
+           find_tensor_named(d, "blk.0.ffn_down.weight")->dims = {kEmbd, kFf};
+         },
+         {R,
+          "check_tensor_dims: \"tensor 'blk.0.ffn_down.weight' has wrong shape; expected 16, "
+          "8, got 8, 16\"",
+          "tensor_shape"});
+  faulty("tensor_extra", "the tiny llama with one more tensor, blk.0.extra.weight [8]",
+         [](Document& d) { d.tensors.push_back(tensor("blk.0.extra.weight", {kEmbd}, kTF32)); },
+         {R,
+          "done_getting_tensors: every tensor of the file must have been asked for: \"wrong "
+          "number of tensors; expected 21, got 20\"",
+          "extra_tensor"});
+  faulty(
+      "vocab_model_unknown", "the tiny llama with tokenizer.ggml.model \"wordpiece2\"",
+      [](Document& d) { find_key(d, "tokenizer.ggml.model")->value = str("wordpiece2"); },
+      {R, "load_vocab knows no such tokenizer: \"unknown tokenizer: 'wordpiece2'\"", "bad_vocab"});
+  faulty(
+      "vocab_pre_unknown", "the tiny qwen2 with tokenizer.ggml.pre \"qwen9\"",
+      [](Document& d) { find_key(d, "tokenizer.ggml.pre")->value = str("qwen9"); },
+      {R,
+       "a BPE vocabulary's pre-tokenizer must be one load_vocab knows: \"unknown "
+       "pre-tokenizer type: 'qwen9'\"",
+       "bad_vocab"},
+      true);
+  faulty(
+      "vocab_merges_missing", "the tiny qwen2 (a gpt2 vocabulary) without tokenizer.ggml.merges",
+      [](Document& d) { drop_key(d, "tokenizer.ggml.merges"); },
+      {R, "a gpt2 vocabulary needs its merges: \"cannot find tokenizer merges in model file\"",
+       "bad_vocab"},
+      true);
+  const auto scores_of = [](ValueType type, std::size_t n) {
+    std::vector<Value> items;
+    for (std::size_t i = 0; i < n; ++i) {
+      items.push_back(type == ValueType::Int32    ? Value::i32(-static_cast<std::int32_t>(i))
+                      : type == ValueType::Uint32 ? Value::u32(static_cast<std::uint32_t>(i))
+                                                  : Value::f32(-static_cast<float>(i)));
+    }
+    return Value::array(type, std::move(items));
+  };
+  faulty(
+      "vocab_scores_int32", "the tiny llama with tokenizer.ggml.scores an INT32 array",
+      [=](Document& d) {
+        find_key(d, "tokenizer.ggml.scores")->value = scores_of(ValueType::Int32, 4);
+      },
+      {A, "load_vocab takes scores of FLOAT32 or INT32 (each converted to a float)", ""}, false,
+      scores_type);
+  faulty(
+      "vocab_scores_uint32", "the tiny llama with tokenizer.ggml.scores a UINT32 array",
+      [=](Document& d) {
+        find_key(d, "tokenizer.ggml.scores")->value = scores_of(ValueType::Uint32, 4);
+      },
+      {R,
+       "scores of another type than FLOAT32 or INT32: \"invalid gguf type for "
+       "tokenizer.ggml.scores\"",
+       "bad_vocab"},
+      false, scores_type);
+  faulty(
+      "vocab_scores_short", "the tiny llama with 3 scores for 4 tokens",
+      [=](Document& d) {
+        find_key(d, "tokenizer.ggml.scores")->value = scores_of(ValueType::Float32, 3);
+      },
+      {R, "\"Index out of array bounds for scores (3 < 4)\"", "bad_vocab"}, false,
+      length("tokenizer.ggml.scores"));
+  faulty(
+      "vocab_token_type_short", "the tiny llama with 3 token types for 4 tokens",
+      [](Document& d) {
+        find_key(d, "tokenizer.ggml.token_type")->value =
+            Value::array(ValueType::Int32, {Value::i32(2), Value::i32(3), Value::i32(3)});
+      },
+      {R, "\"Index out of array bounds for toktypes (3 < 4)\"", "bad_vocab"}, false,
+      length("tokenizer.ggml.token_type"));
+  faulty("vocab_bos_out_of_range", "the tiny llama with tokenizer.ggml.bos_token_id 99 (4 tokens)",
+         [](Document& d) { find_key(d, "tokenizer.ggml.bos_token_id")->value = Value::u32(99); },
+         {A,
+          "a special token id past the vocabulary is a warning (\"bad special token\") and "
+          "the default id is kept",
+          ""});
+  // Vocabularies of 5 tokens (token_embd [8, 5]).
+  const auto vocab5 = [&](const std::string& what, const std::string& description,
+                          std::vector<std::string> tokens, ModelExpectation expectation) {
+    model_case(c, "model_" + what, description, file([=] {
+                 return tiny_llama({tokens, {0, 0, 0, -1, -2}, {2, 3, 3, 1, 1}});
+               }),
+               std::move(expectation));
+  };
+  const std::string dup_rule =
+      ": llama_vocab maps each token's text to its id, the map ends up smaller than the list, "
+      "and GGML_ASSERT(id_to_token.size() == token_to_id.size()) aborts";
+  vocab5("vocab_duplicate_token", "the tiny llama with the token \"a\" twice (ids 3 and 4)",
+         {"<unk>", "<s>", "</s>", "a", "a"}, {R, "two tokens \"a\"" + dup_rule, "dup_token"});
+  vocab5("vocab_tokens_equal_up_to_nul", "the tiny llama with tokens \"a\" and \"a\\0b\"",
+         {"<unk>", "<s>", "</s>", "a", std::string("a\0b", 3)},
+         {R, "gguf_get_arr_str returns a C string, so \"a\\0b\" is read as \"a\"" + dup_rule,
+          "dup_token"});
+  vocab5("vocab_empty_token", "the tiny llama with token 3 empty",
+         {"<unk>", "<s>", "</s>", "", "b"},
+         {A, "an empty token is a warning and is renamed \"[EMPTY_3]\"", ""});
+  vocab5("vocab_empty_token_beside_placeholder",
+         "the tiny llama with token 3 empty and token 4 \"[EMPTY_3]\"",
+         {"<unk>", "<s>", "</s>", "", "[EMPTY_3]"},
+         {R, "the empty token 3 is renamed \"[EMPTY_3]\", the text of token 4" + dup_rule,
+          "dup_token"});
+}
+
+void split_cases(Cases& c) {
+  struct Fault {
+    std::string what;
+    std::string description;
+    std::size_t n;
+    std::function<void(std::vector<Document>&)> edit;
+    std::function<void(std::vector<ByteVector>&)> drop;  // shards not written
+    ModelExpectation expectation;
+  };
+  const auto none = [](std::vector<Document>&) {};
+  const std::string intro = "the tiny llama as a split set of ";
+  std::vector<Fault> faults = {
+      {"two_shards",
+       "2 shards, as gguf-split writes them",
+       2,
+       none,
+       nullptr,
+       {A,
+        "the first shard's split.count 2 makes the loader open <prefix>-00002-of-00002.gguf; "
+        "its split.no is 1 and the 20 tensors are all there once",
+        ""}},
+      {"three_shards",
+       "3 shards, as gguf-split writes them",
+       3,
+       none,
+       nullptr,
+       {A,
+        "the loader opens the shards named <prefix>-0000<i>-of-00003.gguf, each with split.no "
+        "i - 1",
+        ""}},
+      {"shard_missing",
+       "3 shards, the second one not there",
+       3,
+       none,
+       [](std::vector<ByteVector>& s) { s[1].clear(); },
+       {R,
+        "the loader opens every shard by its name: \"failed to load GGUF split from "
+        "<prefix>-00002-of-00003.gguf\"",
+        "split_set"}},
+      {"no_wrong",
+       "3 shards, the second with split.no 2",
+       3,
+       [](std::vector<Document>& s) { find_key(s[1], "split.no")->value = Value::u16(2); },
+       nullptr,
+       {R,
+        "shard i must hold split.no i - 1: \"invalid split file idx: 2 (file: ...), expected "
+        "1\"",
+        "split_set"}},
+      {"no_u32",
+       "2 shards, the second with split.no stored as a u32 (1)",
+       2,
+       [](std::vector<Document>& s) { find_key(s[1], "split.no")->value = Value::u32(1); },
+       nullptr,
+       {R,
+        "a later shard's split.no is read with gguf_get_val_u16, whose GGML_ASSERT on the "
+        "type aborts the load",
+        "split_set"}},
+      {"count_disagrees",
+       "2 shards, the second with split.count 3",
+       2,
+       [](std::vector<Document>& s) { find_key(s[1], "split.count")->value = Value::u16(3); },
+       nullptr,
+       {A,
+        "the loader reads split.count from the first shard only; a later shard's is not "
+        "looked at",
+        ""}},
+      {"tensors_count_wrong",
+       "2 shards whose split.tensors.count says 21 (they hold 20)",
+       2,
+       [](std::vector<Document>& s) {
+         for (Document& d : s) find_key(d, "split.tensors.count")->value = Value::i32(21);
+       },
+       nullptr,
+       {R,
+        "the shards must hold split.tensors.count tensors in all: \"corrupted model: 21 "
+        "tensors expected but 20 found\"",
+        "split_set"}},
+      {"tensor_in_two_shards",
+       "2 shards, the first one's output_norm.weight in the second too",
+       2,
+       [](std::vector<Document>& s) { s[1].tensors.push_back(s[0].tensors[1]); },
+       nullptr,
+       {R,
+        "a tensor name may appear once in a set: \"invalid model: tensor 'output_norm.weight' "
+        "is duplicated\"",
+        "split_set"}},
+  };
+  for (Fault& f : faults) {
+    const std::size_t n = f.n;
+    const auto edit = f.edit;
+    const auto drop = f.drop;
+    const auto shards = [=] {
+      std::vector<Document> docs = shards_of(tiny_llama(), n);
+      edit(docs);
+      std::vector<ByteVector> out;
+      for (const Document& d : docs) out.push_back(bytes_of(d));
+      if (drop) drop(out);
+      return out;
+    };
+    Case& added = model_case(
+        c, "split_" + f.what, intro + f.description + " (this file is the first)",
+        [=] { return shards().front(); }, std::move(f.expectation));
+    added.split_count = static_cast<std::uint32_t>(n);
+    added.build_shards = [=] {
+      std::vector<ByteVector> all = shards();
+      return std::vector<ByteVector>(all.begin() + 1, all.end());
+    };
+  }
+}
+
 }  // namespace
 
 std::vector<Case> cases() {
@@ -1272,6 +1829,8 @@ std::vector<Case> cases() {
   tensor_data_cases(c);
   data_cases(c);
   endian_cases(c);
+  model_cases(c);
+  split_cases(c);
   std::vector<Case> all = c.take();
   std::sort(all.begin(), all.end(), [](const Case& a, const Case& b) { return a.id < b.id; });
   for (std::size_t i = 1; i < all.size(); ++i) {

@@ -27,6 +27,16 @@ struct DataExpectation {
   std::string error_class;            // for a reject: non_finite or refused_type
 };
 
+// A model case's fourth verdict: what llama.cpp's model loader (llama_model_load_from_file with
+// no_alloc, vocab_only for a file without tensors) makes of the file, or of the split set whose
+// first shard it is, declared from the loader's source (src/llama-model-loader.cpp,
+// src/llama-model.cpp, src/models/, src/llama-vocab.cpp of the pinned llama.cpp).
+struct ModelExpectation {
+  Verdict verdict = Verdict::Accept;  // Accept or Reject (an abort of the loader is a Reject)
+  std::string rule;                   // what the loader does with the file, one sentence
+  std::string error_class;            // for a reject: is_model_error_class's vocabulary
+};
+
 struct Case {
   std::string id;    // y_/n_/i_<area>_<what>; the file is cases/<id>.gguf. Never reused.
   std::string rule;  // the spec rule or reader behaviour the case tests, one sentence
@@ -36,7 +46,19 @@ struct Case {
   bool recommended = false;       // level: "recommended" instead of "required"
   std::vector<std::string> tags;  // "hostile", "big"
   std::function<ByteVector()> build;
-  std::optional<DataExpectation> data;  // data cases (area "data") only
+  std::optional<DataExpectation> data;    // data cases (area "data") only
+  std::optional<ModelExpectation> model;  // model and split cases (areas "model", "split") only
+  // A split case (area "split"): the shards of the set, numbered from 1, written as
+  // <id>-<number>-of-<split_count>.gguf (llama.cpp's llama_split_path, "%s-%05d-of-%05d.gguf");
+  // build() is shard 1, the case's file. A shard left empty here is not written (a missing
+  // shard). split_count is 0 for every other case.
+  std::uint32_t split_count = 0;
+  std::function<std::vector<ByteVector>()> build_shards;  // shards 2..split_count
+
+  // The case's file name under cases/: <id>.gguf, or <id>-00001-of-<N>.gguf for a split case.
+  [[nodiscard]] std::string file_name() const;
+  // The file name of shard `number` (from 1) of a split case.
+  [[nodiscard]] std::string shard_name(std::uint32_t number) const;
 
   [[nodiscard]] std::string area() const;
 };
@@ -65,5 +87,8 @@ struct RealCase {
 // The data verdict's vocabulary: non_finite (a NaN or infinite element or scale, mxfp4's NaN
 // exponent byte), refused_type (q8_1, which the check refuses whatever its bytes).
 [[nodiscard]] bool is_data_error_class(const std::string& name);
+// The model verdict's vocabulary: unknown_arch, missing_key, key_type, bad_value, bad_vocab,
+// dup_token, missing_tensor, tensor_shape, extra_tensor, split_set.
+[[nodiscard]] bool is_model_error_class(const std::string& name);
 
 }  // namespace ggufcheck::conformance

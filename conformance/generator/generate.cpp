@@ -86,10 +86,26 @@ int main(int argc, char** argv) {
     Json entries = Json::array();
     for (const Case& c : ggufcheck::conformance::cases()) {
       const std::vector<std::uint8_t> bytes = c.build();
-      const std::string file = "cases/" + c.id + ".gguf";
+      const std::string file = "cases/" + c.file_name();
       if (!ggufcheck::save_file(dir / file, bytes)) {
         std::fprintf(stderr, "cannot write %s\n", (dir / file).c_str());
         return 1;
+      }
+      // A split case's other shards, beside the first under the names llama.cpp derives.
+      Json shards = Json::array();
+      if (c.split_count != 0) {
+        const std::vector<std::vector<std::uint8_t>> rest = c.build_shards();
+        for (std::uint32_t k = 0; k < rest.size(); ++k) {
+          if (rest[k].empty()) continue;  // a missing shard
+          const std::string shard = "cases/" + c.shard_name(k + 2);
+          if (!ggufcheck::save_file(dir / shard, rest[k])) {
+            std::fprintf(stderr, "cannot write %s\n", (dir / shard).c_str());
+            return 1;
+          }
+          shards.push_back({{"file", shard},
+                            {"sha256", ggufcheck::corpus::sha256_hex(rest[k])},
+                            {"size", rest[k].size()}});
+        }
       }
       Json entry;
       entry["id"] = c.id;
@@ -115,6 +131,15 @@ int main(int argc, char** argv) {
                          {"error_class",
                           c.data->error_class.empty() ? Json(nullptr) : Json(c.data->error_class)}};
       }
+      if (c.model) {
+        // The fourth verdict, llama.cpp's model loader (conformance/README.md, "Model cases").
+        entry["model"] = {
+            {"verdict", to_string(c.model->verdict)},
+            {"rule", c.model->rule},
+            {"error_class",
+             c.model->error_class.empty() ? Json(nullptr) : Json(c.model->error_class)}};
+      }
+      if (c.split_count != 0) entry["shards"] = std::move(shards);
       if (const auto profile = accepting_profile(c.spec, c.llama_cpp)) {
         ggufcheck::Options options;
         options.profile = *profile;
