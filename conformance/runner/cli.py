@@ -95,8 +95,9 @@ def build_arguments(default_suite):
     add("--skip", action="append", default=[], metavar="GLOB",
         help="not the cases whose id matches (repeatable)")
     add("--profile", action="append", choices=registry.COLUMNS, default=[],
-        help="spec, llama.cpp, or data: llama.cpp's tensor data check on the data cases, for "
-             "the parsers that declare it (repeatable; default all three)")
+        help="spec, llama.cpp, data (llama.cpp's tensor data check on the data cases) or "
+             "model (llama.cpp's model loader on the model and split cases), the last two for "
+             "the parsers that declare them (repeatable; default all four)")
     add("--level", type=level, default="L2",
         help="L0 verdicts, L1 header values, L2 metadata and tensor infos (default), L3 data "
              "hashes; each parser is capped at its highest declared level")
@@ -187,6 +188,7 @@ class Run:
             else os.path.join(suite_dir, "expected-failures")
         self.profiles = [p for p in registry.COLUMNS if not args.profile or p in args.profile]
         self.without_data = []       # parsers that do not declare the data check
+        self.without_model = []      # parsers that do not declare the model check
         self.reporter = Reporter(sys.stderr if args.json == "-" else sys.stdout)
 
     # --- parsers -------------------------------------------------------------------------
@@ -213,8 +215,9 @@ class Run:
         available = []
         for parser in chosen:
             parser.profiles = [p for p in parser.profiles if p in self.profiles]
-            # the data column is added once the capabilities say whether the parser checks data
-            if not parser.profiles and registry.DATA not in self.profiles:
+            # the data and model columns are added once the capabilities say whether the parser
+            # has them
+            if not parser.profiles and not any(p in self.profiles for p in registry.EXTRA):
                 continue
             registry.check_available(parser)
             if parser.unavailable:
@@ -246,11 +249,13 @@ class Run:
             asked = self.args.level
             parser.level = min(asked, top, key=LEVELS.index)
             parser.capped = LEVELS.index(top) < LEVELS.index(asked)
-            if registry.DATA in self.profiles:
-                if parser.checks_data():
-                    parser.profiles.append(registry.DATA)
-                else:
-                    self.without_data.append(parser.name)
+            for column, without in ((registry.DATA, self.without_data),
+                                    (registry.MODEL, self.without_model)):
+                if column in self.profiles:
+                    if parser.declares(column):
+                        parser.profiles.append(column)
+                    else:
+                        without.append(parser.name)
         return [parser for parser in parsers if parser.profiles]
 
     # --- the run -------------------------------------------------------------------------
@@ -271,14 +276,16 @@ class Run:
         os.chmod(warmup, 0o444)
         startup_timeout = max(10.0, 2 * self.args.timeout)
 
-        # a job: (case, parser, profiles, data); data jobs ask `ADAPTER --data FILE` for the
-        # column "data" of a data case
+        # a job: (case, parser, profiles, extra); extra is None for the two profiles, else the
+        # column: data jobs ask `ADAPTER --data FILE` for the column "data" of a data case,
+        # model jobs `ADAPTER --model FILE` for the column "model" of a model or split case
         records, jobs = [], []
         for case in cases:
             users = 0
             for parser in parsers:
                 columns = [p for p in parser.profiles
-                           if p != registry.DATA or case.data is not None]
+                           if (p != registry.DATA or case.data is not None) and
+                           (p != registry.MODEL or case.model is not None)]
                 profiles = [p for p in columns if not judge.is_skipped(case, parser, p)]
                 for profile in columns:
                     if profile not in profiles:
@@ -286,10 +293,11 @@ class Run:
                                                    "skipped: the parser does not declare GGUF "
                                                    f"version {case.gguf_version} / "
                                                    f"{case.endianness} endian"))
-                for group, data in (([p for p in profiles if p != registry.DATA], False),
-                                    ([p for p in profiles if p == registry.DATA], True)):
+                groups = [([p for p in profiles if p not in registry.EXTRA], None)]
+                groups += [([p for p in profiles if p == extra], extra) for extra in registry.EXTRA]
+                for group, extra in groups:
                     if group:
-                        jobs.append((case, parser, group, data))
+                        jobs.append((case, parser, group, extra))
                         users += 1
             copies.register(case, users)
 
@@ -305,18 +313,19 @@ class Run:
             try:
                 while not failure:
                     try:
-                        case, parser, profiles, data = work.get_nowait()
+                        case, parser, profiles, extra = work.get_nowait()
                     except queue.Empty:
                         return
                     try:
                         path = copies.acquire(case)
                         new = []
-                        if data:
-                            # the data check is always asked one-shot
-                            raw = execute.run_once(parser.argv + ["--data"], path,
+                        if extra:
+                            # the data and model checks are always asked one-shot
+                            raw = execute.run_once(parser.argv + ["--" + extra], path,
                                                    self.timeout_of(case), self.args.memory)
-                            outcome, diff, detail = judge.judge_data(case, raw)
-                            new.append(self.record(case, parser, registry.DATA, raw, outcome,
+                            outcome, diff, detail = (judge.judge_data if extra == registry.DATA
+                                                     else judge.judge_model)(case, raw)
+                            new.append(self.record(case, parser, extra, raw, outcome,
                                                    diff, detail))
                         else:
                             raw = self.run_adapter(parser, path, self.timeout_of(case), batches,
@@ -335,7 +344,7 @@ class Run:
                         done[0] += 1
                         count = done[0]
                     self.reporter.progress(count, len(jobs), f"{parser.name} {case.id}"
-                                           + (" --data" if data else ""))
+                                           + (f" --{extra}" if extra else ""))
             except BaseException as error:          # reported by the main thread
                 failure.append(error)
             finally:
@@ -451,6 +460,9 @@ class Run:
         if doc["options"].get("without_data"):
             line(f"data column skipped for {', '.join(doc['options']['without_data'])}: no "
                  '"data": true in their capabilities')
+        if doc["options"].get("without_model"):
+            line(f"model column skipped for {', '.join(doc['options']['without_model'])}: no "
+                 '"model": true in their capabilities')
         totals = doc["totals"]
         line(f"{totals['xfail']} expected failures, {totals['skipped']} skipped, "
              f"{totals['stale']} stale, unavailable: {totals['unavailable_cases']} cases, "
@@ -519,8 +531,9 @@ def run(args):
              f"{' '.join(entry['id'] for entry in unavailable_cases)}")
     parsers = session.capabilities(parsers)
     if not parsers:
-        raise SetupError("none of the parsers declares the data check (\"data\": true), the "
-                         "only column asked for (--profile data)")
+        raise SetupError("none of the parsers declares the data or model check (\"data\": true, "
+                         "\"model\": true), the only columns asked for (--profile data, "
+                         "--profile model)")
     lists = session.load_lists(parsers)
 
     with tempfile.TemporaryDirectory(prefix="gguf-conformance-") as workdir:
@@ -544,6 +557,7 @@ def run(args):
                         "memory_cap_bytes": args.memory, "jobs": args.jobs,
                         "run": args.run, "skip": args.skip,
                         "without_data": session.without_data,
+                        "without_model": session.without_model,
                         "duration_s": None}}
     meta["options"]["duration_s"] = round(time.monotonic() - started, 2)
     doc = results.document(meta, parsers, session.unavailable_parsers, cases,

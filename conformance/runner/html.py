@@ -1,7 +1,7 @@
 """index.html: the results page, one self-contained file (inline CSS and JS, no network),
 rendered here in Python, with a small script for the pruned-view toggle and the filter.
 
-  #scores          per profile (and for the data column), a table of parser rows: level,
+  #scores          per profile (and for the data and model columns), a table of parser rows: level,
                    score, required, recommended, and the failure counts
   #matrix          rows = cases grouped by area (area header rows), columns = parser x
                    profile, each cell coloured by outcome, a tooltip with the detail
@@ -160,9 +160,11 @@ def _scores(doc):
         rows = [s for s in doc["scores"] if s["profile"] == profile]
         if not rows:
             continue
-        heading = (f"Profile {_e(profile)}" if profile != "data" else
+        heading = (f"Profile {_e(profile)}" if profile not in ("data", "model") else
                    "Data check <small>(column data: llama.cpp's tensor data check on the data "
-                   "cases)</small>")
+                   "cases)</small>" if profile == "data" else
+                   "Model check <small>(column model: llama.cpp's model loader on the model "
+                   "and split cases)</small>")
         parts.append(f'<h3>{heading}</h3>'
                      f'<table class="scores" data-profile="{_e(profile)}">'
                      '<tr><th>parser</th><th>level</th><th>score</th><th>required</th>'
@@ -186,6 +188,9 @@ def _scores(doc):
         if profile == "data" and doc["options"].get("without_data"):
             parts.append('<p class="meta">No data column (they do not declare the data check): '
                          + _e(", ".join(doc["options"]["without_data"])) + "</p>")
+        if profile == "model" and doc["options"].get("without_model"):
+            parts.append('<p class="meta">No model column (they do not declare the model '
+                         'check): ' + _e(", ".join(doc["options"]["without_model"])) + "</p>")
     parts.append("</section>")
     return "".join(parts)
 
@@ -343,6 +348,7 @@ def _parsers(doc):
         declared = (f'levels {" ".join(caps.get("levels", []))}; versions '
                     f'{" ".join(caps.get("gguf_versions", []))}; {" ".join(caps.get("endianness", []))}'
                     f' endian{"; data check" if caps.get("data") else ""}'
+                    f'{"; model check" if caps.get("model") else ""}'
                     f' ({parser["capabilities_source"]})')
         parts.append(f'<tr><td>{_e(parser["name"])}<br><small>{_e(parser.get("description") or "")}'
                      f'</small></td><td>{_e(" ".join(parser["profiles"]))}</td>'

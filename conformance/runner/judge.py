@@ -16,6 +16,10 @@
 The data column (judge_data) has the same outcomes for `ADAPTER --data FILE`: accept or
 reject from the case's "data" verdict; a rejection of a case to be rejected must name the
 tensor the case declares ("tensor"), else it is a value_mismatch on the path "tensor".
+
+The model column (judge_model) is the same for `ADAPTER --model FILE`, accept or reject from
+the case's "model" verdict, with nothing to compare: a load is accepted, a refusal (an abort of
+llama.cpp's loader included, which the adapter reports as one) rejected.
 """
 import json
 
@@ -58,6 +62,17 @@ def judge(case, profile, raw, level, canonical):
 def _short(value, width=60):
     text = repr(value) if value is compare.MISSING else json.dumps(value)
     return text if len(text) <= width else text[:width] + "..."
+
+
+def judge_model(case, raw):
+    """The model column: (outcome, None, detail) of `ADAPTER --model FILE`."""
+    expected = case.expected.get("model")
+    if raw.kind in ("crash", "timeout", "oom"):
+        return raw.kind, None, raw.error or raw.kind
+    if raw.kind == "accepted":
+        return ("accepted_invalid" if expected == "reject" else "accepted"), None, "accepted"
+    detail = f"rejected: {raw.error}" if raw.error else "rejected"
+    return ("rejected_valid" if expected == "accept" else "rejected"), None, detail
 
 
 def judge_data(case, raw):

@@ -1,4 +1,4 @@
-"""summary.md: per profile (and for the data column) a table of the parsers' scores and
+"""summary.md: per profile (and for the data and model columns) a table of the parsers' scores and
 failure counts, a table per area, and the failing case ids of each parser."""
 from .limits import format_size
 from .suite import area_key
@@ -42,8 +42,10 @@ def render(doc):
     profiles = [p for p in doc["options"]["profiles"]
                 if any(s["profile"] == p for s in doc["scores"])]
     for profile in profiles:
-        title = f"Profile {profile}" if profile != "data" else \
-            "Data check (column data: llama.cpp's tensor data check on the data cases)"
+        title = f"Profile {profile}" if profile not in ("data", "model") else \
+            "Data check (column data: llama.cpp's tensor data check on the data cases)" \
+            if profile == "data" else \
+            "Model check (column model: llama.cpp's model loader on the model and split cases)"
         lines += [f"## {title}", "",
                   _row(["parser", "level", "score", "required", "recommended"]
                        + [title for _, title in COUNT_HEADERS] + ["xfail", "skipped"]),
@@ -60,6 +62,9 @@ def render(doc):
         if profile == "data" and options.get("without_data"):
             lines += ["No data column (they do not declare the data check): "
                       + ", ".join(options["without_data"]) + ".", ""]
+        if profile == "model" and options.get("without_model"):
+            lines += ["No model column (they do not declare the model check): "
+                      + ", ".join(options["without_model"]) + ".", ""]
 
     areas = sorted({area for score in doc["scores"] for area in score["areas"]}, key=area_key)
     if areas and doc["scores"]:

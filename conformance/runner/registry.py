@@ -14,6 +14,8 @@ GGUF versions 2 and 3, little endian, no batch mode, no data check.
 Besides the two profiles there is a third column, "data": the verdicts of llama.cpp's tensor
 data check on the data cases, for the parsers that declare "data": true (asked `ADAPTER
 --data FILE`, always one-shot). A parser that does not declare it has no data column.
+A fourth column, "model", is the same for llama.cpp's model loader on the model and split
+cases ("model": true, asked `ADAPTER --model FILE`, always one-shot).
 """
 import json
 import os
@@ -27,9 +29,12 @@ from .compare import LEVELS
 
 PROFILES = ("spec", "llama.cpp")
 DATA = "data"                    # the data check's column (not a registry profile)
-COLUMNS = PROFILES + (DATA,)
+MODEL = "model"                  # the model loader's column (not a registry profile)
+EXTRA = (DATA, MODEL)            # the columns a parser has only when its capabilities say so
+COLUMNS = PROFILES + EXTRA
 DEFAULT_CAPABILITIES = {"levels": ["L0", "L1", "L2"], "gguf_versions": ["2", "3"],
-                        "endianness": ["little"], "batch": False, "data": False}
+                        "endianness": ["little"], "batch": False, "data": False,
+                        "model": False}
 CAPABILITIES_TIMEOUT = 10.0
 
 
@@ -57,6 +62,13 @@ class Parser:
 
     def checks_data(self):
         return bool(self.capabilities and self.capabilities.get("data"))
+
+    def checks_model(self):
+        return bool(self.capabilities and self.capabilities.get("model"))
+
+    def declares(self, column):
+        """Whether the parser has the extra column (data or model)."""
+        return self.checks_data() if column == DATA else self.checks_model()
 
     def supports(self, case):
         caps = self.capabilities
@@ -139,7 +151,7 @@ def _normalise(capabilities):
         value = capabilities.get(key)
         if isinstance(value, list):
             result[key] = [str(item) for item in value]
-    for key in ("batch", "data"):
+    for key in ("batch", "data", "model"):
         if isinstance(capabilities.get(key), bool):
             result[key] = capabilities[key]
     for key in ("name", "version"):

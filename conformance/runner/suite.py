@@ -1,7 +1,11 @@
 """The suite on disk: conformance/manifest.json, the case files, their canonical outputs.
 
 A data case (area "data") also has "data": {"verdict": accept|reject, "tensor": the first
-failing tensor or null, "rule", "error_class"}, the verdict of the column "data".
+failing tensor or null, "rule", "error_class"}, the verdict of the column "data". A model case
+(areas "model" and "split") has "model": {"verdict": accept|reject, "rule", "error_class"},
+the verdict of the column "model"; a split case's file is the set's first shard,
+<prefix>-00001-of-0000N.gguf, and "shards": [{"file", "sha256", "size"}] lists the others
+(beside it in cases/, named as llama.cpp derives them; a shard left out of a set is missing).
 
 Paths: a case's "file" and "canonical" are relative to the suite directory (conformance/),
 or start with a placeholder ({deps}, {root}, {build}, {adapters}). Committed case files must
@@ -14,7 +18,8 @@ a setup error (exit 2).
 
 During a run each case file is copied once into a private temporary directory, read-only
 (0444), and every adapter is given that copy; it is removed once every parser is done with
-the case.
+the case. The copy is named <id>.gguf, or for a split case by its file name, with copies of
+the other shards beside it under theirs.
 """
 import fnmatch
 import hashlib
@@ -27,7 +32,7 @@ import threading
 from . import SetupError, load_json
 
 AREA_ORDER = ("header", "count", "kv", "key", "str", "arr", "align", "tinfo", "ttype",
-              "layout", "tdata", "data", "endian", "limits", "real")
+              "layout", "tdata", "data", "endian", "limits", "model", "split", "real")
 VERDICTS = ("accept", "reject", "either")
 
 
@@ -66,9 +71,15 @@ class Case:
         self.fetched = bool(entry.get("fetched"))
         # a data case's third verdict, llama.cpp's tensor data check, is the column "data"
         self.data = entry.get("data")
+        # a model case's fourth verdict, llama.cpp's model loader, is the column "model"
+        self.model = entry.get("model")
+        self.shards = [places.path(shard["file"]) for shard in entry.get("shards") or []]
+        self.shard_sha256 = [shard.get("sha256") for shard in entry.get("shards") or []]
         self.expected = dict(entry["expected"])
         if self.data:
             self.expected["data"] = self.data["verdict"]
+        if self.model:
+            self.expected["model"] = self.model["verdict"]
         self.area = entry.get("area") or "other"
         self.level = entry.get("level") or "required"
         self.tags = entry.get("tags") or []
@@ -80,7 +91,7 @@ class Case:
 
     def needs_canonical(self):
         return any(verdict in ("accept", "either") for profile, verdict in self.expected.items()
-                   if profile != "data")
+                   if profile not in ("data", "model"))
 
     def summary(self):
         """The case as recorded in the results (expected with the data verdict, if any)."""
@@ -90,6 +101,10 @@ class Case:
         summary["expected"] = self.expected
         if self.data:
             summary["data"] = self.data
+        if self.model:
+            summary["model"] = self.model
+        if self.shards:
+            summary["shards"] = [os.path.basename(path) for path in self.shards]
         return summary
 
 
@@ -125,6 +140,20 @@ def load_manifest(path, places):
         if "data" in entry["expected"]:
             raise SetupError(f"{where} ({entry['id']}): the data verdict belongs in \"data\", "
                              "not in \"expected\"")
+        model = entry.get("model")
+        if model is not None and (not isinstance(model, dict) or
+                                  model.get("verdict") not in ("accept", "reject")):
+            raise SetupError(f"{where} ({entry['id']}): \"model\" needs a \"verdict\" accept "
+                             "or reject")
+        if "model" in entry["expected"]:
+            raise SetupError(f"{where} ({entry['id']}): the model verdict belongs in \"model\", "
+                             "not in \"expected\"")
+        shards = entry.get("shards")
+        if shards is not None and (not isinstance(shards, list) or not all(
+                isinstance(shard, dict) and isinstance(shard.get("file"), str)
+                for shard in shards)):
+            raise SetupError(f"{where} ({entry['id']}): \"shards\" needs a list of "
+                             "{\"file\", \"sha256\"}")
         cases.append(Case(entry, places))
     return manifest, cases
 
@@ -150,6 +179,12 @@ def check_files(cases, places):
         if expected_sha and sha256_file(case.path) != expected_sha:
             raise SetupError(f"case {case.id}: {case.path} does not match the manifest's "
                              f"sha256 {expected_sha}")
+        for shard, shard_sha in zip(case.shards, case.shard_sha256):
+            if not os.path.isfile(shard):
+                raise SetupError(f"case {case.id}: missing shard {shard}")
+            if shard_sha and sha256_file(shard) != shard_sha:
+                raise SetupError(f"case {case.id}: {shard} does not match the manifest's "
+                                 f"sha256 {shard_sha}")
         if case.fetched and case.needs_canonical():
             _materialise(case, places, ggufcheck)
         elif case.canonical_path:
@@ -204,11 +239,17 @@ class CaseCopies:
         entry = self.entries[case.id]
         with entry[0]:
             if entry[2] is None:
-                target = os.path.join(self.directory, case.id + ".gguf")
-                shutil.copyfile(case.path, target)
-                os.chmod(target, 0o444)
-                entry[2] = target
-            return entry[2]
+                # a split case keeps its file names: the first shard finds the others by name
+                name = os.path.basename(case.path) if case.shards else case.id + ".gguf"
+                copies = []
+                for source in [case.path] + case.shards:
+                    target = os.path.join(self.directory,
+                                          name if source == case.path else os.path.basename(source))
+                    shutil.copyfile(source, target)
+                    os.chmod(target, 0o444)
+                    copies.append(target)
+                entry[2] = copies
+            return entry[2][0]
 
     def canonical(self, case):
         entry = self.entries[case.id]
@@ -223,10 +264,10 @@ class CaseCopies:
         with entry[0]:
             entry[1] -= 1
             if entry[1] <= 0:
-                if entry[2]:
+                for copy in entry[2] or []:
                     try:
-                        os.chmod(entry[2], 0o644)
-                        os.unlink(entry[2])
+                        os.chmod(copy, 0o644)
+                        os.unlink(copy)
                     except OSError:
                         pass
                 entry[2] = None
