@@ -531,9 +531,12 @@ def run(args):
              f"{' '.join(entry['id'] for entry in unavailable_cases)}")
     parsers = session.capabilities(parsers)
     if not parsers:
-        raise SetupError("none of the parsers declares the data or model check (\"data\": true, "
-                         "\"model\": true), the only columns asked for (--profile data, "
-                         "--profile model)")
+        asked = [p for p in session.profiles if p in registry.EXTRA]
+        raise SetupError("none of the parsers declares the "
+                         + " or ".join(f"{p} check (\"{p}\": true)" for p in asked)
+                         + (", the only column asked for" if len(asked) == 1 else
+                            ", the only columns asked for")
+                         + " (" + ", ".join(f"--profile {p}" for p in asked) + ")")
     lists = session.load_lists(parsers)
 
     with tempfile.TemporaryDirectory(prefix="gguf-conformance-") as workdir:

@@ -50,8 +50,35 @@ def data_answer(case_id):
     tensor = "other" if case_id in ids("data-tensor-on") else data.get("tensor") or "t"
     return {"ok": False, "error": "toy data check fails", "tensor": tensor}, 1
 
+def model_answer(case_id, path):
+    """`--model FILE`: the declared model verdict, unless told otherwise; with --model-shards
+    a split case is rejected unless its shards are beside the file under their names."""
+    if case_id in ids("model-crash-on"):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if case_id in ids("model-hang-on"):
+        time.sleep(600)
+    model = cases[case_id].get("model") or {"verdict": "accept"}
+    reject = (model["verdict"] == "reject") != (case_id in ids("model-flip-on"))
+    if "model-shards" in opts:
+        here = os.path.dirname(path)
+        for shard in cases[case_id].get("shards") or []:
+            if not os.path.isfile(os.path.join(here, os.path.basename(shard["file"]))):
+                return {"ok": False, "error": "missing shard " + shard["file"]}, 1
+    if not reject:
+        return {"ok": True}, 0
+    return {"ok": False, "error": "llama.cpp aborted: toy assertion"}, 1
+
+def case_of(path):
+    name = os.path.basename(path)
+    for case in cases.values():
+        if os.path.basename(case["file"]) == name:
+            return case["id"]
+    return name[:-len(".gguf")]
+
 def answer(path, batch):
-    case_id = os.path.basename(path)[:-len(".gguf")]
+    case_id = case_of(path)
+    if "model" in opts:
+        return model_answer(case_id, path)
     if "data" in opts:
         if case_id in ids("data-crash-on"):
             os.kill(os.getpid(), signal.SIGSEGV)
@@ -108,7 +135,8 @@ if target == "--capabilities":
     print(json.dumps({"name": opts.get("name", "toy"), "version": "1", "levels": levels,
                       "gguf_versions": ["2", "3"],
                       "endianness": opts.get("endianness", "little").split(","),
-                      "batch": "batch" in opts, "data": "data-capable" in opts}))
+                      "batch": "batch" in opts, "data": "data-capable" in opts,
+                      "model": "model-capable" in opts}))
 elif target == "--batch":
     if opts.get("spawn-log"):
         with open(opts["spawn-log"], "a") as log:
@@ -180,11 +208,14 @@ class Suite:
         self.parsers = []
 
     def add_case(self, case_id, spec, llama, area, tags=(), endianness="little",
-                 level="required", doc=None, data=None):
+                 level="required", doc=None, data=None, model=None, shards=0):
+        # a split case (shards > 1): cases/<id>-00001-of-0000N.gguf and the other shards
+        names = [f"{case_id}-{k:05d}-of-{shards:05d}.gguf" for k in range(1, shards + 1)] \
+            if shards else [case_id + ".gguf"]
         content = b"GGUF" + case_id.encode() + b"\0" * 16
-        with open(os.path.join(self.dir, "cases", case_id + ".gguf"), "wb") as handle:
+        with open(os.path.join(self.dir, "cases", names[0]), "wb") as handle:
             handle.write(content)
-        entry = {"id": case_id, "file": f"cases/{case_id}.gguf", "fetched": False,
+        entry = {"id": case_id, "file": f"cases/{names[0]}", "fetched": False,
                  "sha256": hashlib.sha256(content).hexdigest(), "size": len(content),
                  "expected": {"spec": spec, "llama.cpp": llama}, "area": area,
                  "rule": f"test case {case_id}", "error_class": None, "level": level,
@@ -192,6 +223,17 @@ class Suite:
                  "endianness": endianness, "canonical": None, "canonical_sha256": None}
         if data is not None:
             entry["data"] = data
+        if model is not None:
+            entry["model"] = model
+        if shards:
+            entry["shards"] = []
+            for number, name in enumerate(names[1:], 2):
+                shard = b"GGUF" + f"{case_id} shard {number}".encode()
+                with open(os.path.join(self.dir, "cases", name), "wb") as handle:
+                    handle.write(shard)
+                entry["shards"].append({"file": f"cases/{name}",
+                                        "sha256": hashlib.sha256(shard).hexdigest(),
+                                        "size": len(shard)})
         if "accept" in (spec, llama) or "either" in (spec, llama):
             doc = doc or canonical_doc(endianness=endianness,
                                        with_tensor=case_id != "y_header_minimal")
@@ -508,6 +550,119 @@ class DataColumn(RunnerTest):
         code, _, err, _ = self.suite.run()
         self.assertEqual(code, 2)
         self.assertIn('"data" needs a "verdict" accept or reject', err)
+
+
+class ModelColumn(RunnerTest):
+    """The column "model": `ADAPTER --model FILE` on the model and split cases, for parsers
+    that declare "model": true."""
+
+    def setUp(self):
+        super().setUp()
+        self.suite.add_case("y_model_good", "accept", "accept", "model",
+                            model={"verdict": "accept", "rule": "loads", "error_class": None})
+        self.suite.add_case("y_model_bad", "accept", "accept", "model",
+                            model={"verdict": "reject", "rule": "aborts",
+                                   "error_class": "dup_token"})
+        self.suite.add_case("y_split_good", "accept", "accept", "split", shards=3,
+                            model={"verdict": "accept", "rule": "a set", "error_class": None})
+
+    def test_only_declaring_parsers_get_the_column_on_model_cases_only(self):
+        self.suite.add_parser("loader", "--model-capable=1", "--model-shards=1",
+                              profiles=["spec", "llama.cpp"])
+        self.suite.add_parser("reader", "--data-capable=1", profiles=["spec", "llama.cpp"])
+        code, out, _, result = self.suite.run()
+        self.assertEqual(code, 1, out)      # the toy in its spec form fails llama.cpp verdicts
+        self.assertEqual({(c["parser"], c["profile"]) for c in result["columns"]},
+                         {("loader", "spec"), ("loader", "llama.cpp"), ("loader", "model"),
+                          ("reader", "spec"), ("reader", "llama.cpp")})
+        model = [r for r in result["results"] if r["profile"] == "model"]
+        self.assertEqual({r["case"] for r in model}, {"y_model_good", "y_model_bad",
+                                                      "y_split_good"})
+        self.assertEqual(outcome_of(result, "y_model_good", "loader", "model")["outcome"],
+                         "accepted")
+        # the shards were beside the first one, under their own names
+        self.assertEqual(outcome_of(result, "y_split_good", "loader", "model")["outcome"],
+                         "accepted")
+        record = outcome_of(result, "y_model_bad", "loader", "model")
+        self.assertEqual((record["outcome"], record["expected"], record["verdict"]),
+                         ("rejected", "reject", "reject"))
+        self.assertIn("llama.cpp aborted", record["detail"])
+        # the container verdicts of a model case are judged as usual, a split case's first
+        # shard by its file name
+        self.assertEqual(outcome_of(result, "y_split_good", "loader", "spec")["outcome"],
+                         "accepted")
+        self.assertIn('model column skipped for reader: no "model": true', out)
+        self.assertRegex(out, r"score loader model L2: 3/3 passed")
+        case = next(c for c in result["cases"] if c["id"] == "y_split_good")
+        self.assertEqual(case["expected"]["model"], "accept")
+        self.assertEqual(case["shards"], ["y_split_good-00002-of-00003.gguf",
+                                          "y_split_good-00003-of-00003.gguf"])
+        self.assertNotIn("model", next(c for c in result["cases"] if c["id"] == "y_kv_float"))
+
+    def test_every_failing_outcome(self):
+        self.suite.add_parser("loader", "--model-capable=1",
+                              "--model-flip-on=y_model_good,y_model_bad",
+                              "--model-crash-on=y_split_good", profiles=["spec"])
+        code, out, _, result = self.suite.run("--profile", "model")
+        self.assertEqual(code, 1)
+        self.assertEqual({c["profile"] for c in result["columns"]}, {"model"})
+        self.assertEqual(outcome_of(result, "y_model_good", profile="model")["outcome"],
+                         "rejected_valid")
+        self.assertEqual(outcome_of(result, "y_model_bad", profile="model")["outcome"],
+                         "accepted_invalid")
+        self.assertEqual(outcome_of(result, "y_split_good", profile="model")["outcome"],
+                         "crash")
+        self.assertIn("FAIL loader model y_model_bad accepted_invalid", out)
+        self.suite.parsers = []
+        self.suite.add_parser("loader", "--model-capable=1", "--model-hang-on=y_model_good",
+                              profiles=["spec"])
+        _, _, _, result = self.suite.run("--profile", "model", "--timeout", "1")
+        self.assertEqual(outcome_of(result, "y_model_good", profile="model")["outcome"],
+                         "timeout")
+        self.assertEqual(outcome_of(result, "y_model_bad", profile="model")["outcome"],
+                         "rejected")
+
+    def test_a_missing_shard_file_fails_the_loader_that_looks_for_it(self):
+        # a shard the runner did not copy would be refused: the toy checks for them
+        self.suite.add_parser("loader", "--model-capable=1", "--model-shards=1",
+                              profiles=["spec"])
+        os.unlink(os.path.join(self.tmp, "cases", "y_split_good-00003-of-00003.gguf"))
+        code, _, err, _ = self.suite.run("--profile", "model")
+        self.assertEqual(code, 2)
+        self.assertIn("missing shard", err)
+
+    def test_lists_results_and_no_declaring_parser(self):
+        self.suite.add_parser("loader", "--model-capable=1", "--model-flip-on=y_model_good",
+                              profiles=["spec"])
+        self.suite.run("--fix")
+        with open(self.suite.xfail_path("loader", "model")) as handle:
+            self.assertIn("y_model_good rejected_valid", handle.read())
+        out_dir = os.path.join(self.tmp, "results")
+        code, out, _, result = self.suite.run("--results", out_dir)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(outcome_of(result, "y_model_good", profile="model")["status"], "xfail")
+        with open(os.path.join(out_dir, "summary.md")) as handle:
+            self.assertIn("## Model check", handle.read())
+        with open(os.path.join(out_dir, "index.html")) as handle:
+            page = handle.read()
+        self.assertIn('data-column="loader/model"', page)
+        self.suite.parsers = []
+        self.suite.add_parser("reader", profiles=["spec"])
+        code, _, err, _ = self.suite.run("--profile", "model")
+        self.assertEqual(code, 2)
+        self.assertIn("none of the parsers declares the model check", err)
+
+    def test_a_bad_model_field_is_a_setup_error(self):
+        self.suite.add_parser("loader", "--model-capable=1")
+        self.suite.manifest["cases"][-1]["model"]["verdict"] = "either"
+        code, _, err, _ = self.suite.run()
+        self.assertEqual(code, 2)
+        self.assertIn('"model" needs a "verdict" accept or reject', err)
+        self.suite.manifest["cases"][-1]["model"]["verdict"] = "accept"
+        self.suite.manifest["cases"][-1]["expected"]["model"] = "accept"
+        code, _, err, _ = self.suite.run()
+        self.assertEqual(code, 2)
+        self.assertIn("the model verdict belongs in", err)
 
 
 class Batch(RunnerTest):
