@@ -14,6 +14,11 @@
 // (flattened back: the nesting only splits keys at "."), ordered as they were first read, with
 // the types of the read that produced the returned value. kv_count is the number of pairs read.
 // Nothing of the file is read by the adapter itself.
+//
+// The call is readGgufFileInfo(path, {spliceSplitFiles: false}): by default a file named as the
+// first shard of a split set (<prefix>-00001-of-0000N.gguf) brings the other shards and their
+// metadata and tensors are merged in, and a missing shard rejects the file. The profiles judge
+// the file alone (the split set is the model column's, which this adapter does not have).
 import {
   ggmlTypeName, importDep, intText, packageVersion, runAdapter, scalarText, valueTypeName,
 } from "./canonical.mjs";
@@ -208,7 +213,7 @@ await runAdapter({
   read: async (file) => {
     trace = new Trace();
     try {
-      const info = await readGgufFileInfo(file);
+      const info = await readGgufFileInfo(file, { spliceSplitFiles: false });
       return { info, records: trace };
     } finally {
       trace = null;
