@@ -507,6 +507,7 @@ int run_check(const CheckArgs& args) {
   // front to back is what the disk and the page cache do best); without, N files (or split
   // sets) at once.
   const auto requested = static_cast<unsigned>(*jobs_arg);
+  options.helper_thread = !(args.jobs && requested == 1);  // -j 1: one thread, nothing beside it
   unsigned jobs = 1;
   if (args.data) {
     options.data.threads = requested;
@@ -757,7 +758,9 @@ int run(int argc, char** argv) {
                 "-j,--jobs,--threads", check.jobs,
                 "Threads. With --data: the threads of each file's data scan (default 0: one per "
                 "core), files one after another. Without: N files validated in parallel "
-                "(default 1; 0: one per core)"),
+                "(default 1; 0: one per core). A vocabulary of 16,384 tokens or more is indexed on "
+                "a second thread while the file is read; an explicit -j 1 keeps everything on one "
+                "(the findings are the same)"),
             "N");
   cmd_check->add_flag("--data,--check-tensors", check.data,
                       "Also read every tensor's bytes: NaN and infinite values in float tensors, "

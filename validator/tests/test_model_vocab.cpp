@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -171,6 +172,70 @@ TEST(Vocabulary, ALargeVocabularyIsCheckedInOnePass) {
   const auto found = findings_of(report, Code::DuplicateToken);
   ASSERT_EQ(found.size(), 1U);
   EXPECT_NE(found[0]->message.find("token 262143 \"t17\" repeats token 17"), std::string::npos);
+}
+
+// A vocabulary of 16,384 tokens or more is indexed on a thread of its own while the reader reads
+// on (loader/token_index.hpp); the findings must be the ones of the index made inline.
+TEST(Vocabulary, TheTokenIndexThreadFindsWhatTheInlineIndexFinds) {
+  constexpr int kTokens = 20000;
+  std::vector<std::string> tokens;
+  std::vector<std::int32_t> types;
+  for (int i = 0; i < kTokens; ++i) {
+    // Texts of every length up to 40 bytes: both hashes of the index, and the copy at the end.
+    tokens.push_back(std::string(static_cast<std::size_t>(i % 40), 'x') + std::to_string(i));
+    types.push_back(kNormal);
+  }
+  tokens[19998] = tokens[5];      // repeats token 5
+  tokens[19000] = tokens[18999];  // repeats token 18999
+  tokens[300] = "";               // empty: llama.cpp names it [EMPTY_300]
+  tokens[12000] = "[EMPTY_300]";
+  tokens[7] = "ab";  // a byte token too short to read
+  types[7] = kByte;
+  const auto file = [&](const std::vector<std::string>& texts) {
+    return write_bytes(vocabulary("llama", texts,
+                                  {pair("tokenizer.ggml.token_type", int32s(types)),
+                                   pair("general.name", Value::string("phi3"))}));
+  };
+  const auto findings = [](const ByteVector& bytes, bool thread) {
+    Options options;
+    options.profile = Profile::LlamaCpp;
+    options.helper_thread = thread;
+    std::vector<std::string> out;
+    for (const Finding& f : check(bytes, options).findings) {
+      out.push_back(
+          fmt::format("GGUF{} {} {} {}", static_cast<int>(f.code), f.offset, f.path, f.message));
+    }
+    return out;
+  };
+  const ByteVector bytes = file(tokens);
+  const std::vector<std::string> threaded = findings(bytes, true);
+  EXPECT_EQ(threaded, findings(bytes, false));
+  // The repeats, the empty token's name, the short byte token and phi3's special tokens.
+  const auto has = [&](const std::vector<std::string>& all, const std::string& part) {
+    return std::count_if(all.begin(), all.end(),
+                         [&](const std::string& f) { return f.find(part) != std::string::npos; });
+  };
+  EXPECT_EQ(has(threaded, "token 19998 \"xxxxx5\" repeats token 5"), 1);
+  EXPECT_EQ(has(threaded, "token 19000 \"" + tokens[18999] + "\" repeats token 18999"), 1);
+  EXPECT_EQ(has(threaded, "token 12000 \"[EMPTY_300]\" is the name llama.cpp gives"), 1);
+  EXPECT_EQ(has(threaded, "token 7 \"ab\" is a byte token"), 1);
+  EXPECT_EQ(has(threaded, "looks up the token \"<s>\""), 1);
+  EXPECT_EQ(has(threaded, "GGUF70"), static_cast<long>(threaded.size()));
+  // A text with a NUL makes the array unclean: the check indexes it inline, as llama.cpp cuts it.
+  std::vector<std::string> cut = tokens;
+  cut[15000] = tokens[5] + std::string(1, '\0') + "tail";
+  const ByteVector unclean = file(cut);
+  const std::vector<std::string> unclean_threaded = findings(unclean, true);
+  EXPECT_EQ(unclean_threaded, findings(unclean, false));
+  EXPECT_EQ(has(unclean_threaded, "token 15000 \"xxxxx5\\x00tail\" is \"xxxxx5\" up to its NUL"),
+            1);
+  // Cut inside the tokens: the thread walked bytes the reader then refused; only the cut is
+  // reported, and nothing is read past the input.
+  for (const std::size_t keep : {bytes.size() / 2, bytes.size() / 5, bytes.size() - 3}) {
+    const ByteVector part = prefix(bytes, keep);
+    EXPECT_EQ(findings(part, true), findings(part, false));
+    EXPECT_EQ(model_findings(check(part, Options{})), 0U);
+  }
 }
 
 TEST(Vocabulary, ManyEqualTokensAreNotQuadratic) {

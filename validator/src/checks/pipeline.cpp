@@ -1,9 +1,11 @@
 #include <algorithm>
+#include <thread>
 
 #include "checks/checks.hpp"
 #include "data/scan.hpp"
 #include "ggufcheck/validate.hpp"
 #include "loader/loader.hpp"
+#include "loader/token_index.hpp"
 
 namespace ggufcheck {
 
@@ -112,7 +114,14 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
   model = Model{};
   model.input = input;
   model.tail = tail;
+  // The vocabulary's tokens are indexed on a second thread while the reader reads on
+  // (loader/token_index.hpp), when the model checks will want them and a thread is free.
+  if (options.model_checks && options.helper_thread && std::thread::hardware_concurrency() > 1) {
+    model.on_string_array = start_token_index;
+  }
   out.layout = run_checks(model, sink);
+  model.token_index.reset();  // joined: nothing reads the input on another thread past here
+  model.on_string_array = nullptr;
   const Layout& layout = out.layout;
 
   Report& report = out.report;

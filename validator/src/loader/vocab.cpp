@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 
 #include "loader/interpreter.hpp"
 #include "loader/loader.hpp"
+#include "loader/token_index.hpp"
 #include "model/keys.hpp"
 #include "model/values.hpp"
 #include "util/duplicates.hpp"
@@ -186,107 +188,6 @@ bool has_codepoint_above_unicode(std::string_view s) {
   }
   return false;
 }
-
-// The name llama.cpp gives an empty token (load(): "[EMPTY_" + std::to_string(i) + "]"), and
-// the index a text of that form names, if any.
-std::string empty_token_name(std::uint64_t index) {
-  return fmt::format("[EMPTY_{}]", index);
-}
-std::optional<std::uint64_t> empty_token_index(std::string_view text) {
-  constexpr std::string_view kOpen = "[EMPTY_";
-  if (!starts_with(text, kOpen) || text.size() < kOpen.size() + 2 || text.back() != ']') {
-    return std::nullopt;
-  }
-  const std::string_view digits = text.substr(kOpen.size(), text.size() - kOpen.size() - 1);
-  if (digits.size() > 10 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
-  std::uint64_t value = 0;
-  for (const char d : digits) {
-    if (d < '0' || d > '9') return std::nullopt;
-    value = value * 10 + static_cast<std::uint64_t>(d - '0');
-  }
-  return value;
-}
-
-// The token finder's hash. The finder hashes a name when its slot is prefetched and again when
-// it is inserted; the token walk prefetches names in the order it inserts them, so the second
-// hash is the first one, kept in a ring of the names prefetched and not inserted yet (a name that
-// is not the next one in the ring, which the walk never gives, is hashed again).
-//
-// Tokens are short (8.8 bytes on average in a 262,144-token vocabulary), and the general hash's
-// branches on the length cost more than the rest of a token's check: a name of at most 16 bytes
-// with 16 readable bytes from its start is hashed from two masked 8-byte loads and two
-// multiplications under the process's seed (the finder's bound on its work does not depend on
-// the hash: a hash an input could collide only sends the finder to its ordered map). A longer
-// name gets seeded_hash. The hash depends on the name's bytes alone.
-class TokenHash {
- public:
-  static constexpr std::size_t kRing = 64;
-  struct State {
-    struct Entry {
-      const char* data = nullptr;
-      std::size_t size = 0;
-      std::uint64_t hash = 0;
-    };
-    std::array<Entry, kRing> entries{};
-    std::size_t written = 0;
-    std::size_t read = 0;
-    bool prefetching = false;
-    const char* readable_end = nullptr;  // the names' bytes may be read up to here
-  };
-  explicit TokenHash(State* state) : state_(state) {}
-
-  std::uint64_t operator()(std::string_view name) const {
-    State& s = *state_;
-    if (s.prefetching) {
-      const std::uint64_t hash = compute(name);
-      if (s.written - s.read < kRing)
-        s.entries[s.written++ % kRing] = {name.data(), name.size(), hash};
-      return hash;
-    }
-    if (s.read != s.written) {
-      const State::Entry& e = s.entries[s.read % kRing];
-      if (e.data == name.data() && e.size == name.size()) {
-        ++s.read;
-        return e.hash;
-      }
-    }
-    return compute(name);
-  }
-
- private:
-  __extension__ typedef unsigned __int128 Wide;
-  static std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-    const Wide m = static_cast<Wide>(a) * b;
-    return static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64);
-  }
-  static std::uint64_t mask(std::size_t bytes) {  // the low `bytes` (0..8) bytes
-    return bytes >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * bytes)) - 1;
-  }
-  std::uint64_t compute(std::string_view name) const {
-    if (name.size() > 16) return seeded_hash(name);
-    static const std::uint64_t seed = seeded_hash("ggufcheck token hash");
-    std::uint64_t lo = 0;
-    std::uint64_t hi = 0;
-    const char* end = state_->readable_end;
-    if (end != nullptr && end - name.data() >= 16) {
-      std::memcpy(&lo, name.data(), 8);
-      std::memcpy(&hi, name.data() + 8, 8);
-    } else {  // near the end of the bytes: the same value from a copy
-      std::array<char, 16> copy{};
-      std::memcpy(copy.data(), name.data(), name.size());
-      std::memcpy(&lo, copy.data(), 8);
-      std::memcpy(&hi, copy.data() + 8, 8);
-    }
-    const std::size_t n = name.size();
-    lo &= mask(n);
-    hi &= mask(n > 8 ? n - 8 : 0);
-    const std::uint64_t h = mix(lo ^ seed ^ 0xa0761d6478bd642fULL, hi ^ n ^ 0xe7037ed1a0b428dbULL);
-    return mix(h ^ 0x8ebc6af09c88c6e3ULL, seed ^ 0x589965cc75374cc3ULL);
-  }
-
-  State* state_;
-};
-using TokenFinder = BasicDuplicateFinder<TokenHash>;
 
 // --- the check ---------------------------------------------------------------------------------
 
@@ -674,66 +575,53 @@ class VocabularyCheck {
     check_name_rule();
   }
 
-  // The strings of the token array, read straight from its bytes (the reader checked its
-  // grammar; every read is still bounded by the array's range). The finder is fed a few tokens
-  // behind the walk, each one's slot prefetched when it is read: with 262,144 tokens the table
-  // outgrows the cache, and a miss per token would cost more than the rest of the walk.
+  // The token texts, indexed (token_index.hpp): by the reader's second thread when it started
+  // one on this array and the array is clean (the thread takes every text as stored), else
+  // here. Then the rules that look at single tokens.
   void walk_tokens() {
     const ByteRange range = m_.value_range(tokens_);
-    std::string_view all;
-    if (!m_.input.view(range.offset, range.length, all)) return;
-    const std::uint32_t width = m_.size_width();
-    const std::uint64_t terminator = m_.terminator();
-    std::uint64_t at = 4 + width;  // element type, count
-    offsets_.reserve(n_tokens_);
-    hashes_.readable_end = all.data() + all.size();
-    finder_.emplace(n_tokens_, TokenHash(&hashes_));
-    empty_.assign(n_tokens_, false);
-    constexpr std::size_t kAhead = 32;
-    std::array<std::string_view, kAhead> pending{};
-    for (std::uint64_t j = 0; j < n_tokens_; ++j) {
-      if (at + width > all.size()) break;
-      const std::uint64_t length = load_word(all.data() + at, width);
-      if (length > all.size() - at - width) break;
-      const std::string_view bytes = all.substr(at + width, length);
-      offsets_.push_back(range.offset + at);
-      at += width + length + terminator;
-      const std::string_view text = clean_ ? bytes : c_string_prefix(bytes);
-      if (text.empty()) {
-        empty_[j] = true;
-      } else {
-        hashes_.prefetching = true;
-        finder_->prefetch(text);
-        hashes_.prefetching = false;
-      }
-      if (j >= kAhead) insert(j - kAhead, pending[j % kAhead]);
-      pending[j % kAhead] = text;
-      if (!rule_tokens_.empty()) {
-        for (std::size_t r = 0; r < rule_tokens_.size(); ++r) {
-          if (rule_tokens_[r].second == text) rule_found_[r] = true;
-        }
-      }
-      if (type_ && arrays_ok_) per_token(j, text);
+    const std::uint64_t elements = range.offset + 4 + m_.size_width();  // element type, count
+    const TokenIndex* index = nullptr;
+    if (m_.token_index && clean_) index = m_.token_index->get(range.offset);
+    if (index == nullptr || index->elements_offset != elements || !index->complete) {
+      inline_index_.emplace(m_.input, elements, n_tokens_, m_.size_width(), m_.endian, !clean_);
+      index = &*inline_index_;
     }
-    const std::uint64_t walked = offsets_.size();
-    for (std::uint64_t j = walked > kAhead ? walked - kAhead : 0; j < walked; ++j) {
-      insert(j, pending[j % kAhead]);
+    index_ = index;
+    for (const auto& [j, first] : index->duplicates) duplicate(j, first, text_at(offsets()[j]));
+    for (const auto& r : rule_tokens_) rule_found_.push_back(index->find(r.second).has_value());
+    if (!type_ || !arrays_ok_) return;
+    // With clean texts only byte and user-defined tokens have a rule of their own but for
+    // PLAMO2's, which reads every token: the others are passed by their type alone.
+    const bool every = *type_ == VocabType::PLAMO2 || !clean_;
+    if (!every && !token_types_) return;
+    const std::uint64_t walked = offsets().size();
+    if (every) {
+      for (std::uint64_t j = 0; j < walked; ++j) per_token(j, text_at(offsets()[j]));
+      return;
+    }
+    // The token types straight from their bytes (a token without one is Normal).
+    const auto scan = [&](auto order) {
+      const std::uint64_t typed = std::min<std::uint64_t>(walked, type_bytes_.size() / 4);
+      for (std::uint64_t j = 0; j < typed; ++j) {
+        std::uint32_t raw = 0;
+        std::memcpy(&raw, type_bytes_.data() + 4 * j, 4);
+        raw = order(raw);
+        if (raw != static_cast<std::uint32_t>(TokenClass::Byte) &&
+            raw != static_cast<std::uint32_t>(TokenClass::UserDefined)) {
+          continue;
+        }
+        per_token(j, text_at(offsets()[j]));
+      }
+    };
+    if (m_.endian == Endian::Little) {
+      scan([](std::uint32_t v) { return v; });
+    } else {
+      scan([](std::uint32_t v) { return __builtin_bswap32(v); });
     }
   }
 
-  void insert(std::uint64_t j, std::string_view text) {
-    if (text.empty()) return;
-    const auto first =
-        finder_->insert(text, static_cast<std::size_t>(j),
-                        [this](std::size_t other) { return text_at(offsets_[other]); });
-    if (first) {
-      duplicate(j, *first, text);
-    } else if (text[0] == '[') {
-      if (const auto named = empty_token_index(text); named && *named < n_tokens_) {
-        lookalikes_.emplace_back(j, *named);
-      }
-    }
-  }
+  [[nodiscard]] std::span<const std::uint64_t> offsets() const { return index_->offsets(); }
 
   // token_to_piece_for_cache (load(), "build token to piece cache") on every token, and the
   // tokenizers' constructors (init_tokenizer) that read every token. An empty text stands for
@@ -771,7 +659,7 @@ class VocabularyCheck {
   }
   [[nodiscard]] std::uint64_t token_length(std::uint64_t j) const {
     return m_.size_width() +
-           m_.input.number_at(offsets_[j], m_.size_width(), m_.endian).value_or(0);
+           m_.input.number_at(offsets()[j], m_.size_width(), m_.endian).value_or(0);
   }
 
   // load(): token_to_id[word] = i for every token, then GGML_ASSERT(id_to_token.size() ==
@@ -779,13 +667,13 @@ class VocabularyCheck {
   void duplicate(std::uint64_t j, std::uint64_t first, std::string_view text) {
     const std::string_view hint =
         "give every token its own text: llama.cpp keys its vocabulary by text, up to a NUL";
-    const std::string_view bytes = raw_at(offsets_[j]);
-    if (bytes == raw_at(offsets_[first])) {
-      sink_.report(Code::DuplicateToken, offsets_[j], token_length(j), token_field(j), hint,
+    const std::string_view bytes = raw_at(offsets()[j]);
+    if (bytes == raw_at(offsets()[first])) {
+      sink_.report(Code::DuplicateToken, offsets()[j], token_length(j), token_field(j), hint,
                    "token {} \"{}\" repeats token {}: llama.cpp aborts loading the vocabulary", j,
                    escape(text), first);
     } else {
-      sink_.report(Code::DuplicateToken, offsets_[j], token_length(j), token_field(j), hint,
+      sink_.report(Code::DuplicateToken, offsets()[j], token_length(j), token_field(j), hint,
                    "token {} \"{}\" is \"{}\" up to its NUL as llama.cpp reads it, the text of "
                    "token {}: llama.cpp aborts loading the vocabulary",
                    j, escape(bytes), escape(text), first);
@@ -798,15 +686,15 @@ class VocabularyCheck {
     const std::string_view hint =
         "llama.cpp names an empty token \"[EMPTY_<id>]\": give the empty token a text, or "
         "rename the other";
-    for (const auto& [j, k] : lookalikes_) {
-      if (!empty_[k]) continue;
+    for (const auto& [j, k] : index_->lookalikes) {
+      if (!index_->empty(k)) continue;
       if (k < j) {
-        sink_.report(Code::DuplicateToken, offsets_[j], token_length(j), token_field(j), hint,
+        sink_.report(Code::DuplicateToken, offsets()[j], token_length(j), token_field(j), hint,
                      "token {} \"{}\" is the name llama.cpp gives the empty token {}: it aborts "
                      "loading the vocabulary",
                      j, empty_token_name(k), k);
       } else {
-        sink_.report(Code::DuplicateToken, offsets_[k], token_length(k), token_field(k), hint,
+        sink_.report(Code::DuplicateToken, offsets()[k], token_length(k), token_field(k), hint,
                      "token {} is empty, which llama.cpp reads as \"{}\", the text of token {}: it "
                      "aborts loading the vocabulary",
                      k, empty_token_name(k), j);
@@ -819,9 +707,9 @@ class VocabularyCheck {
     const std::string more =
         t.count > 1 ? fmt::format(" (and {} more token{})", t.count - 1, t.count > 2 ? "s" : "")
                     : std::string();
-    std::string text(text_at(offsets_[t.first]));
+    std::string text(text_at(offsets()[t.first]));
     if (text.empty()) text = empty_token_name(t.first);
-    sink_.report(code, offsets_[t.first], token_length(t.first), token_field(t.first), hint,
+    sink_.report(code, offsets()[t.first], token_length(t.first), token_field(t.first), hint,
                  "token {} \"{}\"{} {}", t.first, escape(text), more, what);
   }
 
@@ -1002,7 +890,7 @@ class VocabularyCheck {
     float min_score = FLT_MAX;
     for (std::uint32_t id = 0; id < n_tokens_; ++id) {
       const TokenClass cls = class_of(id);
-      std::string t(text_at(offsets_[id]));
+      std::string t(text_at(offsets()[id]));
       if (t.empty()) t = empty_token_name(id);
       if (cls == TokenClass::Normal) min_score = std::min(min_score, score_of(id));
       if (cls == TokenClass::Normal || cls == TokenClass::UserDefined ||
@@ -1064,7 +952,6 @@ class VocabularyCheck {
       for (const RuleToken& t : kRuleTokens) {
         if (t.rule == rule.rule) rule_tokens_.emplace_back(t.rule, t.token);
       }
-      rule_found_.assign(rule_tokens_.size(), false);
       break;
     }
   }
@@ -1072,8 +959,7 @@ class VocabularyCheck {
   void check_name_rule() {
     for (std::size_t r = 0; r < rule_tokens_.size(); ++r) {
       if (rule_found_[r]) continue;
-      if (const auto k = empty_token_index(rule_tokens_[r].second);
-          k && *k < n_tokens_ && empty_[*k]) {
+      if (const auto k = empty_token_index(rule_tokens_[r].second); k && index_->empty(*k)) {
         continue;
       }
       const Subject s = rule_->subject;
@@ -1110,12 +996,8 @@ class VocabularyCheck {
   std::optional<VocabType> type_;
   const TokenizerRow* tokenizer_ = nullptr;
   bool clean_ = false;
-  std::vector<std::uint64_t> offsets_;  // each token's string, its length field
-  TokenHash::State hashes_;
-  std::optional<TokenFinder> finder_;
-  std::vector<bool> empty_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>>
-      lookalikes_;  // token, the k of its [EMPTY_k]
+  std::optional<TokenIndex> inline_index_;
+  const TokenIndex* index_ = nullptr;  // the reader's thread's or inline_index_
   Tally short_byte_, wpm_byte_, bad_codepoint_;
   std::array<bool, 256> plamo2_bytes_{};
   bool ugm_newline_token_ = false;

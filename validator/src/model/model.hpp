@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -16,6 +17,8 @@
 #include "util/blocks.hpp"
 
 namespace ggufcheck::detail {
+
+class TokenIndexTask;  // loader/token_index.hpp
 
 // Offsets inside an input always fit in 60 bits (no file system or mapping reaches 2^60 bytes;
 // the reader refuses an input that does), which leaves 4 bits for a value type beside them.
@@ -103,6 +106,14 @@ struct Model {
   std::uint64_t metadata_end = 0;      // end of the last pair read
   std::uint64_t infos_end = 0;         // end of the last tensor info read
   std::uint32_t header_alignment = 0;  // the header's alignment field (Dialect) or 0
+  // Work the reader hands off as it meets a top-level string array, before reading its elements:
+  // validate_input installs loader/token_index.hpp's start_token_index when the model checks
+  // run and a thread is free, which indexes the vocabulary's tokens on another thread
+  // (token_index) while the reader goes on. array_offset: the value's element type field;
+  // elements_offset: the first element's length field.
+  void (*on_string_array)(Model& model, std::string_view key, std::uint64_t array_offset,
+                          std::uint64_t elements_offset, std::uint64_t count) = nullptr;
+  std::shared_ptr<TokenIndexTask> token_index;
 
   // The input's size (a stream's: kept and passed bytes).
   [[nodiscard]] std::uint64_t size() const {

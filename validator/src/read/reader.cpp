@@ -268,7 +268,7 @@ class Reader {
     if (type == ValueType::Array) {
       ArrayRecord array;
       array.key_length = key_length & kMaxRecordedKeyLength;  // fits: checked above
-      if (!read_array(start, path, array)) return false;
+      if (!read_array(start, key, path, array)) return false;
       payload = model_.arrays.size();
       model_.arrays.push_back(array);
     } else if (type == ValueType::String) {
@@ -332,9 +332,14 @@ class Reader {
   }
 
   // A top-level array value: its header, then its elements (recorded in `array`).
-  bool read_array(std::uint64_t pair_start, const Field& path, ArrayRecord& array) {
+  bool read_array(std::uint64_t pair_start, std::string_view key, const Field& path,
+                  ArrayRecord& array) {
     ArrayHeader header;
     if (!read_array_header(pair_start, path, 0, header)) return false;
+    if (model_.on_string_array != nullptr && header.element_type == ValueType::String &&
+        !sink_.has_errors()) {
+      model_.on_string_array(model_, key, header.count_offset - 4, cursor_.pos(), header.count);
+    }
     array.count = header.count;
     array.element_type = static_cast<std::uint32_t>(header.element_type) & 0xF;
     StringLengths lengths;

@@ -1,0 +1,323 @@
+#include "loader/token_index.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <span>
+#include <system_error>
+
+#include "model/keys.hpp"
+#include "util/duplicates.hpp"
+
+namespace ggufcheck::detail {
+
+std::string empty_token_name(std::uint64_t index) {
+  return fmt::format("[EMPTY_{}]", index);
+}
+
+std::optional<std::uint64_t> empty_token_index(std::string_view text) {
+  constexpr std::string_view kOpen = "[EMPTY_";
+  if (!text.starts_with(kOpen) || text.size() < kOpen.size() + 2 || text.back() != ']') {
+    return std::nullopt;
+  }
+  const std::string_view digits = text.substr(kOpen.size(), text.size() - kOpen.size() - 1);
+  if (digits.size() > 10 || (digits.size() > 1 && digits[0] == '0')) return std::nullopt;
+  std::uint64_t value = 0;
+  for (const char d : digits) {
+    if (d < '0' || d > '9') return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(d - '0');
+  }
+  return value;
+}
+
+namespace {
+
+constexpr std::uint32_t kEmptySlot = UINT32_MAX;
+constexpr std::size_t kMaxProbes = 256;  // as util/duplicates.hpp's finder
+// Arrays of fewer tokens are indexed inline: a thread costs more than it saves.
+constexpr std::uint64_t kThreadMinimum = 16384;
+
+__extension__ typedef unsigned __int128 Wide;
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  const Wide m = static_cast<Wide>(a) * b;
+  return static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64);
+}
+
+// The mask of the low k bytes of a word, k = 0..8.
+constexpr std::array<std::uint64_t, 9> kLowBytes = {0,
+                                                    0xff,
+                                                    0xffff,
+                                                    0xffffff,
+                                                    0xffffffff,
+                                                    0xffffffffff,
+                                                    0xffffffffffff,
+                                                    0xffffffffffffff,
+                                                    ~std::uint64_t{0}};
+
+// Tokens are short (8.8 bytes on average in a 262,144-token vocabulary), and a general hash's
+// branches on the length cost more than the rest of a token's indexing: a text of at most 32
+// bytes with 32 readable bytes from its start (`end`: where they stop) is hashed from masked
+// 8-byte loads and a multiplication per 16 bytes under the process's seed (the table's bound on
+// its work does not depend on the hash: texts an input could make collide only send it to the
+// ordered map). A longer text gets seeded_hash.
+[[gnu::always_inline]] inline std::uint64_t token_hash(std::string_view text, const char* end,
+                                                       std::uint64_t seed) {
+  const std::size_t n = text.size();
+  if (n > 32) [[unlikely]] {
+    return seeded_hash(text);
+  }
+  std::array<std::uint64_t, 4> w{};
+  if (end - text.data() >= 32) [[likely]] {
+    std::memcpy(w.data(), text.data(), 32);
+  } else {  // near the end of the input: the same value from a copy
+    std::memcpy(w.data(), text.data(), n);
+  }
+  // Word i keeps the text's bytes in it: min(n, 8i + 8) - min(n, 8i).
+  const auto keep = [n](std::size_t i) {
+    return kLowBytes[std::min<std::size_t>(n, 8 * i + 8) - std::min<std::size_t>(n, 8 * i)];
+  };
+  std::uint64_t h = mix((w[0] & keep(0)) ^ seed ^ 0xa0761d6478bd642fULL,
+                        (w[1] & keep(1)) ^ n ^ 0xe7037ed1a0b428dbULL);
+  if (n > 16) {
+    h ^= mix((w[2] & keep(2)) ^ seed ^ 0x8ebc6af09c88c6e3ULL,
+             (w[3] & keep(3)) ^ 0x1d8e4e27c47d124fULL);
+  }
+  return mix(h ^ 0x8ebc6af09c88c6e3ULL, seed ^ 0x589965cc75374cc3ULL);
+}
+
+template <std::uint32_t Width, bool Swap>
+[[gnu::always_inline]] inline std::uint64_t load_length(const char* at) {
+  if constexpr (Width == 8) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, at, 8);
+    return Swap ? __builtin_bswap64(v) : v;
+  } else {
+    std::uint32_t v = 0;
+    std::memcpy(&v, at, 4);
+    return Swap ? __builtin_bswap32(v) : v;
+  }
+}
+
+}  // namespace
+
+TokenIndex::TokenIndex(const Input& input, std::uint64_t first_element, std::uint64_t count,
+                       std::uint32_t width, Endian endian, bool cut_at_nul,
+                       const std::atomic<bool>* cancel)
+    : elements_offset(first_element),
+      c_strings(cut_at_nul),
+      input_(input),
+      bytes_(input.prefix(input.size())),
+      width_(width),
+      endian_(endian) {
+  build(count, cancel);
+}
+
+std::string_view TokenIndex::text_of(std::uint64_t j) const {
+  const std::uint64_t length = input_.number_at(offsets_[j], width_, endian_).value_or(0);
+  std::string_view bytes;
+  if (!input_.view(offsets_[j] + width_, length, bytes)) return {};
+  return c_strings ? c_string_prefix(bytes) : bytes;
+}
+
+bool TokenIndex::empty(std::uint64_t j) const {
+  return j >= walked_ || text_of(j).empty();
+}
+
+std::uint64_t TokenIndex::hash(std::string_view text) const {
+  return token_hash(text, bytes_.data() + bytes_.size(), seed_);
+}
+
+std::uint32_t TokenIndex::tag_of(std::uint64_t hash) const {
+  // The hash's low bits above the index: a probe compares texts only when the tags agree.
+  return static_cast<std::uint32_t>(hash << index_bits_) & ~index_mask_;
+}
+
+std::size_t TokenIndex::slot_of(std::uint64_t hash) const {
+  // Multiply-shift of the hash's high bits: any capacity, not only powers of two.
+  return static_cast<std::size_t>((static_cast<Wide>(hash) * slots_.size()) >> 64);
+}
+
+void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
+  static const std::uint64_t seed = seeded_hash("ggufcheck token hash");
+  seed_ = seed;
+  count_ = count;
+  if (elements_offset > bytes_.size()) return;
+  // Memory follows the tokens that fit in the input, never the count alone.
+  const std::uint64_t fitting =
+      std::min<std::uint64_t>(count, (bytes_.size() - elements_offset) / width_);
+  // Above 2^31 tokens a slot cannot hold the index: the ordered map from the start.
+  index_bits_ = static_cast<unsigned>(std::bit_width(fitting));
+  ordered_mode_ = index_bits_ >= 32;
+  index_mask_ = ordered_mode_ ? 0 : (std::uint32_t{1} << index_bits_) - 1;
+  if (!ordered_mode_) {
+    slots_ = TableMemory<std::uint32_t>(std::max<std::uint64_t>(16, 2 * fitting));
+    std::fill_n(slots_.data(), slots_.size(), kEmptySlot);
+  }
+  offsets_ = TableMemory<std::uint64_t>(fitting);
+  const bool swap = endian_ != Endian::Little;
+  if (width_ == 8) {
+    swap ? walk<8, true>(fitting, cancel) : walk<8, false>(fitting, cancel);
+  } else {
+    swap ? walk<4, true>(fitting, cancel) : walk<4, false>(fitting, cancel);
+  }
+  complete = walked_ == count;
+}
+
+template <std::uint32_t Width, bool Swap>
+void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
+  const char* const bytes = bytes_.data();
+  const std::uint64_t size = bytes_.size();
+  const char* const end = bytes + size;
+  std::uint64_t* const offsets = offsets_.data();
+  // Slots are fetched a few tokens ahead of their insert: with 262,144 tokens the table outgrows
+  // the cache, and a miss per token would cost more than the rest of the walk.
+  constexpr std::size_t kAhead = 32;
+  struct Pending {
+    std::string_view text;
+    std::size_t slot = 0;
+    std::uint32_t tag = 0;
+  };
+  std::array<Pending, kAhead> pending{};
+  std::uint64_t walked = 0;
+  std::uint64_t at = elements_offset;
+  for (std::uint64_t j = 0; j < fitting; ++j) {
+    if ((j & 4095) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) break;
+    if (Width > size - at) break;
+    const std::uint64_t length = load_length<Width, Swap>(bytes + at);
+    if (length > size - at - Width) break;
+    std::string_view text(bytes + at + Width, length);
+    if (c_strings) text = c_string_prefix(text);
+    offsets[walked++] = at;
+    at += Width + length;
+    Pending p{text};
+    if (!text.empty() && !ordered_mode_) {
+      const std::uint64_t h = token_hash(text, end, seed_);
+      p.slot = slot_of(h);
+      p.tag = tag_of(h);
+      __builtin_prefetch(slots_.data() + p.slot);
+    }
+    if (j >= kAhead)
+      insert(j - kAhead, pending[j % kAhead].text, pending[j % kAhead].slot,
+             pending[j % kAhead].tag);
+    pending[j % kAhead] = p;
+  }
+  walked_ = walked;
+  for (std::uint64_t j = walked > kAhead ? walked - kAhead : 0; j < walked; ++j) {
+    insert(j, pending[j % kAhead].text, pending[j % kAhead].slot, pending[j % kAhead].tag);
+  }
+}
+
+// Token j's text, whose first slot and tag were computed (unless the table had already fallen
+// back to the ordered map).
+void TokenIndex::insert(std::uint64_t j, std::string_view text, std::size_t slot,
+                        std::uint32_t tag) {
+  if (text.empty()) return;
+  if (ordered_mode_) [[unlikely]] {
+    insert_ordered(j, text);
+    return;
+  }
+  std::uint32_t* const slots = slots_.data();
+  const std::size_t capacity = slots_.size();
+  for (std::size_t probes = 0; probes < kMaxProbes; ++probes) {
+    const std::uint32_t held = slots[slot];
+    if (held == kEmptySlot) {
+      slots[slot] = tag | static_cast<std::uint32_t>(j);
+      if (text[0] == '[') lookalike(j, text);
+      return;
+    }
+    if ((held & ~index_mask_) == tag) {
+      const std::uint64_t other = held & index_mask_;
+      if (text_of(other) == text) {
+        duplicates.emplace_back(j, other);
+        return;
+      }
+    }
+    if (++slot == capacity) slot = 0;
+  }
+  // A sequence this long: every distinct text so far is in one slot with its first token.
+  ordered_mode_ = true;
+  for (std::size_t i = 0; i < capacity; ++i) {
+    const std::uint32_t held = slots[i];
+    if (held != kEmptySlot) ordered_.try_emplace(text_of(held & index_mask_), held & index_mask_);
+  }
+  slots_ = TableMemory<std::uint32_t>();
+  insert_ordered(j, text);
+}
+
+void TokenIndex::lookalike(std::uint64_t j, std::string_view text) {
+  if (const auto k = empty_token_index(text); k && *k < count_) lookalikes.emplace_back(j, *k);
+}
+
+void TokenIndex::insert_ordered(std::uint64_t j, std::string_view text) {
+  const auto [it, inserted] = ordered_.try_emplace(text, j);
+  if (!inserted) {
+    duplicates.emplace_back(j, it->second);
+  } else if (text[0] == '[') {
+    lookalike(j, text);
+  }
+}
+
+std::optional<std::uint64_t> TokenIndex::find(std::string_view text) const {
+  if (text.empty()) return std::nullopt;
+  if (ordered_mode_) {
+    const auto it = ordered_.find(text);
+    if (it == ordered_.end()) return std::nullopt;
+    return it->second;
+  }
+  if (slots_.size() == 0) return std::nullopt;
+  const std::uint64_t h = hash(text);
+  const std::uint32_t tag = tag_of(h);
+  std::size_t slot = slot_of(h);
+  for (std::size_t probes = 0; probes < kMaxProbes; ++probes) {
+    const std::uint32_t held = slots_[slot];
+    if (held == kEmptySlot) return std::nullopt;
+    if ((held & ~index_mask_) == tag && text_of(held & index_mask_) == text) {
+      return held & index_mask_;
+    }
+    if (++slot == slots_.size()) slot = 0;
+  }
+  return std::nullopt;  // no insert probed further without switching to the ordered map
+}
+
+TokenIndexTask::TokenIndexTask(const Input& input, std::uint64_t array_offset,
+                               std::uint64_t elements_offset, std::uint64_t count,
+                               std::uint32_t width, Endian endian)
+    : array_offset_(array_offset) {
+  thread_ = std::thread([this, input, elements_offset, count, width, endian] {
+    try {
+      index_.emplace(input, elements_offset, count, width, endian, false, &cancel_);
+    } catch (...) {  // out of memory: the check indexes inline, and fails there if it must
+      index_.reset();
+    }
+  });
+}
+
+TokenIndexTask::~TokenIndexTask() {
+  cancel_.store(true, std::memory_order_relaxed);
+  if (thread_.joinable()) thread_.join();
+}
+
+const TokenIndex* TokenIndexTask::get(std::uint64_t array_offset) {
+  if (thread_.joinable()) thread_.join();
+  if (array_offset != array_offset_ || !index_) return nullptr;
+  return &*index_;
+}
+
+void start_token_index(Model& model, std::string_view key, std::uint64_t array_offset,
+                       std::uint64_t elements_offset, std::uint64_t count) {
+  if (c_string_prefix(key) != "tokenizer.ggml.tokens" || model.token_index ||
+      count < kThreadMinimum)
+    return;
+  if (model.dialect != Dialect{}) return;  // writer diagnosis re-reads: no model checks follow
+  try {
+    model.token_index = std::make_shared<TokenIndexTask>(model.input, array_offset, elements_offset,
+                                                         count, model.size_width(), model.endian);
+  } catch (const std::system_error&) {  // no thread to be had: the check indexes inline
+  }
+}
+
+}  // namespace ggufcheck::detail
