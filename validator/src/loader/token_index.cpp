@@ -176,6 +176,7 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   // Slots are fetched a few tokens ahead of their insert: with 262,144 tokens the table outgrows
   // the cache, and a miss per token would cost more than the rest of the walk.
   constexpr std::size_t kAhead = 32;
+  constexpr std::uint64_t kReadAhead = 1024;
   struct Pending {
     std::string_view text;
     std::size_t slot = 0;
@@ -187,6 +188,9 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   for (std::uint64_t j = 0; j < fitting; ++j) {
     if ((j & 4095) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) break;
     if (Width > size - at) break;
+    // The texts a few cache lines ahead, as the reader does: the walk's next address depends on
+    // this token's length, so the processor cannot run ahead by itself.
+    if (kReadAhead < size - at) __builtin_prefetch(bytes + at + kReadAhead);
     const std::uint64_t length = load_length<Width, Swap>(bytes + at);
     if (length > size - at - Width) break;
     std::string_view text(bytes + at + Width, length);
