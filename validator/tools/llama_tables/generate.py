@@ -50,7 +50,7 @@ def main(argv: list[str]) -> int:
     except ImportError:
         vocab = None
     if vocab is not None and hasattr(vocab, "generate"):
-        text = vocab.generate(source)
+        text = vocab.generate(source, version(source))
         (output / "llama_vocab.inc").write_text(text)
     return 0
 
