@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/token_index.hpp"
 #include "test_support.hpp"
 
 namespace ggufcheck::testing {
@@ -235,6 +236,40 @@ TEST(Vocabulary, TheTokenIndexThreadFindsWhatTheInlineIndexFinds) {
     const ByteVector part = prefix(bytes, keep);
     EXPECT_EQ(findings(part, true), findings(part, false));
     EXPECT_EQ(model_findings(check(part, Options{})), 0U);
+  }
+}
+
+// The index's answers do not depend on its hash: with every text hashed alike it falls back to
+// its ordered map after 256 probes and finds the same repeats, lookalikes and texts.
+TEST(Vocabulary, TheTokenIndexAnswersTheSameWhenEveryHashCollides) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 3000; ++i) texts.push_back("t" + std::to_string(i % 2500));
+  texts[10] = "";
+  texts[2999] = "[EMPTY_10]";
+  texts[2998] = std::string(40, 'y');  // past the short hash
+  ByteVector bytes;
+  for (const std::string& t : texts) {
+    append_u64(bytes, t.size());
+    bytes.insert(bytes.end(), t.begin(), t.end());
+  }
+  const detail::Input input(Bytes(bytes.data(), bytes.size()));
+  const detail::TokenIndex hashed(input, 0, texts.size(), 8, Endian::Little, false);
+  const detail::TokenIndex colliding(input, 0, texts.size(), 8, Endian::Little, false, nullptr,
+                                     true);
+  EXPECT_FALSE(hashed.ordered());
+  EXPECT_TRUE(colliding.ordered());
+  for (const detail::TokenIndex* index : {&hashed, &colliding}) {
+    EXPECT_TRUE(index->complete);
+    // t0..t497 again at 2500..2997, but for t10 (token 10 is empty)
+    ASSERT_EQ(index->duplicates.size(), 497U);
+    EXPECT_EQ(index->duplicates.front(), std::make_pair(std::uint64_t{2500}, std::uint64_t{0}));
+    EXPECT_EQ(index->lookalikes,
+              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{2999, 10}}));
+    EXPECT_TRUE(index->empty(10));
+    EXPECT_FALSE(index->empty(11));
+    EXPECT_EQ(index->find("t2499"), std::optional<std::uint64_t>(2499));
+    EXPECT_EQ(index->find(std::string(40, 'y')), std::optional<std::uint64_t>(2998));
+    EXPECT_EQ(index->find("t2500"), std::nullopt);
   }
 }
 

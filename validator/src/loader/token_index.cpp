@@ -76,15 +76,15 @@ constexpr std::array<std::uint64_t, 9> kLowBytes = {0,
   } else {  // near the end of the input: the same value from a copy
     std::memcpy(w.data(), text.data(), n);
   }
-  // Word i keeps the text's bytes in it: min(n, 8i + 8) - min(n, 8i).
-  const auto keep = [n](std::size_t i) {
-    return kLowBytes[std::min<std::size_t>(n, 8 * i + 8) - std::min<std::size_t>(n, 8 * i)];
-  };
-  std::uint64_t h = mix((w[0] & keep(0)) ^ seed ^ 0xa0761d6478bd642fULL,
-                        (w[1] & keep(1)) ^ n ^ 0xe7037ed1a0b428dbULL);
-  if (n > 16) {
-    h ^= mix((w[2] & keep(2)) ^ seed ^ 0x8ebc6af09c88c6e3ULL,
-             (w[3] & keep(3)) ^ 0x1d8e4e27c47d124fULL);
+  // Each word keeps the text's bytes in it (min(n, 8i + 8) - min(n, 8i) of them).
+  std::uint64_t h = 0;
+  if (n <= 16) [[likely]] {
+    h = mix((w[0] & kLowBytes[std::min<std::size_t>(n, 8)]) ^ seed ^ 0xa0761d6478bd642fULL,
+            (w[1] & kLowBytes[n > 8 ? n - 8 : 0]) ^ n ^ 0xe7037ed1a0b428dbULL);
+  } else {
+    h = mix(w[0] ^ seed ^ 0xa0761d6478bd642fULL, w[1] ^ n ^ 0xe7037ed1a0b428dbULL);
+    h ^= mix((w[2] & kLowBytes[std::min<std::size_t>(n - 16, 8)]) ^ seed ^ 0x8ebc6af09c88c6e3ULL,
+             (w[3] & kLowBytes[n > 24 ? n - 24 : 0]) ^ 0x1d8e4e27c47d124fULL);
   }
   return mix(h ^ 0x8ebc6af09c88c6e3ULL, seed ^ 0x589965cc75374cc3ULL);
 }
@@ -106,13 +106,14 @@ template <std::uint32_t Width, bool Swap>
 
 TokenIndex::TokenIndex(const Input& input, std::uint64_t first_element, std::uint64_t count,
                        std::uint32_t width, Endian endian, bool cut_at_nul,
-                       const std::atomic<bool>* cancel)
+                       const std::atomic<bool>* cancel, bool all_collide)
     : elements_offset(first_element),
       c_strings(cut_at_nul),
       input_(input),
       bytes_(input.prefix(input.size())),
       width_(width),
       endian_(endian) {
+  all_collide_ = all_collide;
   build(count, cancel);
 }
 
@@ -128,6 +129,7 @@ bool TokenIndex::empty(std::uint64_t j) const {
 }
 
 std::uint64_t TokenIndex::hash(std::string_view text) const {
+  if (all_collide_) return 0;
   return token_hash(text, bytes_.data() + bytes_.size(), seed_);
 }
 
@@ -199,7 +201,7 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
     at += Width + length;
     Pending p{text};
     if (!text.empty() && !ordered_mode_) {
-      const std::uint64_t h = token_hash(text, end, seed_);
+      const std::uint64_t h = all_collide_ ? 0 : token_hash(text, end, seed_);
       p.slot = slot_of(h);
       p.tag = tag_of(h);
       __builtin_prefetch(slots_.data() + p.slot);
@@ -217,8 +219,8 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
 
 // Token j's text, whose first slot and tag were computed (unless the table had already fallen
 // back to the ordered map).
-void TokenIndex::insert(std::uint64_t j, std::string_view text, std::size_t slot,
-                        std::uint32_t tag) {
+[[gnu::always_inline]] inline void TokenIndex::insert(std::uint64_t j, std::string_view text,
+                                                      std::size_t slot, std::uint32_t tag) {
   if (text.empty()) return;
   if (ordered_mode_) [[unlikely]] {
     insert_ordered(j, text);
@@ -242,7 +244,14 @@ void TokenIndex::insert(std::uint64_t j, std::string_view text, std::size_t slot
     }
     if (++slot == capacity) slot = 0;
   }
-  // A sequence this long: every distinct text so far is in one slot with its first token.
+  fall_back_to_ordered(j, text);
+}
+
+// A probe sequence of kMaxProbes: every distinct text so far is in one slot with its first token,
+// and goes to the ordered map, which takes this text and every later one.
+[[gnu::noinline]] void TokenIndex::fall_back_to_ordered(std::uint64_t j, std::string_view text) {
+  std::uint32_t* const slots = slots_.data();
+  const std::size_t capacity = slots_.size();
   ordered_mode_ = true;
   for (std::size_t i = 0; i < capacity; ++i) {
     const std::uint32_t held = slots[i];

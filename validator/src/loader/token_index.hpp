@@ -39,9 +39,13 @@ class TokenIndex {
   // `elements_offset` of `input`, stopping where one does not fit. c_strings: a text is its bytes
   // up to the first NUL, as llama.cpp reads it (gguf_get_arr_str), else all of them. Stops early,
   // incomplete, when *cancel becomes true.
+  // all_collide: every text gets the same hash (the tests' way to the ordered map).
   TokenIndex(const Input& input, std::uint64_t elements_offset, std::uint64_t count,
              std::uint32_t width, Endian endian, bool c_strings,
-             const std::atomic<bool>* cancel = nullptr);
+             const std::atomic<bool>* cancel = nullptr, bool all_collide = false);
+
+  // True once a long probe sequence sent the index to its ordered map (for the tests).
+  [[nodiscard]] bool ordered() const { return ordered_mode_; }
 
   std::uint64_t elements_offset = 0;
   bool c_strings = false;
@@ -70,15 +74,16 @@ class TokenIndex {
   void walk(std::uint64_t fitting, const std::atomic<bool>* cancel);
   void insert(std::uint64_t j, std::string_view text, std::size_t slot, std::uint32_t tag);
   void insert_ordered(std::uint64_t j, std::string_view text);
+  void fall_back_to_ordered(std::uint64_t j, std::string_view text);
   void lookalike(std::uint64_t j, std::string_view text);
 
   Input input_;
   std::string_view bytes_;  // all of the input's
   std::uint32_t width_ = 8;
   Endian endian_ = Endian::Little;
-  std::uint64_t count_ = 0;
-  std::uint64_t seed_ =
-      0;  // the process's hash seed  // the array's count (a lookalike's k is below it)
+  std::uint64_t count_ = 0;  // the array's count (a lookalike's k is below it)
+  std::uint64_t seed_ = 0;   // the process's hash seed
+  bool all_collide_ = false;
   unsigned index_bits_ = 0;
   std::uint32_t index_mask_ = 0;
   // An open-addressing table of token indices (UINT32_MAX: empty), at most half full, and the
