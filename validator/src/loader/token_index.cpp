@@ -128,9 +128,10 @@ bool TokenIndex::empty(std::uint64_t j) const {
   return j >= walked_ || text_of(j).empty();
 }
 
+// A text looked up need not lie in the input: hashed from a copy (the same value as the walk's).
 std::uint64_t TokenIndex::hash(std::string_view text) const {
   if (all_collide_) return 0;
-  return token_hash(text, bytes_.data() + bytes_.size(), seed_);
+  return token_hash(text, text.data() + text.size(), seed_);
 }
 
 std::uint32_t TokenIndex::tag_of(std::uint64_t hash) const {
