@@ -1440,25 +1440,6 @@ Document tiny_qwen2(const std::string& pre = "qwen2") {
   return doc;
 }
 
-// `model` as a split set of n shards the way gguf-split writes one (as the test kit's
-// model_shards does for model_document()): the first keeps every model key, each gets split.no
-// (u16, from 0), split.count (u16) and split.tensors.count (i32), and the tensors are dealt out
-// in order.
-std::vector<Document> shards_of(const Document& model, std::size_t n) {
-  std::vector<Document> shards(n);
-  shards[0].metadata = model.metadata;
-  for (std::size_t k = 0; k < n; ++k) {
-    shards[k].metadata.push_back({"split.no", Value::u16(static_cast<std::uint16_t>(k)), {}});
-    shards[k].metadata.push_back({"split.count", Value::u16(static_cast<std::uint16_t>(n)), {}});
-    shards[k].metadata.push_back(
-        {"split.tensors.count", Value::i32(static_cast<std::int32_t>(model.tensors.size())), {}});
-  }
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    shards[i * n / model.tensors.size()].tensors.push_back(model.tensors[i]);
-  }
-  return shards;
-}
-
 const std::string kContainer =
     ": a valid container in both profiles; the model verdict is llama.cpp's model loader's";
 
@@ -1794,7 +1775,7 @@ void split_cases(Cases& c) {
     const auto edit = f.edit;
     const auto drop = f.drop;
     const auto shards = [=] {
-      std::vector<Document> docs = shards_of(tiny_llama(), n);
+      std::vector<Document> docs = testing::shards_of(tiny_llama(), n);
       edit(docs);
       std::vector<ByteVector> out;
       for (const Document& d : docs) out.push_back(bytes_of(d));

@@ -93,7 +93,10 @@ Document model_document() {
 }
 
 std::vector<Document> model_shards(std::size_t n) {
-  const Document model = model_document();
+  return shards_of(model_document(), n);
+}
+
+std::vector<Document> shards_of(const Document& model, std::size_t n) {
   std::vector<Document> shards(n);
   shards[0].metadata = model.metadata;
   for (std::size_t k = 0; k < n; ++k) {

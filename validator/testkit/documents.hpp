@@ -45,6 +45,8 @@ using ByteVector = std::vector<std::uint8_t>;
 // holds every model key, each holds split.no (u16, from 0), split.count (u16) and
 // split.tensors.count (i32), and the tensors are dealt out in order.
 [[nodiscard]] std::vector<Document> model_shards(std::size_t n);
+// Any model as such a set (model_shards is shards_of(model_document(), n)).
+[[nodiscard]] std::vector<Document> shards_of(const Document& model, std::size_t n);
 
 // The first n bytes (a cut file).
 [[nodiscard]] ByteVector prefix(const ByteVector& bytes, std::uint64_t n);
