@@ -60,28 +60,34 @@ constexpr std::array<std::uint64_t, 9> kLowBytes = {0,
 
 // Tokens are short (8.8 bytes on average in a 262,144-token vocabulary), and a general hash's
 // branches on the length cost more than the rest of a token's indexing: a text of at most 32
-// bytes with 32 readable bytes from its start (`end`: where they stop) is hashed from masked
-// 8-byte loads and a multiplication per 16 bytes under the process's seed (the table's bound on
-// its work does not depend on the hash: texts an input could make collide only send it to the
-// ordered map). A longer text gets seeded_hash.
+// bytes is hashed from masked 8-byte loads and a multiplication per 16 bytes under the
+// process's seed (the table's bound on its work does not depend on the hash: texts an input
+// could make collide only send it to the ordered map). A longer text gets seeded_hash.
 [[gnu::always_inline]] inline std::uint64_t token_hash(std::string_view text, const char* end,
                                                        std::uint64_t seed) {
   const std::size_t n = text.size();
   if (n > 32) [[unlikely]] {
     return seeded_hash(text);
   }
+  // Only the words the text reaches are loaded (a load past them would touch the next cache
+  // line for nothing); each keeps the text's bytes in it (min(n, 8i + 8) - min(n, 8i)).
+  const std::size_t readable = static_cast<std::size_t>(end - text.data());
   std::array<std::uint64_t, 4> w{};
-  if (end - text.data() >= 32) [[likely]] {
-    std::memcpy(w.data(), text.data(), 32);
-  } else {  // near the end of the input: the same value from a copy
-    std::memcpy(w.data(), text.data(), n);
-  }
-  // Each word keeps the text's bytes in it (min(n, 8i + 8) - min(n, 8i) of them).
   std::uint64_t h = 0;
   if (n <= 16) [[likely]] {
+    if (readable >= 16) [[likely]] {
+      std::memcpy(w.data(), text.data(), 16);
+    } else {  // near the end of the input: the same value from a copy
+      std::memcpy(w.data(), text.data(), n);
+    }
     h = mix((w[0] & kLowBytes[std::min<std::size_t>(n, 8)]) ^ seed ^ 0xa0761d6478bd642fULL,
             (w[1] & kLowBytes[n > 8 ? n - 8 : 0]) ^ n ^ 0xe7037ed1a0b428dbULL);
   } else {
+    if (readable >= 32) [[likely]] {
+      std::memcpy(w.data(), text.data(), 32);
+    } else {
+      std::memcpy(w.data(), text.data(), n);
+    }
     h = mix(w[0] ^ seed ^ 0xa0761d6478bd642fULL, w[1] ^ n ^ 0xe7037ed1a0b428dbULL);
     h ^= mix((w[2] & kLowBytes[std::min<std::size_t>(n - 16, 8)]) ^ seed ^ 0x8ebc6af09c88c6e3ULL,
              (w[3] & kLowBytes[n > 24 ? n - 24 : 0]) ^ 0x1d8e4e27c47d124fULL);
