@@ -25,7 +25,6 @@
 #include "loader/token_index.hpp"
 #include "model/keys.hpp"
 #include "model/values.hpp"
-#include "util/duplicates.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -147,10 +146,6 @@ std::string describe_type(const Model& model, std::size_t kv) {
 
 bool is_array_of(const Model& model, std::size_t kv, ValueType element) {
   return model.metadata[kv].type() == ValueType::Array && model.array(kv).elements() == element;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
 }
 
 bool marked(std::string_view text) {
@@ -730,7 +725,7 @@ class VocabularyCheck {
 
   // llm_tokenizer_plamo2::build: every byte 0..255 needs a byte token "<0xNN>" at an id above 0.
   void plamo2_byte(std::uint64_t j, std::string_view text) {
-    if (j == 0 || text.size() != 6 || !starts_with(text, "<0x") || text.back() != '>') return;
+    if (j == 0 || text.size() != 6 || !text.starts_with("<0x") || text.back() != '>') return;
     const auto hex = [](char c) -> int {
       if (c >= '0' && c <= '9') return c - '0';
       if (c >= 'a' && c <= 'f') return c - 'a' + 10;
