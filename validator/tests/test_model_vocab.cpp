@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -271,6 +273,38 @@ TEST(Vocabulary, TheTokenIndexAnswersTheSameWhenEveryHashCollides) {
     EXPECT_EQ(index->find(std::string(40, 'y')), std::optional<std::uint64_t>(2998));
     EXPECT_EQ(index->find("t2500"), std::nullopt);
   }
+}
+
+// The vector probe of the index's table answers as the slot-by-slot one: every slot empty,
+// taken with the tag, or taken with another tag, in random groups (tag 0 included, whose
+// masked bits an empty slot shares).
+TEST(Vocabulary, TheTokenIndexGroupProbeMatchesTheScalarOne) {
+  std::mt19937 engine(20261202);
+  const auto rng = [&engine] { return static_cast<std::uint32_t>(engine()); };
+  const std::uint32_t tag_bits = 0xfffc0000U;  // 18 index bits
+  for (int round = 0; round < 20000; ++round) {
+    const std::uint32_t tag = (round % 3 == 0) ? 0 : (rng() & tag_bits);
+    std::array<std::uint32_t, 16> group{};
+    for (std::uint32_t& slot : group) {
+      switch (rng() % 3) {
+        case 0: slot = 0; break;
+        case 1: slot = tag | (1 + rng() % 0x3ffffU); break;
+        default: slot = (rng() & tag_bits) | (1 + rng() % 0x3ffffU); break;
+      }
+    }
+    const detail::GroupMatch vector = detail::match_group(group.data(), tag, tag_bits);
+    const detail::GroupMatch scalar = detail::match_group_scalar(group.data(), tag, tag_bits);
+    ASSERT_EQ(vector.empty, scalar.empty) << "round " << round;
+    ASSERT_EQ(vector.tags, scalar.tags) << "round " << round;
+  }
+  // A full group of the tag, and an empty one.
+  std::array<std::uint32_t, 16> full{};
+  full.fill(0x40000U | 7U);
+  EXPECT_EQ(detail::match_group(full.data(), 0x40000U, tag_bits).tags, 0xffffU);
+  EXPECT_EQ(detail::match_group(full.data(), 0x40000U, tag_bits).empty, 0U);
+  const std::array<std::uint32_t, 16> none{};
+  EXPECT_EQ(detail::match_group(none.data(), 0, tag_bits).empty, 0xffffU);
+  EXPECT_EQ(detail::match_group(none.data(), 0, tag_bits).tags, 0U);
 }
 
 TEST(Vocabulary, ManyEqualTokensAreNotQuadratic) {

@@ -33,6 +33,19 @@ namespace ggufcheck::detail {
 [[nodiscard]] std::string empty_token_name(std::uint64_t index);
 [[nodiscard]] std::optional<std::uint64_t> empty_token_index(std::string_view text);
 
+// A probe of 16 slots of the index's table: bit i is set in `empty` when slot i is empty, in
+// `tags` when it is taken and its bits under tag_bits equal tag. match_group uses the
+// processor's vector compares where it has them; match_group_scalar is the same, slot by slot
+// (the tests hold one to the other).
+struct GroupMatch {
+  std::uint32_t empty = 0;
+  std::uint32_t tags = 0;
+};
+[[nodiscard]] GroupMatch match_group(const std::uint32_t* group, std::uint32_t tag,
+                                     std::uint32_t tag_bits);
+[[nodiscard]] GroupMatch match_group_scalar(const std::uint32_t* group, std::uint32_t tag,
+                                            std::uint32_t tag_bits);
+
 class TokenIndex {
  public:
   // Walks `count` strings (a length of `width` bytes in `endian` order, then the bytes) from
@@ -67,12 +80,12 @@ class TokenIndex {
  private:
   [[nodiscard]] std::string_view text_of(std::uint64_t j) const;
   [[nodiscard]] std::uint64_t hash(std::string_view text) const;
-  [[nodiscard]] std::size_t slot_of(std::uint64_t hash) const;
+  [[nodiscard]] std::size_t group_of(std::uint64_t hash) const;
   [[nodiscard]] std::uint32_t tag_of(std::uint64_t hash) const;
   void build(std::uint64_t count, const std::atomic<bool>* cancel);
   template <std::uint32_t Width, bool Swap>
   void walk(std::uint64_t fitting, const std::atomic<bool>* cancel);
-  void insert(std::uint64_t j, std::string_view text, std::size_t slot, std::uint32_t tag);
+  void insert(std::uint64_t j, std::string_view text, std::size_t group, std::uint32_t tag);
   void insert_ordered(std::uint64_t j, std::string_view text);
   void fall_back_to_ordered(std::uint64_t j, std::string_view text);
   void lookalike(std::uint64_t j, std::string_view text);
@@ -86,9 +99,10 @@ class TokenIndex {
   bool all_collide_ = false;
   unsigned index_bits_ = 0;
   std::uint32_t index_mask_ = 0;
-  // An open-addressing table of token indices (UINT32_MAX: empty), at most half full, and the
-  // ordered map it falls back to after a probe sequence of kMaxProbes (util/duplicates.hpp says
-  // why the work stays bounded whatever the hashes).
+  // An open-addressing table of groups of 16 slots, each a tag and a token index plus one (zero:
+  // empty), at most half full, and the ordered map it falls back to after a probe sequence of
+  // 16 full groups (util/duplicates.hpp says why the work stays bounded whatever the hashes).
+  std::uint64_t groups_ = 0;
   TableMemory<std::uint32_t> slots_;
   TableMemory<std::uint64_t> offsets_;
   std::uint64_t walked_ = 0;

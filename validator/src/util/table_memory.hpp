@@ -79,6 +79,11 @@ class TableMemory {
   [[nodiscard]] std::size_t size() const {
     return size_;
   }
+  // Whether the elements are all zero bytes already (a fresh anonymous mapping's are), so that a
+  // table whose empty value is zero need not be filled.
+  [[nodiscard]] bool zeroed() const {
+    return mapping_ != nullptr;
+  }
   T& operator[](std::size_t i) {
     return data_[i];
   }
