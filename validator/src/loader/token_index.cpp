@@ -194,6 +194,10 @@ std::uint64_t TokenIndex::hash(std::string_view text) const {
   return token_hash(text, text.data() + text.size(), seed_);
 }
 
+[[gnu::always_inline]] inline std::uint64_t TokenIndex::token_at(std::size_t slot) const {
+  return (slots_[slot] & index_mask_) - 1;
+}
+
 std::uint32_t TokenIndex::tag_of(std::uint64_t hash) const {
   // The hash's low bits above the index: a probe compares texts only when the tags agree.
   return static_cast<std::uint32_t>(hash << index_bits_) & ~index_mask_;
@@ -279,6 +283,30 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   }
 }
 
+// The probe sequence of text from its first group: the slot holding an equal text (found), or
+// else the empty slot it would take; kNoSlot when kMaxGroups groups are full.
+[[gnu::always_inline]] inline TokenIndex::Probe TokenIndex::probe(std::string_view text,
+                                                                  std::size_t group,
+                                                                  std::uint32_t tag) const {
+  const std::uint32_t* const slots = slots_.data();
+  for (std::size_t probes = 0; probes < kMaxGroups; ++probes) {
+    const std::size_t first = group * kGroup;
+    const GroupMatch match = match_group_inline(slots + first, tag, ~index_mask_);
+    // An equal text is in this group or none: groups fill and never empty, so while this one
+    // has an empty slot no text of this group went further.
+    for (std::uint32_t tags = match.tags; tags != 0; tags &= tags - 1) {
+      const std::size_t slot = first + static_cast<std::size_t>(std::countr_zero(tags));
+      if (text_of(token_at(slot)) == text) [[unlikely]]
+        return {true, slot};
+    }
+    if (match.empty != 0) [[likely]] {
+      return {false, first + static_cast<std::size_t>(std::countr_zero(match.empty))};
+    }
+    if (++group == groups_) group = 0;
+  }
+  return {false, kNoSlot};
+}
+
 // Token j's text, whose first group and tag were computed (unless the table had already fallen
 // back to the ordered map).
 [[gnu::always_inline]] inline void TokenIndex::insert(std::uint64_t j, std::string_view text,
@@ -288,43 +316,24 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
     insert_ordered(j, text);
     return;
   }
-  std::uint32_t* const slots = slots_.data();
-  for (std::size_t probes = 0; probes < kMaxGroups; ++probes) {
-    std::uint32_t* const at = slots + group * kGroup;
-    const GroupMatch match = match_group_inline(at, tag, ~index_mask_);
-    // An equal text is in this group or none: groups fill and never empty, so while this one
-    // has an empty slot no text of this group went further.
-    for (std::uint32_t tags = match.tags; tags != 0; tags &= tags - 1) {
-      const std::uint64_t other = (at[std::countr_zero(tags)] & index_mask_) - 1;
-      if (text_of(other) == text) [[unlikely]] {
-        duplicates.emplace_back(j, other);
-        return;
-      }
-    }
-    if (match.empty != 0) [[likely]] {
-      at[std::countr_zero(match.empty)] = tag | static_cast<std::uint32_t>(j + 1);
-      if (text[0] == '[') [[unlikely]]
-        lookalike(j, text);
-      return;
-    }
-    if (++group == groups_) group = 0;
+  const Probe probed = probe(text, group, tag);
+  if (probed.found) [[unlikely]] {
+    duplicates.emplace_back(j, token_at(probed.slot));
+  } else if (probed.slot == kNoSlot) [[unlikely]] {
+    fall_back_to_ordered(j, text);
+  } else {
+    slots_[probed.slot] = tag | static_cast<std::uint32_t>(j + 1);
+    if (text[0] == '[') [[unlikely]]
+      lookalike(j, text);
   }
-  fall_back_to_ordered(j, text);
 }
 
 // A probe sequence of kMaxGroups full groups: every distinct text so far is in one slot with its
-// first token,
-// and goes to the ordered map, which takes this text and every later one.
+// first token, and goes to the ordered map, which takes this text and every later one.
 [[gnu::noinline]] void TokenIndex::fall_back_to_ordered(std::uint64_t j, std::string_view text) {
-  std::uint32_t* const slots = slots_.data();
-  const std::size_t capacity = slots_.size();
   ordered_mode_ = true;
-  for (std::size_t i = 0; i < capacity; ++i) {
-    const std::uint32_t held = slots[i];
-    if (held != kEmptySlot) {
-      const std::uint64_t token = (held & index_mask_) - 1;
-      ordered_.try_emplace(text_of(token), token);
-    }
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i] != kEmptySlot) ordered_.try_emplace(text_of(token_at(i)), token_at(i));
   }
   slots_ = TableMemory<std::uint32_t>();
   insert_ordered(j, text);
@@ -352,19 +361,11 @@ std::optional<std::uint64_t> TokenIndex::find(std::string_view text) const {
   }
   if (slots_.size() == 0) return std::nullopt;
   const std::uint64_t h = hash(text);
-  const std::uint32_t tag = tag_of(h);
-  std::size_t group = group_of(h);
-  for (std::size_t probes = 0; probes < kMaxGroups; ++probes) {
-    const std::uint32_t* const at = slots_.data() + group * kGroup;
-    const GroupMatch match = match_group_inline(at, tag, ~index_mask_);
-    for (std::uint32_t tags = match.tags; tags != 0; tags &= tags - 1) {
-      const std::uint64_t token = (at[std::countr_zero(tags)] & index_mask_) - 1;
-      if (text_of(token) == text) return token;
-    }
-    if (match.empty != 0) return std::nullopt;
-    if (++group == groups_) group = 0;
-  }
-  return std::nullopt;  // no insert probed further without switching to the ordered map
+  // Not found at an empty slot, or after kMaxGroups full groups: no insert probed further
+  // without switching to the ordered map.
+  const Probe probed = probe(text, group_of(h), tag_of(h));
+  if (!probed.found) return std::nullopt;
+  return token_at(probed.slot);
 }
 
 TokenIndexTask::TokenIndexTask(const Input& input, std::uint64_t array_offset,

@@ -82,6 +82,14 @@ class TokenIndex {
   [[nodiscard]] std::uint64_t hash(std::string_view text) const;
   [[nodiscard]] std::size_t group_of(std::uint64_t hash) const;
   [[nodiscard]] std::uint32_t tag_of(std::uint64_t hash) const;
+  // The token of a taken slot.
+  [[nodiscard]] std::uint64_t token_at(std::size_t slot) const;
+  static constexpr std::size_t kNoSlot = SIZE_MAX;
+  struct Probe {
+    bool found = false;  // slot holds an equal text; else slot is an empty one, or kNoSlot
+    std::size_t slot = kNoSlot;
+  };
+  [[nodiscard]] Probe probe(std::string_view text, std::size_t group, std::uint32_t tag) const;
   void build(std::uint64_t count, const std::atomic<bool>* cancel);
   template <std::uint32_t Width, bool Swap>
   void walk(std::uint64_t fitting, const std::atomic<bool>* cancel);
