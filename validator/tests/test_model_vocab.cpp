@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -242,69 +243,60 @@ TEST(Vocabulary, TheTokenIndexThreadFindsWhatTheInlineIndexFinds) {
 }
 
 // The index's answers do not depend on its hash: with every text hashed alike it falls back to
-// its ordered map after 256 probes and finds the same repeats, lookalikes and texts.
-TEST(Vocabulary, TheTokenIndexAnswersTheSameWhenEveryHashCollides) {
+// its ordered map after 256 probes, and with every text dealt to one partition that partition
+// spills past its buffer; each finds the same repeats, lookalikes, texts and token offsets.
+TEST(Vocabulary, TheTokenIndexAnswersTheSameWhateverItsHash) {
+  constexpr int kTokens = 20000;  // more than one partition's worth
   std::vector<std::string> texts;
-  for (int i = 0; i < 3000; ++i) texts.push_back("t" + std::to_string(i % 2500));
+  for (int i = 0; i < kTokens; ++i) texts.push_back("t" + std::to_string(i % 15000));
   texts[10] = "";
-  texts[2999] = "[EMPTY_10]";
-  texts[2998] = std::string(40, 'y');  // past the short hash
-  ByteVector bytes;
+  texts[kTokens - 1] = "[EMPTY_10]";
+  texts[kTokens - 2] = std::string(40, 'y');  // past the short hash
+  ByteVector bytes(100, 'z');                 // the array starts past the input's start
+  std::vector<std::uint64_t> offsets;
   for (const std::string& t : texts) {
+    offsets.push_back(bytes.size());
     append_u64(bytes, t.size());
     bytes.insert(bytes.end(), t.begin(), t.end());
   }
   const detail::Input input(Bytes(bytes.data(), bytes.size()));
-  const detail::TokenIndex hashed(input, 0, texts.size(), 8, Endian::Little, false);
-  const detail::TokenIndex colliding(input, 0, texts.size(), 8, Endian::Little, false, nullptr,
-                                     true);
-  EXPECT_FALSE(hashed.ordered());
-  EXPECT_TRUE(colliding.ordered());
-  for (const detail::TokenIndex* index : {&hashed, &colliding}) {
+  using detail::IndexHash;
+  const auto make_index = [&](IndexHash mode) {
+    return std::make_unique<detail::TokenIndex>(input, 100, texts.size(), 8, Endian::Little, false,
+                                                nullptr, mode);
+  };
+  const auto hashed = make_index(IndexHash::Seeded);
+  const auto colliding = make_index(IndexHash::AllCollide);
+  const auto crowded = make_index(IndexHash::OnePartition);
+  EXPECT_FALSE(hashed->ordered());
+  EXPECT_FALSE(hashed->spilled());
+  EXPECT_TRUE(colliding->ordered());
+  EXPECT_FALSE(crowded->ordered());
+  EXPECT_TRUE(crowded->spilled());
+  for (const auto* index : {hashed.get(), colliding.get(), crowded.get()}) {
     EXPECT_TRUE(index->complete);
-    // t0..t497 again at 2500..2997, but for t10 (token 10 is empty)
-    ASSERT_EQ(index->duplicates.size(), 497U);
-    EXPECT_EQ(index->duplicates.front(), std::make_pair(std::uint64_t{2500}, std::uint64_t{0}));
+    ASSERT_EQ(index->walked(), texts.size());
+    // t0..t4997 again at 15000..19997, but for t10 (token 10 is empty)
+    ASSERT_EQ(index->duplicates.size(), 4997U);
+    EXPECT_EQ(index->duplicates.front(), std::make_pair(std::uint64_t{15000}, std::uint64_t{0}));
+    EXPECT_EQ(index->duplicates.back(), std::make_pair(std::uint64_t{19997}, std::uint64_t{4997}));
     EXPECT_EQ(index->lookalikes,
-              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{2999, 10}}));
+              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{kTokens - 1, 10}}));
     EXPECT_TRUE(index->empty(10));
     EXPECT_FALSE(index->empty(11));
-    EXPECT_EQ(index->find("t2499"), std::optional<std::uint64_t>(2499));
-    EXPECT_EQ(index->find(std::string(40, 'y')), std::optional<std::uint64_t>(2998));
-    EXPECT_EQ(index->find("t2500"), std::nullopt);
+    EXPECT_EQ(index->find("t14999"), std::optional<std::uint64_t>(14999));
+    EXPECT_EQ(index->find("t10"), std::optional<std::uint64_t>(15010));
+    EXPECT_EQ(index->find(std::string(40, 'y')), std::optional<std::uint64_t>(kTokens - 2));
+    EXPECT_EQ(index->find("t15000"), std::nullopt);
   }
-}
-
-// The vector probe of the index's table answers as the slot-by-slot one: every slot empty,
-// taken with the tag, or taken with another tag, in random groups (tag 0 included, whose
-// masked bits an empty slot shares).
-TEST(Vocabulary, TheTokenIndexGroupProbeMatchesTheScalarOne) {
-  std::mt19937 engine(20261202);
-  const auto rng = [&engine] { return static_cast<std::uint32_t>(engine()); };
-  const std::uint32_t tag_bits = 0xfffc0000U;  // 18 index bits
-  for (int round = 0; round < 20000; ++round) {
-    const std::uint32_t tag = (round % 3 == 0) ? 0 : (rng() & tag_bits);
-    std::array<std::uint32_t, 16> group{};
-    for (std::uint32_t& slot : group) {
-      switch (rng() % 3) {
-        case 0: slot = 0; break;
-        case 1: slot = tag | (1 + rng() % 0x3ffffU); break;
-        default: slot = (rng() & tag_bits) | (1 + rng() % 0x3ffffU); break;
-      }
-    }
-    const detail::GroupMatch vector = detail::match_group(group.data(), tag, tag_bits);
-    const detail::GroupMatch scalar = detail::match_group_scalar(group.data(), tag, tag_bits);
-    ASSERT_EQ(vector.empty, scalar.empty) << "round " << round;
-    ASSERT_EQ(vector.tags, scalar.tags) << "round " << round;
+  // Offsets in order, backwards, and jumping about (from the offsets of every 64th token).
+  for (std::uint64_t j = 0; j < texts.size(); ++j) ASSERT_EQ(hashed->offset(j), offsets[j]) << j;
+  for (std::uint64_t j = texts.size(); j-- > 0;) ASSERT_EQ(hashed->offset(j), offsets[j]) << j;
+  std::mt19937 engine(20261203);
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t j = engine() % texts.size();
+    ASSERT_EQ(hashed->offset(j), offsets[j]) << j;
   }
-  // A full group of the tag, and an empty one.
-  std::array<std::uint32_t, 16> full{};
-  full.fill(0x40000U | 7U);
-  EXPECT_EQ(detail::match_group(full.data(), 0x40000U, tag_bits).tags, 0xffffU);
-  EXPECT_EQ(detail::match_group(full.data(), 0x40000U, tag_bits).empty, 0U);
-  const std::array<std::uint32_t, 16> none{};
-  EXPECT_EQ(detail::match_group(none.data(), 0, tag_bits).empty, 0xffffU);
-  EXPECT_EQ(detail::match_group(none.data(), 0, tag_bits).tags, 0U);
 }
 
 TEST(Vocabulary, ManyEqualTokensAreNotQuadratic) {

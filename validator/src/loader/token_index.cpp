@@ -9,6 +9,10 @@
 #include <span>
 #include <system_error>
 
+#if defined(__GLIBC__)
+#include <sched.h>
+#endif
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -39,14 +43,18 @@ std::optional<std::uint64_t> empty_token_index(std::string_view text) {
 
 namespace {
 
-// A slot holds tag | (token + 1): zero is an empty slot, so a fresh mapping needs no fill.
-constexpr std::uint32_t kEmptySlot = 0;
-// The table is probed a group of 16 slots (a cache line) at a time: a probe compares the group's
-// tags and finds its empty slots at once, without the mispredicted branch per slot that a
-// slot-by-slot probe pays whenever the first slot is taken (at half full, one insert in four).
-// kMaxGroups groups are kMaxProbes slots, as util/duplicates.hpp's finder.
-constexpr std::size_t kGroup = 16;
-constexpr std::size_t kMaxGroups = 16;
+// Partitions of 4,096 to 8,191 entries (while there are at most kMaxPartitions of them: the walk
+// writes to all at once): a partition's entries (up to 64 KiB) and the table that finds its
+// repeats (up to 128 KiB) stay in a core's second-level cache. On the benchmark's vocabulary this
+// took less time than partitions of 2,048, 16,384 or 65,536.
+constexpr std::uint64_t kPartitionTarget = 4096;
+constexpr std::uint64_t kMaxPartitions = 512;
+// offset() starts from the offset of every kCheckpointEvery-th token.
+constexpr std::uint64_t kCheckpointEvery = 64;
+// A probe sequence longer than this sends the index to its ordered map, as util/duplicates.hpp's
+// finder: with a seeded hash and a sparse table it does not happen by chance, and whatever the
+// texts the work stays bounded.
+constexpr std::size_t kMaxProbes = 256;
 // Arrays of fewer tokens are indexed inline: a thread costs more than it saves.
 constexpr std::uint64_t kThreadMinimum = 16384;
 
@@ -57,97 +65,67 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
   return static_cast<std::uint64_t>(m) ^ static_cast<std::uint64_t>(m >> 64);
 }
 
-// The mask of the low k bytes of a word, k = 0..8.
-constexpr std::array<std::uint64_t, 9> kLowBytes = {0,
-                                                    0xff,
-                                                    0xffff,
-                                                    0xffffff,
-                                                    0xffffffff,
-                                                    0xffffffffff,
-                                                    0xffffffffffff,
-                                                    0xffffffffffffff,
-                                                    ~std::uint64_t{0}};
+// The masks that keep the first n of 32 bytes loaded as four words, n = 0..32.
+constexpr std::array<std::array<std::uint64_t, 4>, 33> kTextMasks = [] {
+  std::array<std::array<std::uint64_t, 4>, 33> masks{};
+  for (std::size_t n = 0; n <= 32; ++n) {
+    for (std::size_t byte = 0; byte < n; ++byte) {
+      masks[n][byte / 8] |= std::uint64_t{0xff} << (8 * (byte % 8));
+    }
+  }
+  return masks;
+}();
 
-// Tokens are short (8.8 bytes on average in a 262,144-token vocabulary), and a general hash's
-// branches on the length cost more than the rest of a token's indexing: a text of at most 32
-// bytes is hashed from masked 8-byte loads and a multiplication per 16 bytes under the
-// process's seed (the table's bound on its work does not depend on the hash: texts an input
-// could make collide only send it to the ordered map). A longer text gets seeded_hash.
+// Hashing the texts is a third of the index's work. A text of at most 32 bytes is hashed without a
+// branch on its length (the benchmark's vocabulary mixes lengths on both sides of 16 bytes, and
+// such a branch cost more than it saved): four masked 8-byte words, the last two folded into the
+// first two by odd multipliers drawn from the process's seed, then one 128-bit multiplication.
+// The index's bound on its work does not depend on the hash: texts an input could make collide
+// only send it to the ordered map. A longer text gets seeded_hash.
+std::uint64_t load_word(const char* at) {
+  std::uint64_t v = 0;
+  std::memcpy(&v, at, 8);
+  return v;
+}
+
+std::uint64_t hash_words(std::uint64_t w0, std::uint64_t w1, std::uint64_t w2, std::uint64_t w3,
+                         std::size_t n, const TokenSeed& seed) {
+  const std::array<std::uint64_t, 4>& m = kTextMasks[n];
+  return mix((w0 & m[0]) ^ ((w2 & m[2]) * seed.third) ^ seed.first,
+             (w1 & m[1]) ^ ((w3 & m[3]) * seed.fourth) ^ n ^ seed.second);
+}
+
+// A text of less than 32 readable bytes (near the end of the input, or a text looked up): the
+// same value from a copy.
+[[gnu::noinline]] std::uint64_t token_hash_copy(std::string_view text, const TokenSeed& seed) {
+  std::array<char, 32> copy{};
+  std::memcpy(copy.data(), text.data(), text.size());
+  return hash_words(load_word(copy.data()), load_word(copy.data() + 8), load_word(copy.data() + 16),
+                    load_word(copy.data() + 24), text.size(), seed);
+}
+
 [[gnu::always_inline]] inline std::uint64_t token_hash(std::string_view text, const char* end,
-                                                       std::uint64_t seed) {
+                                                       const TokenSeed& seed) {
   const std::size_t n = text.size();
   if (n > 32) [[unlikely]] {
     return seeded_hash(text);
   }
-  // Only the words the text reaches are loaded (a load past them would touch the next cache
-  // line for nothing); each keeps the text's bytes in it (min(n, 8i + 8) - min(n, 8i)).
-  const std::size_t readable = static_cast<std::size_t>(end - text.data());
-  std::array<std::uint64_t, 4> w{};
-  std::uint64_t h = 0;
-  if (n <= 16) [[likely]] {
-    if (readable >= 16) [[likely]] {
-      std::memcpy(w.data(), text.data(), 16);
-    } else {  // near the end of the input: the same value from a copy
-      std::memcpy(w.data(), text.data(), n);
-    }
-    h = mix((w[0] & kLowBytes[std::min<std::size_t>(n, 8)]) ^ seed ^ 0xa0761d6478bd642fULL,
-            (w[1] & kLowBytes[n > 8 ? n - 8 : 0]) ^ n ^ 0xe7037ed1a0b428dbULL);
-  } else {
-    if (readable >= 32) [[likely]] {
-      std::memcpy(w.data(), text.data(), 32);
-    } else {
-      std::memcpy(w.data(), text.data(), n);
-    }
-    h = mix(w[0] ^ seed ^ 0xa0761d6478bd642fULL, w[1] ^ n ^ 0xe7037ed1a0b428dbULL);
-    h ^= mix((w[2] & kLowBytes[std::min<std::size_t>(n - 16, 8)]) ^ seed ^ 0x8ebc6af09c88c6e3ULL,
-             (w[3] & kLowBytes[n > 24 ? n - 24 : 0]) ^ 0x1d8e4e27c47d124fULL);
+  const char* const at = text.data();
+  if (static_cast<std::size_t>(end - at) < 32) [[unlikely]] {
+    return token_hash_copy(text, seed);
   }
-  return mix(h ^ 0x8ebc6af09c88c6e3ULL, seed ^ 0x589965cc75374cc3ULL);
+  return hash_words(load_word(at), load_word(at + 8), load_word(at + 16), load_word(at + 24), n,
+                    seed);
 }
 
-[[gnu::always_inline]] inline GroupMatch match_group_inline(const std::uint32_t* group,
-                                                            std::uint32_t tag,
-                                                            std::uint32_t tag_bits) {
-  GroupMatch out;
-#if defined(__SSE2__)
-  const __m128i want = _mm_set1_epi32(static_cast<int>(tag));
-  const __m128i bits = _mm_set1_epi32(static_cast<int>(tag_bits));
-  const __m128i zero = _mm_setzero_si128();
-  for (unsigned q = 0; q < kGroup / 4; ++q) {
-    const __m128i held = _mm_loadu_si128(reinterpret_cast<const __m128i*>(group + 4 * q));
-    const auto empty =
-        static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(held, zero))));
-    const auto same = static_cast<unsigned>(
-        _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(held, bits), want))));
-    out.empty |= empty << (4 * q);
-    out.tags |= (same & ~empty) << (4 * q);
-  }
-#else
-  out = match_group_scalar(group, tag, tag_bits);
-#endif
-  return out;
+TokenSeed draw_seed() {
+  TokenSeed seed;
+  seed.first = seeded_hash("ggufcheck token hash 1");
+  seed.second = seeded_hash("ggufcheck token hash 2");
+  seed.third = seeded_hash("ggufcheck token hash 3") | 1;
+  seed.fourth = seeded_hash("ggufcheck token hash 4") | 1;
+  return seed;
 }
-
-}  // namespace
-
-GroupMatch match_group(const std::uint32_t* group, std::uint32_t tag, std::uint32_t tag_bits) {
-  return match_group_inline(group, tag, tag_bits);
-}
-
-GroupMatch match_group_scalar(const std::uint32_t* group, std::uint32_t tag,
-                              std::uint32_t tag_bits) {
-  GroupMatch out;
-  for (unsigned i = 0; i < kGroup; ++i) {
-    if (group[i] == kEmptySlot) {
-      out.empty |= 1U << i;
-    } else if ((group[i] & tag_bits) == tag) {
-      out.tags |= 1U << i;
-    }
-  }
-  return out;
-}
-
-namespace {
 
 template <std::uint32_t Width, bool Swap>
 [[gnu::always_inline]] inline std::uint64_t load_length(const char* at) {
@@ -162,25 +140,51 @@ template <std::uint32_t Width, bool Swap>
   }
 }
 
+// An entry: the low 32 bits of the text's hash (its tag) above the token's index, which is below
+// 2^32 - 1.
+[[gnu::always_inline]] inline std::uint64_t entry_of(std::uint64_t hash, std::uint64_t j) {
+  return (hash << 32) | j;
+}
+[[gnu::always_inline]] inline std::uint64_t token_of(std::uint64_t entry) {
+  return entry & 0xffffffffU;
+}
+[[gnu::always_inline]] inline std::uint32_t tag_of(std::uint64_t entry) {
+  return static_cast<std::uint32_t>(entry >> 32);
+}
+
 }  // namespace
 
 TokenIndex::TokenIndex(const Input& input, std::uint64_t first_element, std::uint64_t count,
                        std::uint32_t width, Endian endian, bool cut_at_nul,
-                       const std::atomic<bool>* cancel, bool all_collide)
+                       const std::atomic<bool>* cancel, IndexHash hash_mode)
     : elements_offset(first_element),
       c_strings(cut_at_nul),
       input_(input),
       bytes_(input.prefix(input.size())),
       width_(width),
-      endian_(endian) {
-  all_collide_ = all_collide;
+      endian_(endian),
+      all_collide_(hash_mode == IndexHash::AllCollide),
+      one_partition_(hash_mode == IndexHash::OnePartition) {
   build(count, cancel);
 }
 
+std::uint64_t TokenIndex::offset(std::uint64_t j) const {
+  if (j < cursor_token_ || j - cursor_token_ >= kCheckpointEvery) {
+    cursor_token_ = j / kCheckpointEvery * kCheckpointEvery;
+    cursor_offset_ = checkpoints_[j / kCheckpointEvery];
+  }
+  // The walk found every token up to walked_ whole: their lengths need no check here.
+  for (; cursor_token_ < j; ++cursor_token_) {
+    cursor_offset_ += width_ + input_.number_at(cursor_offset_, width_, endian_).value_or(0);
+  }
+  return cursor_offset_;
+}
+
 std::string_view TokenIndex::text_of(std::uint64_t j) const {
-  const std::uint64_t length = input_.number_at(offsets_[j], width_, endian_).value_or(0);
+  const std::uint64_t at = offset(j);
+  const std::uint64_t length = input_.number_at(at, width_, endian_).value_or(0);
   std::string_view bytes;
-  if (!input_.view(offsets_[j] + width_, length, bytes)) return {};
+  if (!input_.view(at + width_, length, bytes)) return {};
   return c_strings ? c_string_prefix(bytes) : bytes;
 }
 
@@ -194,38 +198,35 @@ std::uint64_t TokenIndex::hash(std::string_view text) const {
   return token_hash(text, text.data() + text.size(), seed_);
 }
 
-[[gnu::always_inline]] inline std::uint64_t TokenIndex::token_at(std::size_t slot) const {
-  return (slots_[slot] & index_mask_) - 1;
-}
-
-std::uint32_t TokenIndex::tag_of(std::uint64_t hash) const {
-  // The hash's low bits above the index: a probe compares texts only when the tags agree.
-  return static_cast<std::uint32_t>(hash << index_bits_) & ~index_mask_;
-}
-
-std::size_t TokenIndex::group_of(std::uint64_t hash) const {
-  // Multiply-shift of the hash's high bits: any number of groups, not only powers of two.
-  return static_cast<std::size_t>((static_cast<Wide>(hash) * groups_) >> 64);
+std::uint64_t TokenIndex::partition_of(std::uint64_t hash) const {
+  // Multiply-shift of the hash's high bits (the entry keeps its low 32 as the tag).
+  return one_partition_ ? 0
+                        : static_cast<std::uint64_t>((static_cast<Wide>(hash) * partitions_) >> 64);
 }
 
 void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
-  static const std::uint64_t seed = seeded_hash("ggufcheck token hash");
+  static const TokenSeed seed = draw_seed();
   seed_ = seed;
   count_ = count;
   if (elements_offset > bytes_.size()) return;
   // Memory follows the tokens that fit in the input, never the count alone.
   const std::uint64_t fitting =
       std::min<std::uint64_t>(count, (bytes_.size() - elements_offset) / width_);
-  // Above 2^31 tokens a slot cannot hold the index: the ordered map from the start.
-  index_bits_ = static_cast<unsigned>(std::bit_width(fitting));
-  ordered_mode_ = index_bits_ >= 32;
-  index_mask_ = ordered_mode_ ? 0 : (std::uint32_t{1} << index_bits_) - 1;
+  // An entry holds a token's index in 32 bits: more tokens (over 32 GB of them) go to the
+  // ordered map.
+  ordered_mode_ = fitting >= 0xffffffffU;
   if (!ordered_mode_) {
-    groups_ = std::max<std::uint64_t>(1, (2 * fitting + kGroup - 1) / kGroup);
-    slots_ = TableMemory<std::uint32_t>(groups_ * kGroup);
-    if (!slots_.zeroed()) std::fill_n(slots_.data(), slots_.size(), kEmptySlot);
+    partitions_ = std::min(kMaxPartitions,
+                           std::bit_floor(std::max<std::uint64_t>(1, fitting / kPartitionTarget)));
+    // A partition's share and a thirty-second more (250,000 tokens' entries fit in one 2 MiB page):
+    // with random hashes three standard deviations, so a partition has more about one time in
+    // a thousand, and then a few, which go to spill_.
+    const std::uint64_t share = (fitting + partitions_ - 1) / partitions_;
+    capacity_ = (share + share / 32 + 16) / 8 * 8;  // whole lines, 64-byte aligned
+    entries_ = TableMemory<std::uint64_t>(partitions_ * capacity_);
+    fill_.assign(partitions_, 0);
   }
-  offsets_ = TableMemory<std::uint64_t>(fitting);
+  checkpoints_.resize((fitting + kCheckpointEvery - 1) / kCheckpointEvery);
   const bool swap = endian_ != Endian::Little;
   if (width_ == 8) {
     swap ? walk<8, true>(fitting, cancel) : walk<8, false>(fitting, cancel);
@@ -233,24 +234,63 @@ void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
     swap ? walk<4, true>(fitting, cancel) : walk<4, false>(fitting, cancel);
   }
   complete = walked_ == count;
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return;
+  if (ordered_mode_) {
+    build_ordered();
+  } else {
+    // Entries past a buffer were spilled in token order; grouped by partition, still in order.
+    std::stable_sort(spill_.begin(), spill_.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    dedupe_partitions();
+  }
+  note_lookalikes();
 }
+
+namespace {
+
+// Eight entries to memory, past the cache where the processor can.
+[[gnu::always_inline]] inline void write_line(std::uint64_t* to, const std::uint64_t* line) {
+#if defined(__SSE2__)
+  for (int i = 0; i < 4; ++i) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(to + 2 * i),
+                     _mm_load_si128(reinterpret_cast<const __m128i*>(line + 2 * i)));
+  }
+#else
+  std::copy_n(line, 8, to);
+#endif
+}
+
+void store_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+}  // namespace
 
 template <std::uint32_t Width, bool Swap>
 void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   const char* const bytes = bytes_.data();
   const std::uint64_t size = bytes_.size();
   const char* const end = bytes + size;
-  std::uint64_t* const offsets = offsets_.data();
-  // Slots are fetched a few tokens ahead of their insert: with 262,144 tokens the table outgrows
-  // the cache, and a miss per token would cost more than the rest of the walk.
-  constexpr std::size_t kAhead = 32;
+  std::uint64_t* const checkpoints = checkpoints_.data();
+  std::uint64_t* const entries = entries_.data();
+  std::uint64_t* const fill = fill_.data();
+  const std::uint64_t capacity = capacity_;
+  const bool hashed = !ordered_mode_;
+  // Locals, not members: the compiler cannot keep a member in a register across the stores below.
+  const TokenSeed seed = seed_;
+  const bool all_collide = all_collide_;
+  const bool cut_at_nul = c_strings;
+  const std::uint64_t partitions = one_partition_ ? 1 : partitions_;
+  // A partition's entries gather in a cache line of their own here and go to its buffer a whole
+  // line at a time, past the cache: written one by one, each line of the many buffers would be
+  // read from memory first (the buffers are fresh memory, and too many streams for the
+  // processor to fetch ahead).
+  std::vector<std::uint64_t> staging_memory(8 * partitions_ + 8);
+  std::uint64_t* const staging = reinterpret_cast<std::uint64_t*>(
+      (reinterpret_cast<std::uintptr_t>(staging_memory.data()) + 63) & ~std::uintptr_t{63});
   constexpr std::uint64_t kReadAhead = 1024;
-  struct Pending {
-    std::string_view text;
-    std::size_t group = 0;
-    std::uint32_t tag = 0;
-  };
-  std::array<Pending, kAhead> pending{};
   std::uint64_t walked = 0;
   std::uint64_t at = elements_offset;
   for (std::uint64_t j = 0; j < fitting; ++j) {
@@ -262,93 +302,140 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
     const std::uint64_t length = load_length<Width, Swap>(bytes + at);
     if (length > size - at - Width) break;
     std::string_view text(bytes + at + Width, length);
-    if (c_strings) text = c_string_prefix(text);
-    offsets[walked++] = at;
+    if (cut_at_nul) text = c_string_prefix(text);
+    if (j % kCheckpointEvery == 0) checkpoints[j / kCheckpointEvery] = at;
+    ++walked;
     at += Width + length;
-    Pending p{text};
-    if (!text.empty() && !ordered_mode_) {
-      const std::uint64_t h = all_collide_ ? 0 : token_hash(text, end, seed_);
-      p.group = group_of(h);
-      p.tag = tag_of(h);
-      __builtin_prefetch(slots_.data() + p.group * kGroup);
+    if (text.empty()) continue;
+    if (text[0] == '[') [[unlikely]] {
+      note_named_empty(j, text);
     }
-    if (j >= kAhead)
-      insert(j - kAhead, pending[j % kAhead].text, pending[j % kAhead].group,
-             pending[j % kAhead].tag);
-    pending[j % kAhead] = p;
+    if (!hashed) continue;
+    const std::uint64_t h = all_collide ? 0 : token_hash(text, end, seed);
+    const auto p = static_cast<std::uint64_t>((static_cast<Wide>(h) * partitions) >> 64);
+    const std::uint64_t n = fill[p]++;
+    if (n < capacity) [[likely]] {
+      std::uint64_t* const line = staging + 8 * p;
+      line[n % 8] = entry_of(h, j);
+      if (n % 8 == 7) write_line(entries + p * capacity + n - 7, line);
+    } else {
+      spill_.emplace_back(p, entry_of(h, j));
+    }
   }
   walked_ = walked;
-  for (std::uint64_t j = walked > kAhead ? walked - kAhead : 0; j < walked; ++j) {
-    insert(j, pending[j % kAhead].text, pending[j % kAhead].group, pending[j % kAhead].tag);
+  if (!hashed) return;
+  // The lines not yet full.
+  for (std::uint64_t p = 0; p < partitions_; ++p) {
+    const std::uint64_t n = std::min(fill[p], capacity);
+    std::copy_n(staging + 8 * p, n % 8, entries + p * capacity + n - n % 8);
+  }
+  store_fence();
+}
+
+void TokenIndex::note_named_empty(std::uint64_t j, std::string_view text) {
+  if (const auto k = empty_token_index(text); k && *k < count_) named_empty_.emplace_back(j, *k);
+}
+
+template <typename Visit>
+void TokenIndex::for_each_entry(std::uint64_t p, Visit&& visit) const {
+  const std::uint64_t* const first = entries_.data() + p * capacity_;
+  const std::uint64_t buffered = std::min(fill_[p], capacity_);
+  for (std::uint64_t i = 0; i < buffered; ++i) {
+    if (!visit(first[i])) return;
+  }
+  if (fill_[p] <= capacity_) return;
+  auto it = std::lower_bound(spill_.begin(), spill_.end(), p,
+                             [](const auto& s, std::uint64_t q) { return s.first < q; });
+  for (; it != spill_.end() && it->first == p; ++it) {
+    if (!visit(it->second)) return;
   }
 }
 
-// The probe sequence of text from its first group: the slot holding an equal text (found), or
-// else the empty slot it would take; kNoSlot when kMaxGroups groups are full.
-[[gnu::always_inline]] inline TokenIndex::Probe TokenIndex::probe(std::string_view text,
-                                                                  std::size_t group,
-                                                                  std::uint32_t tag) const {
-  const std::uint32_t* const slots = slots_.data();
-  for (std::size_t probes = 0; probes < kMaxGroups; ++probes) {
-    const std::size_t first = group * kGroup;
-    const GroupMatch match = match_group_inline(slots + first, tag, ~index_mask_);
-    // An equal text is in this group or none: groups fill and never empty, so while this one
-    // has an empty slot no text of this group went further.
-    for (std::uint32_t tags = match.tags; tags != 0; tags &= tags - 1) {
-      const std::size_t slot = first + static_cast<std::size_t>(std::countr_zero(tags));
-      if (text_of(token_at(slot)) == text) [[unlikely]]
-        return {true, slot};
+void TokenIndex::dedupe_partitions() {
+  std::vector<std::uint16_t> small;
+  std::vector<std::uint32_t> large;
+  std::vector<std::uint64_t> joined;  // a partition that spilled: its buffer and its spill
+  for (std::uint64_t p = 0; p < partitions_; ++p) {
+    const std::uint64_t n = fill_[p];
+    if (n < 2) continue;
+    const std::uint64_t* list = entries_.data() + p * capacity_;
+    if (n > capacity_) [[unlikely]] {
+      joined.clear();
+      for_each_entry(p, [&](std::uint64_t e) {
+        joined.push_back(e);
+        return true;
+      });
+      list = joined.data();
     }
-    if (match.empty != 0) [[likely]] {
-      return {false, first + static_cast<std::size_t>(std::countr_zero(match.empty))};
+    // A slot holds a position in the partition plus one: 2 bytes do unless the texts collide.
+    const bool bounded =
+        n < 0xffff ? dedupe_partition(list, n, small) : dedupe_partition(list, n, large);
+    if (!bounded) {
+      // A probe sequence too long: every token again, in the ordered map.
+      duplicates.clear();
+      ordered_mode_ = true;
+      entries_ = TableMemory<std::uint64_t>();
+      std::vector<std::uint64_t>().swap(fill_);
+      spill_.clear();
+      build_ordered();
+      return;
     }
-    if (++group == groups_) group = 0;
   }
-  return {false, kNoSlot};
+  // Found partition by partition: in token order, as the ordered map finds them.
+  std::sort(duplicates.begin(), duplicates.end());
 }
 
-// Token j's text, whose first group and tag were computed (unless the table had already fallen
-// back to the ordered map).
-[[gnu::always_inline]] inline void TokenIndex::insert(std::uint64_t j, std::string_view text,
-                                                      std::size_t group, std::uint32_t tag) {
-  if (text.empty()) return;
-  if (ordered_mode_) [[unlikely]] {
-    insert_ordered(j, text);
-    return;
+// The repeats among a partition's n entries (in token order): an open-addressing table of eight
+// to sixteen slots an entry, each the position of an entry plus one (zero when empty), probed
+// from the entry's tag. So sparse a table rarely has an entry's first slot taken, the branch a
+// half-full one mispredicts an insert in four.
+template <typename Slot>
+bool TokenIndex::dedupe_partition(const std::uint64_t* list, std::uint64_t n,
+                                  std::vector<Slot>& table_memory) {
+  const std::size_t slots = std::bit_ceil(static_cast<std::size_t>(8 * n));
+  if (table_memory.size() < slots) table_memory.resize(slots);
+  Slot* const table = table_memory.data();
+  std::fill_n(table, slots, Slot{0});
+  const std::size_t mask = slots - 1;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t e = list[i];
+    const std::uint32_t tag = tag_of(e);
+    std::size_t slot = tag & mask;
+    for (std::size_t probes = 0;; ++probes) {
+      const Slot held = table[slot];
+      if (held == 0) [[likely]] {
+        table[slot] = static_cast<Slot>(i + 1);
+        break;
+      }
+      const std::uint64_t other = list[held - 1];
+      if (tag_of(other) == tag && text_of(token_of(other)) == text_of(token_of(e))) [[unlikely]] {
+        duplicates.emplace_back(token_of(e), token_of(other));
+        break;
+      }
+      if (probes == kMaxProbes) [[unlikely]]
+        return false;
+      slot = (slot + 1) & mask;
+    }
   }
-  const Probe probed = probe(text, group, tag);
-  if (probed.found) [[unlikely]] {
-    duplicates.emplace_back(j, token_at(probed.slot));
-  } else if (probed.slot == kNoSlot) [[unlikely]] {
-    fall_back_to_ordered(j, text);
-  } else {
-    slots_[probed.slot] = tag | static_cast<std::uint32_t>(j + 1);
-    if (text[0] == '[') [[unlikely]]
-      lookalike(j, text);
+  return true;
+}
+
+void TokenIndex::build_ordered() {
+  for (std::uint64_t j = 0; j < walked_; ++j) {
+    const std::string_view text = text_of(j);
+    if (text.empty()) continue;
+    const auto [it, inserted] = ordered_.try_emplace(text, j);
+    if (!inserted) duplicates.emplace_back(j, it->second);
   }
 }
 
-// A probe sequence of kMaxGroups full groups: every distinct text so far is in one slot with its
-// first token, and goes to the ordered map, which takes this text and every later one.
-[[gnu::noinline]] void TokenIndex::fall_back_to_ordered(std::uint64_t j, std::string_view text) {
-  ordered_mode_ = true;
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    if (slots_[i] != kEmptySlot) ordered_.try_emplace(text_of(token_at(i)), token_at(i));
-  }
-  slots_ = TableMemory<std::uint32_t>();
-  insert_ordered(j, text);
-}
-
-void TokenIndex::lookalike(std::uint64_t j, std::string_view text) {
-  if (const auto k = empty_token_index(text); k && *k < count_) lookalikes.emplace_back(j, *k);
-}
-
-void TokenIndex::insert_ordered(std::uint64_t j, std::string_view text) {
-  const auto [it, inserted] = ordered_.try_emplace(text, j);
-  if (!inserted) {
-    duplicates.emplace_back(j, it->second);
-  } else if (text[0] == '[') {
-    lookalike(j, text);
+// The tokens named like an empty token that are the first with their text (duplicates is in
+// token order).
+void TokenIndex::note_lookalikes() {
+  for (const auto& [j, k] : named_empty_) {
+    const auto repeat = std::lower_bound(duplicates.begin(), duplicates.end(),
+                                         std::pair<std::uint64_t, std::uint64_t>{j, 0});
+    if (repeat == duplicates.end() || repeat->first != j) lookalikes.emplace_back(j, k);
   }
 }
 
@@ -359,35 +446,81 @@ std::optional<std::uint64_t> TokenIndex::find(std::string_view text) const {
     if (it == ordered_.end()) return std::nullopt;
     return it->second;
   }
-  if (slots_.size() == 0) return std::nullopt;
+  if (fill_.empty()) return std::nullopt;
   const std::uint64_t h = hash(text);
-  // Not found at an empty slot, or after kMaxGroups full groups: no insert probed further
-  // without switching to the ordered map.
-  const Probe probed = probe(text, group_of(h), tag_of(h));
-  if (!probed.found) return std::nullopt;
-  return token_at(probed.slot);
+  const std::uint32_t tag = static_cast<std::uint32_t>(h);
+  // The partition's entries in token order: the first with the text is the first token with it.
+  std::optional<std::uint64_t> found;
+  for_each_entry(partition_of(h), [&](std::uint64_t e) {
+    if (tag_of(e) == tag && text_of(token_of(e)) == text) found = token_of(e);
+    return !found;
+  });
+  return found;
 }
 
 TokenIndexTask::TokenIndexTask(const Input& input, std::uint64_t array_offset,
                                std::uint64_t elements_offset, std::uint64_t count,
                                std::uint32_t width, Endian endian)
-    : array_offset_(array_offset) {
-  thread_ = std::thread([this, input, elements_offset, count, width, endian] {
-    try {
-      index_.emplace(input, elements_offset, count, width, endian, false, &cancel_);
-    } catch (...) {  // out of memory: the check indexes inline, and fails there if it must
-      index_.reset();
-    }
-  });
+    : input_(input),
+      array_offset_(array_offset),
+      elements_offset_(elements_offset),
+      count_(count),
+      width_(width),
+      endian_(endian) {
+  pthread_attr_t attributes;
+  if (const int error = pthread_attr_init(&attributes); error != 0) {
+    throw std::system_error(error, std::generic_category(), "pthread_attr_init");
+  }
+#if defined(__GLIBC__)
+  // Any core this process may use but the current one, when there is one.
+  cpu_set_t others;
+  CPU_ZERO(&others);
+  const int cpu = sched_getcpu();
+  const auto here = static_cast<std::size_t>(cpu);
+  if (cpu >= 0 && sched_getaffinity(0, sizeof others, &others) == 0 && CPU_ISSET(here, &others) &&
+      CPU_COUNT(&others) > 1) {
+    CPU_CLR(here, &others);
+    (void)pthread_attr_setaffinity_np(&attributes, sizeof others, &others);
+  }
+#endif
+  const int error = pthread_create(&thread_, &attributes, &TokenIndexTask::run, this);
+  (void)pthread_attr_destroy(&attributes);
+  if (error != 0) throw std::system_error(error, std::generic_category(), "pthread_create");
+  running_ = true;
+}
+
+void* TokenIndexTask::run(void* opaque) {
+  auto* const task = static_cast<TokenIndexTask*>(opaque);
+#if defined(__GLIBC__)
+  // Started away from the reader; from now on wherever the scheduler likes (the process's own
+  // affinity, as its other threads have).
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+    (void)pthread_setaffinity_np(pthread_self(), sizeof allowed, &allowed);
+  }
+#endif
+  try {
+    task->index_.emplace(task->input_, task->elements_offset_, task->count_, task->width_,
+                         task->endian_, false, &task->cancel_);
+  } catch (...) {  // out of memory: the check indexes inline, and fails there if it must
+    task->index_.reset();
+  }
+  return nullptr;
+}
+
+void TokenIndexTask::join() {
+  if (!running_) return;
+  (void)pthread_join(thread_, nullptr);
+  running_ = false;
 }
 
 TokenIndexTask::~TokenIndexTask() {
   cancel_.store(true, std::memory_order_relaxed);
-  if (thread_.joinable()) thread_.join();
+  join();
 }
 
 const TokenIndex* TokenIndexTask::get(std::uint64_t array_offset) {
-  if (thread_.joinable()) thread_.join();
+  join();
   if (array_offset != array_offset_ || !index_) return nullptr;
   return &*index_;
 }

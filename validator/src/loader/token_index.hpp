@@ -12,14 +12,14 @@
 // same as indexing inline.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -33,18 +33,17 @@ namespace ggufcheck::detail {
 [[nodiscard]] std::string empty_token_name(std::uint64_t index);
 [[nodiscard]] std::optional<std::uint64_t> empty_token_index(std::string_view text);
 
-// A probe of 16 slots of the index's table: bit i is set in `empty` when slot i is empty, in
-// `tags` when it is taken and its bits under tag_bits equal tag. match_group uses the
-// processor's vector compares where it has them; match_group_scalar is the same, slot by slot
-// (the tests hold one to the other).
-struct GroupMatch {
-  std::uint32_t empty = 0;
-  std::uint32_t tags = 0;
+// The process's seed of the index's hash (token_index.cpp).
+struct TokenSeed {
+  std::uint64_t first = 0;   // xored into a text's first word
+  std::uint64_t second = 0;  // and its second
+  std::uint64_t third = 1;   // odd multipliers of its third word
+  std::uint64_t fourth = 1;  // and its fourth
 };
-[[nodiscard]] GroupMatch match_group(const std::uint32_t* group, std::uint32_t tag,
-                                     std::uint32_t tag_bits);
-[[nodiscard]] GroupMatch match_group_scalar(const std::uint32_t* group, std::uint32_t tag,
-                                            std::uint32_t tag_bits);
+
+// How the index hashes: as it does, or, for the tests, every text alike (the way to its ordered
+// map), or every text to the first partition (the way to its spill).
+enum class IndexHash { Seeded, AllCollide, OnePartition };
 
 class TokenIndex {
  public:
@@ -52,21 +51,24 @@ class TokenIndex {
   // `elements_offset` of `input`, stopping where one does not fit. c_strings: a text is its bytes
   // up to the first NUL, as llama.cpp reads it (gguf_get_arr_str), else all of them. Stops early,
   // incomplete, when *cancel becomes true.
-  // all_collide: every text gets the same hash (the tests' way to the ordered map).
+  // hash_mode: IndexHash::Seeded but in the tests.
   TokenIndex(const Input& input, std::uint64_t elements_offset, std::uint64_t count,
              std::uint32_t width, Endian endian, bool c_strings,
-             const std::atomic<bool>* cancel = nullptr, bool all_collide = false);
+             const std::atomic<bool>* cancel = nullptr, IndexHash hash_mode = IndexHash::Seeded);
 
   // True once a long probe sequence sent the index to its ordered map (for the tests).
   [[nodiscard]] bool ordered() const { return ordered_mode_; }
+  // True when a partition had more entries than its buffer holds (for the tests).
+  [[nodiscard]] bool spilled() const { return !spill_.empty(); }
 
   std::uint64_t elements_offset = 0;
   bool c_strings = false;
   bool complete = false;  // all `count` tokens were walked
-  // Each walked token's string: the offset of its length field.
-  [[nodiscard]] std::span<const std::uint64_t> offsets() const {
-    return {offsets_.data(), walked_};
-  }
+  // The tokens walked, and the offset of token j's string (its length field), j < walked().
+  // Found from the offset of every 64th token kept by the walk: consecutive and nearby tokens
+  // cost a step or two, any other at most 63.
+  [[nodiscard]] std::uint64_t walked() const { return walked_; }
+  [[nodiscard]] std::uint64_t offset(std::uint64_t j) const;
   // (j, i): token j's text is that of the earlier token i, the first with it.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> duplicates;
   // (j, k): token j, the first with its text, has the text "[EMPTY_k]", k < count.
@@ -80,47 +82,59 @@ class TokenIndex {
  private:
   [[nodiscard]] std::string_view text_of(std::uint64_t j) const;
   [[nodiscard]] std::uint64_t hash(std::string_view text) const;
-  [[nodiscard]] std::size_t group_of(std::uint64_t hash) const;
-  [[nodiscard]] std::uint32_t tag_of(std::uint64_t hash) const;
-  // The token of a taken slot.
-  [[nodiscard]] std::uint64_t token_at(std::size_t slot) const;
-  static constexpr std::size_t kNoSlot = SIZE_MAX;
-  struct Probe {
-    bool found = false;  // slot holds an equal text; else slot is an empty one, or kNoSlot
-    std::size_t slot = kNoSlot;
-  };
-  [[nodiscard]] Probe probe(std::string_view text, std::size_t group, std::uint32_t tag) const;
+  [[nodiscard]] std::uint64_t partition_of(std::uint64_t hash) const;
   void build(std::uint64_t count, const std::atomic<bool>* cancel);
   template <std::uint32_t Width, bool Swap>
   void walk(std::uint64_t fitting, const std::atomic<bool>* cancel);
-  void insert(std::uint64_t j, std::string_view text, std::size_t group, std::uint32_t tag);
-  void insert_ordered(std::uint64_t j, std::string_view text);
-  void fall_back_to_ordered(std::uint64_t j, std::string_view text);
-  void lookalike(std::uint64_t j, std::string_view text);
+  // Partition p's entries, in token order: those of its buffer, then those it spilled.
+  template <typename Visit>
+  void for_each_entry(std::uint64_t p, Visit&& visit) const;
+  void dedupe_partitions();
+  template <typename Slot>
+  [[nodiscard]] bool dedupe_partition(const std::uint64_t* list, std::uint64_t n,
+                                      std::vector<Slot>& table);
+  [[gnu::noinline]] void note_named_empty(std::uint64_t j, std::string_view text);
+  void build_ordered();
+  void note_lookalikes();
 
   Input input_;
   std::string_view bytes_;  // all of the input's
   std::uint32_t width_ = 8;
   Endian endian_ = Endian::Little;
   std::uint64_t count_ = 0;  // the array's count (a lookalike's k is below it)
-  std::uint64_t seed_ = 0;   // the process's hash seed
   bool all_collide_ = false;
-  unsigned index_bits_ = 0;
-  std::uint32_t index_mask_ = 0;
-  // An open-addressing table of groups of 16 slots, each a tag and a token index plus one (zero:
-  // empty), at most half full, and the ordered map it falls back to after a probe sequence of
-  // 16 full groups (util/duplicates.hpp says why the work stays bounded whatever the hashes).
-  std::uint64_t groups_ = 0;
-  TableMemory<std::uint32_t> slots_;
-  TableMemory<std::uint64_t> offsets_;
+  bool one_partition_ = false;
+  TokenSeed seed_;
   std::uint64_t walked_ = 0;
+  std::vector<std::uint64_t> checkpoints_;  // the offset of tokens 0, 64, 128, ...
+  // offset()'s last answer, where the next one starts (none yet: the first starts at a checkpoint)
+  mutable std::uint64_t cursor_token_ = UINT64_MAX;
+  mutable std::uint64_t cursor_offset_ = 0;
+  // The walk deals each non-empty token's entry (the low 32 bits of its text's hash above the
+  // token's index) to one of `partitions_` buffers by the hash's high bits; the repeats are then
+  // found one partition at a time, in a table that stays in the cache (a table of all the
+  // tokens outgrows it at 250,000 tokens: a miss a token). A buffer holds `capacity_` entries;
+  // the few a partition has beyond them go to spill_ (partition, entry), in token order.
+  std::uint64_t partitions_ = 1;
+  std::uint64_t capacity_ = 0;
+  TableMemory<std::uint64_t> entries_;
+  std::vector<std::uint64_t> fill_;  // entries dealt to each partition
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spill_;
+  // The tokens whose text reads "[EMPTY_k]", k < count: lookalikes unless they repeat a text.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> named_empty_;
   bool ordered_mode_ = false;
   std::map<std::string_view, std::uint64_t, std::less<>> ordered_;
 };
 
 // The index being built on another thread; the destructor stops and joins it.
+//
+// The thread is started on a core other than the reader's and then allowed everywhere again.
+// Left to the scheduler, a new thread was queued behind its creator on the same core about half
+// the time, and started only at the next scheduler tick, 3 to 4 ms later on the CI machine:
+// longer than the whole read of a 16 MB tokenizer file.
 class TokenIndexTask {
  public:
+  // Throws std::system_error when no thread can be had.
   TokenIndexTask(const Input& input, std::uint64_t array_offset, std::uint64_t elements_offset,
                  std::uint64_t count, std::uint32_t width, Endian endian);
   ~TokenIndexTask();
@@ -132,10 +146,19 @@ class TokenIndexTask {
   [[nodiscard]] const TokenIndex* get(std::uint64_t array_offset);
 
  private:
+  static void* run(void* task);
+  void join();
+
+  Input input_;
   std::uint64_t array_offset_;
+  std::uint64_t elements_offset_;
+  std::uint64_t count_;
+  std::uint32_t width_;
+  Endian endian_;
   std::atomic<bool> cancel_{false};
   std::optional<TokenIndex> index_;
-  std::thread thread_;
+  pthread_t thread_{};
+  bool running_ = false;
 };
 
 // The reader's hook (Model::on_string_array): starts a TokenIndexTask for the vocabulary's token
