@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "loader/token_index.hpp"
@@ -296,6 +297,40 @@ TEST(Vocabulary, TheTokenIndexAnswersTheSameWhateverItsHash) {
   for (int i = 0; i < 1000; ++i) {
     const std::uint64_t j = engine() % texts.size();
     ASSERT_EQ(hashed->offset(j), offsets[j]) << j;
+  }
+}
+
+// The repeats found later, by two threads taking partitions at once (as the reader's thread helps
+// the index's once it is done reading), are the ones found at once by one.
+TEST(Vocabulary, TheTokenIndexFindsTheSameRepeatsOnTwoThreads) {
+  std::vector<std::string> texts;
+  for (int i = 0; i < 60000; ++i) texts.push_back("w" + std::to_string(i % 40000));
+  texts[20] = "";
+  texts[59999] = "[EMPTY_20]";
+  ByteVector bytes(7, 'z');
+  for (const std::string& t : texts) {
+    append_u64(bytes, t.size());
+    bytes.insert(bytes.end(), t.begin(), t.end());
+  }
+  const detail::Input input(Bytes(bytes.data(), bytes.size()));
+  using detail::IndexFinish;
+  using detail::IndexHash;
+  for (const IndexHash mode : {IndexHash::Seeded, IndexHash::AllCollide, IndexHash::OnePartition}) {
+    const detail::TokenIndex at_once(input, 7, texts.size(), 8, Endian::Little, false, nullptr,
+                                     mode);
+    detail::TokenIndex later(input, 7, texts.size(), 8, Endian::Little, false, nullptr, mode,
+                             IndexFinish::Later);
+    std::thread helper([&] { later.dedupe(1); });
+    later.dedupe(0);
+    helper.join();
+    later.finish();
+    EXPECT_EQ(later.ordered(), at_once.ordered());
+    EXPECT_EQ(later.duplicates, at_once.duplicates);
+    EXPECT_EQ(later.lookalikes, at_once.lookalikes);
+    ASSERT_EQ(later.duplicates.size(), 19998U);  // w0..w19998 again, but w20 (token 20 is empty)
+    EXPECT_EQ(later.lookalikes,
+              (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{59999, 20}}));
+    EXPECT_EQ(later.find("w39999"), std::optional<std::uint64_t>(39999));
   }
 }
 

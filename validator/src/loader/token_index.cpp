@@ -156,7 +156,8 @@ template <std::uint32_t Width, bool Swap>
 
 TokenIndex::TokenIndex(const Input& input, std::uint64_t first_element, std::uint64_t count,
                        std::uint32_t width, Endian endian, bool cut_at_nul,
-                       const std::atomic<bool>* cancel, IndexHash hash_mode)
+                       const std::atomic<bool>* cancel, IndexHash hash_mode,
+                       IndexFinish finish_when)
     : elements_offset(first_element),
       c_strings(cut_at_nul),
       input_(input),
@@ -166,22 +167,30 @@ TokenIndex::TokenIndex(const Input& input, std::uint64_t first_element, std::uin
       all_collide_(hash_mode == IndexHash::AllCollide),
       one_partition_(hash_mode == IndexHash::OnePartition) {
   build(count, cancel);
+  if (finish_when == IndexFinish::Now) {
+    dedupe(0);
+    finish();
+  }
+}
+
+std::uint64_t TokenIndex::offset(std::uint64_t j, Cursor& cursor) const {
+  if (j < cursor.token || j - cursor.token >= kCheckpointEvery) {
+    cursor.token = j / kCheckpointEvery * kCheckpointEvery;
+    cursor.offset = checkpoints_[j / kCheckpointEvery];
+  }
+  // The walk found every token up to walked_ whole: their lengths need no check here.
+  for (; cursor.token < j; ++cursor.token) {
+    cursor.offset += width_ + input_.number_at(cursor.offset, width_, endian_).value_or(0);
+  }
+  return cursor.offset;
 }
 
 std::uint64_t TokenIndex::offset(std::uint64_t j) const {
-  if (j < cursor_token_ || j - cursor_token_ >= kCheckpointEvery) {
-    cursor_token_ = j / kCheckpointEvery * kCheckpointEvery;
-    cursor_offset_ = checkpoints_[j / kCheckpointEvery];
-  }
-  // The walk found every token up to walked_ whole: their lengths need no check here.
-  for (; cursor_token_ < j; ++cursor_token_) {
-    cursor_offset_ += width_ + input_.number_at(cursor_offset_, width_, endian_).value_or(0);
-  }
-  return cursor_offset_;
+  return offset(j, cursor_);
 }
 
-std::string_view TokenIndex::text_of(std::uint64_t j) const {
-  const std::uint64_t at = offset(j);
+std::string_view TokenIndex::text_of(std::uint64_t j, Cursor& cursor) const {
+  const std::uint64_t at = offset(j, cursor);
   const std::uint64_t length = input_.number_at(at, width_, endian_).value_or(0);
   std::string_view bytes;
   if (!input_.view(at + width_, length, bytes)) return {};
@@ -234,16 +243,13 @@ void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
     swap ? walk<4, true>(fitting, cancel) : walk<4, false>(fitting, cancel);
   }
   complete = walked_ == count;
-  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return;
-  if (ordered_mode_) {
-    build_ordered();
-  } else {
-    // Entries past a buffer were spilled in token order; grouped by partition, still in order.
-    std::stable_sort(spill_.begin(), spill_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    dedupe_partitions();
+  if ((cancel != nullptr && cancel->load(std::memory_order_relaxed)) || ordered_mode_) {
+    deduped_ = true;  // cut short: nothing to find; over 2^32 tokens: finish() maps them
+    return;
   }
-  note_lookalikes();
+  // Entries past a buffer were spilled in token order; grouped by partition, still in order.
+  std::stable_sort(spill_.begin(), spill_.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 namespace {
@@ -351,47 +357,63 @@ void TokenIndex::for_each_entry(std::uint64_t p, Visit&& visit) const {
   }
 }
 
-void TokenIndex::dedupe_partitions() {
+void TokenIndex::dedupe(unsigned worker) {
+  if (deduped_) return;
   std::vector<std::uint16_t> small;
   std::vector<std::uint32_t> large;
-  std::vector<std::uint64_t> joined;  // a partition that spilled: its buffer and its spill
-  for (std::uint64_t p = 0; p < partitions_; ++p) {
-    const std::uint64_t n = fill_[p];
-    if (n < 2) continue;
-    const std::uint64_t* list = entries_.data() + p * capacity_;
-    if (n > capacity_) [[unlikely]] {
-      joined.clear();
-      for_each_entry(p, [&](std::uint64_t e) {
-        joined.push_back(e);
-        return true;
-      });
-      list = joined.data();
-    }
+  std::vector<std::uint64_t> joined;
+  Cursor cursor;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>>& found = found_[worker];
+  while (!unbounded_.load(std::memory_order_relaxed)) {
+    const std::uint64_t p = next_partition_.fetch_add(1, std::memory_order_relaxed);
+    if (p >= partitions_) return;
     // A slot holds a position in the partition plus one: 2 bytes do unless the texts collide.
-    const bool bounded =
-        n < 0xffff ? dedupe_partition(list, n, small) : dedupe_partition(list, n, large);
-    if (!bounded) {
+    const bool bounded = fill_[p] < 0xffff ? dedupe_partition(p, small, joined, cursor, found)
+                                           : dedupe_partition(p, large, joined, cursor, found);
+    if (!bounded) unbounded_.store(true, std::memory_order_relaxed);
+  }
+}
+
+void TokenIndex::finish() {
+  if (!deduped_) {
+    deduped_ = true;
+    if (unbounded_.load(std::memory_order_relaxed)) {
       // A probe sequence too long: every token again, in the ordered map.
-      duplicates.clear();
       ordered_mode_ = true;
       entries_ = TableMemory<std::uint64_t>();
       std::vector<std::uint64_t>().swap(fill_);
       spill_.clear();
-      build_ordered();
-      return;
+    } else {
+      // Found partition by partition: in token order, as the ordered map finds them.
+      duplicates = std::move(found_[0]);
+      duplicates.insert(duplicates.end(), found_[1].begin(), found_[1].end());
+      std::sort(duplicates.begin(), duplicates.end());
     }
+    found_ = {};
   }
-  // Found partition by partition: in token order, as the ordered map finds them.
-  std::sort(duplicates.begin(), duplicates.end());
+  if (ordered_mode_) build_ordered();
+  note_lookalikes();
 }
 
-// The repeats among a partition's n entries (in token order): an open-addressing table of eight
+// The repeats among partition p's entries (in token order): an open-addressing table of eight
 // to sixteen slots an entry, each the position of an entry plus one (zero when empty), probed
 // from the entry's tag. So sparse a table rarely has an entry's first slot taken, the branch a
 // half-full one mispredicts an insert in four.
 template <typename Slot>
-bool TokenIndex::dedupe_partition(const std::uint64_t* list, std::uint64_t n,
-                                  std::vector<Slot>& table_memory) {
+bool TokenIndex::dedupe_partition(std::uint64_t p, std::vector<Slot>& table_memory,
+                                  std::vector<std::uint64_t>& joined, Cursor& cursor,
+                                  std::vector<std::pair<std::uint64_t, std::uint64_t>>& found) {
+  const std::uint64_t n = fill_[p];
+  if (n < 2) return true;
+  const std::uint64_t* list = entries_.data() + p * capacity_;
+  if (n > capacity_) [[unlikely]] {  // its buffer, then its spill
+    joined.clear();
+    for_each_entry(p, [&](std::uint64_t e) {
+      joined.push_back(e);
+      return true;
+    });
+    list = joined.data();
+  }
   const std::size_t slots = std::bit_ceil(static_cast<std::size_t>(8 * n));
   if (table_memory.size() < slots) table_memory.resize(slots);
   Slot* const table = table_memory.data();
@@ -408,8 +430,9 @@ bool TokenIndex::dedupe_partition(const std::uint64_t* list, std::uint64_t n,
         break;
       }
       const std::uint64_t other = list[held - 1];
-      if (tag_of(other) == tag && text_of(token_of(other)) == text_of(token_of(e))) [[unlikely]] {
-        duplicates.emplace_back(token_of(e), token_of(other));
+      if (tag_of(other) == tag && text_of(token_of(other), cursor) == text_of(token_of(e), cursor))
+          [[unlikely]] {
+        found.emplace_back(token_of(e), token_of(other));
         break;
       }
       if (probes == kMaxProbes) [[unlikely]]
@@ -501,11 +524,24 @@ void* TokenIndexTask::run(void* opaque) {
 #endif
   try {
     task->index_.emplace(task->input_, task->elements_offset_, task->count_, task->width_,
-                         task->endian_, false, &task->cancel_);
+                         task->endian_, false, &task->cancel_, IndexHash::Seeded,
+                         IndexFinish::Later);
   } catch (...) {  // out of memory: the check indexes inline, and fails there if it must
     task->index_.reset();
   }
+  task->done_walking();
+  if (!task->index_) return nullptr;
+  try {
+    task->index_->dedupe(0);
+  } catch (...) {
+    task->failed_ = true;
+  }
   return nullptr;
+}
+
+void TokenIndexTask::done_walking() {
+  walked_.store(true, std::memory_order_release);
+  walked_.notify_one();
 }
 
 void TokenIndexTask::join() {
@@ -520,8 +556,28 @@ TokenIndexTask::~TokenIndexTask() {
 }
 
 const TokenIndex* TokenIndexTask::get(std::uint64_t array_offset) {
-  join();
-  if (array_offset != array_offset_ || !index_) return nullptr;
+  if (!running_ && !index_) return nullptr;  // asked once already, and failed
+  // The reader is done: its thread takes partitions too, once the walk is.
+  bool helped_failed = false;
+  if (running_) {
+    walked_.wait(false, std::memory_order_acquire);
+    if (index_ && array_offset == array_offset_) {
+      try {
+        index_->dedupe(1);
+      } catch (...) {
+        helped_failed = true;
+      }
+    }
+    join();
+  }
+  if (array_offset != array_offset_ || !index_ || failed_ || helped_failed) {
+    index_.reset();
+    return nullptr;
+  }
+  if (!finished_) {
+    index_->finish();
+    finished_ = true;
+  }
   return &*index_;
 }
 

@@ -14,6 +14,7 @@
 
 #include <pthread.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -45,6 +46,10 @@ struct TokenSeed {
 // map), or every text to the first partition (the way to its spill).
 enum class IndexHash { Seeded, AllCollide, OnePartition };
 
+// When the index finds the repeats: in its constructor, or later, by dedupe() on one or two
+// threads and then finish() (TokenIndexTask: the reader's thread helps once it is done reading).
+enum class IndexFinish { Now, Later };
+
 class TokenIndex {
  public:
   // Walks `count` strings (a length of `width` bytes in `endian` order, then the bytes) from
@@ -54,7 +59,15 @@ class TokenIndex {
   // hash_mode: IndexHash::Seeded but in the tests.
   TokenIndex(const Input& input, std::uint64_t elements_offset, std::uint64_t count,
              std::uint32_t width, Endian endian, bool c_strings,
-             const std::atomic<bool>* cancel = nullptr, IndexHash hash_mode = IndexHash::Seeded);
+             const std::atomic<bool>* cancel = nullptr, IndexHash hash_mode = IndexHash::Seeded,
+             IndexFinish finish = IndexFinish::Now);
+  TokenIndex(const TokenIndex&) = delete;
+  TokenIndex& operator=(const TokenIndex&) = delete;
+
+  // With IndexFinish::Later: the repeats of the partitions no other call took, worker 0 or 1
+  // (at most one call of each, on any threads at once); then finish(), once, after both.
+  void dedupe(unsigned worker);
+  void finish();
 
   // True once a long probe sequence sent the index to its ordered map (for the tests).
   [[nodiscard]] bool ordered() const { return ordered_mode_; }
@@ -80,7 +93,14 @@ class TokenIndex {
   [[nodiscard]] std::optional<std::uint64_t> find(std::string_view text) const;
 
  private:
-  [[nodiscard]] std::string_view text_of(std::uint64_t j) const;
+  // Where offset() starts from: the last token it found (none yet: a checkpoint).
+  struct Cursor {
+    std::uint64_t token = UINT64_MAX;
+    std::uint64_t offset = 0;
+  };
+  [[nodiscard]] std::uint64_t offset(std::uint64_t j, Cursor& cursor) const;
+  [[nodiscard]] std::string_view text_of(std::uint64_t j, Cursor& cursor) const;
+  [[nodiscard]] std::string_view text_of(std::uint64_t j) const { return text_of(j, cursor_); }
   [[nodiscard]] std::uint64_t hash(std::string_view text) const;
   [[nodiscard]] std::uint64_t partition_of(std::uint64_t hash) const;
   void build(std::uint64_t count, const std::atomic<bool>* cancel);
@@ -89,10 +109,12 @@ class TokenIndex {
   // Partition p's entries, in token order: those of its buffer, then those it spilled.
   template <typename Visit>
   void for_each_entry(std::uint64_t p, Visit&& visit) const;
-  void dedupe_partitions();
+  // The repeats among partition p's entries, into `found`; false when a probe sequence grew too
+  // long.
   template <typename Slot>
-  [[nodiscard]] bool dedupe_partition(const std::uint64_t* list, std::uint64_t n,
-                                      std::vector<Slot>& table);
+  [[nodiscard]] bool dedupe_partition(std::uint64_t p, std::vector<Slot>& table,
+                                      std::vector<std::uint64_t>& joined, Cursor& cursor,
+                                      std::vector<std::pair<std::uint64_t, std::uint64_t>>& found);
   [[gnu::noinline]] void note_named_empty(std::uint64_t j, std::string_view text);
   void build_ordered();
   void note_lookalikes();
@@ -107,9 +129,7 @@ class TokenIndex {
   TokenSeed seed_;
   std::uint64_t walked_ = 0;
   std::vector<std::uint64_t> checkpoints_;  // the offset of tokens 0, 64, 128, ...
-  // offset()'s last answer, where the next one starts (none yet: the first starts at a checkpoint)
-  mutable std::uint64_t cursor_token_ = UINT64_MAX;
-  mutable std::uint64_t cursor_offset_ = 0;
+  mutable Cursor cursor_;                   // offset()'s, once the index is finished
   // The walk deals each non-empty token's entry (the low 32 bits of its text's hash above the
   // token's index) to one of `partitions_` buffers by the hash's high bits; the repeats are then
   // found one partition at a time, in a table that stays in the cache (a table of all the
@@ -122,6 +142,12 @@ class TokenIndex {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> spill_;
   // The tokens whose text reads "[EMPTY_k]", k < count: lookalikes unless they repeat a text.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> named_empty_;
+  // dedupe(): the next partition to take, whether a probe sequence grew too long, each worker's
+  // repeats.
+  std::atomic<std::uint64_t> next_partition_{0};
+  std::atomic<bool> unbounded_{false};
+  std::array<std::vector<std::pair<std::uint64_t, std::uint64_t>>, 2> found_;
+  bool deduped_ = false;  // the repeats are found (or the walk was cut short: none to find)
   bool ordered_mode_ = false;
   std::map<std::string_view, std::uint64_t, std::less<>> ordered_;
 };
@@ -148,6 +174,7 @@ class TokenIndexTask {
  private:
   static void* run(void* task);
   void join();
+  void done_walking();
 
   Input input_;
   std::uint64_t array_offset_;
@@ -156,6 +183,9 @@ class TokenIndexTask {
   std::uint32_t width_;
   Endian endian_;
   std::atomic<bool> cancel_{false};
+  std::atomic<bool> walked_{false};  // index_ is walked (or failed): get() may help it on
+  bool failed_ = false;              // out of memory on the index's thread
+  bool finished_ = false;
   std::optional<TokenIndex> index_;
   pthread_t thread_{};
   bool running_ = false;
