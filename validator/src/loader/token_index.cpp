@@ -13,10 +13,6 @@
 #include <sched.h>
 #endif
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "model/keys.hpp"
 #include "util/duplicates.hpp"
 
@@ -231,7 +227,7 @@ void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
     // with random hashes three standard deviations, so a partition has more about one time in
     // a thousand, and then a few, which go to spill_.
     const std::uint64_t share = (fitting + partitions_ - 1) / partitions_;
-    capacity_ = (share + share / 32 + 16) / 8 * 8;  // whole lines, 64-byte aligned
+    capacity_ = share + share / 32 + 16;
     entries_ = TableMemory<std::uint64_t>(partitions_ * capacity_);
     fill_.assign(partitions_, 0);
   }
@@ -252,28 +248,6 @@ void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
                    [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
-namespace {
-
-// Eight entries to memory, past the cache where the processor can.
-[[gnu::always_inline]] inline void write_line(std::uint64_t* to, const std::uint64_t* line) {
-#if defined(__SSE2__)
-  for (int i = 0; i < 4; ++i) {
-    _mm_stream_si128(reinterpret_cast<__m128i*>(to + 2 * i),
-                     _mm_load_si128(reinterpret_cast<const __m128i*>(line + 2 * i)));
-  }
-#else
-  std::copy_n(line, 8, to);
-#endif
-}
-
-void store_fence() {
-#if defined(__SSE2__)
-  _mm_sfence();
-#endif
-}
-
-}  // namespace
-
 template <std::uint32_t Width, bool Swap>
 void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   const char* const bytes = bytes_.data();
@@ -289,13 +263,25 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   const bool all_collide = all_collide_;
   const bool cut_at_nul = c_strings;
   const std::uint64_t partitions = one_partition_ ? 1 : partitions_;
-  // A partition's entries gather in a cache line of their own here and go to its buffer a whole
-  // line at a time, past the cache: written one by one, each line of the many buffers would be
-  // read from memory first (the buffers are fresh memory, and too many streams for the
-  // processor to fetch ahead).
-  std::vector<std::uint64_t> staging_memory(8 * partitions_ + 8);
-  std::uint64_t* const staging = reinterpret_cast<std::uint64_t*>(
-      (reinterpret_cast<std::uintptr_t>(staging_memory.data()) + 63) & ~std::uintptr_t{63});
+  // Entries are dealt a batch at a time, after the texts are hashed: dealt as each is hashed,
+  // the load of a partition's count waited for the stores before it, whose addresses hung on
+  // the hashes (the index took twice as long).
+  constexpr std::size_t kBatch = 32;
+  std::array<std::uint64_t, kBatch> hashes{};
+  std::array<std::uint64_t, kBatch> tokens{};
+  std::size_t batched = 0;
+  const auto deal = [&](std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint64_t h = hashes[i];
+      const auto p = static_cast<std::uint64_t>((static_cast<Wide>(h) * partitions) >> 64);
+      const std::uint64_t n = fill[p]++;
+      if (n < capacity) [[likely]] {
+        entries[p * capacity + n] = entry_of(h, tokens[i]);
+      } else {
+        spill_.emplace_back(p, entry_of(h, tokens[i]));
+      }
+    }
+  };
   constexpr std::uint64_t kReadAhead = 1024;
   std::uint64_t walked = 0;
   std::uint64_t at = elements_offset;
@@ -317,25 +303,16 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
       note_named_empty(j, text);
     }
     if (!hashed) continue;
-    const std::uint64_t h = all_collide ? 0 : token_hash(text, end, seed);
-    const auto p = static_cast<std::uint64_t>((static_cast<Wide>(h) * partitions) >> 64);
-    const std::uint64_t n = fill[p]++;
-    if (n < capacity) [[likely]] {
-      std::uint64_t* const line = staging + 8 * p;
-      line[n % 8] = entry_of(h, j);
-      if (n % 8 == 7) write_line(entries + p * capacity + n - 7, line);
-    } else {
-      spill_.emplace_back(p, entry_of(h, j));
+    hashes[batched] = all_collide ? 0 : token_hash(text, end, seed);
+    tokens[batched] = j;
+    if (++batched == kBatch) {
+      deal(batched);
+      batched = 0;
     }
   }
   walked_ = walked;
   if (!hashed) return;
-  // The lines not yet full.
-  for (std::uint64_t p = 0; p < partitions_; ++p) {
-    const std::uint64_t n = std::min(fill[p], capacity);
-    std::copy_n(staging + 8 * p, n % 8, entries + p * capacity + n - n % 8);
-  }
-  store_fence();
+  deal(batched);
 }
 
 void TokenIndex::note_named_empty(std::uint64_t j, std::string_view text) {

@@ -2,10 +2,11 @@
 // partitioned entries, loader/token_index.hpp). Fresh memory costs a page fault per 4 KiB page
 // on first write, and in a virtual machine a fault costs microseconds (2 to 3 us on the
 // project's CI machine): for a 250,000-token index's 4 MiB that was half of its time. Above
-// 1 MiB the table
-// is its own anonymous mapping, aligned to 2 MiB and advised MADV_HUGEPAGE, so that the kernel
-// backs it with transparent huge pages where it can (one fault per 2 MiB); below, or where the
-// mapping fails, plain heap memory.
+// 1 MiB the table is its own anonymous mapping, aligned to 2 MiB and advised MADV_HUGEPAGE, so
+// that the kernel backs it with transparent huge pages where it can (one fault per 2 MiB);
+// below, or where the mapping fails, plain heap memory. (On that machine a huge page that the
+// virtual machine never used before sometimes takes the host 5 to 7 ms to back; 4 KiB pages
+// cost more on average.)
 #pragma once
 
 #include <sys/mman.h>
