@@ -136,6 +136,13 @@ template <std::uint32_t Width, bool Swap>
   }
 }
 
+// The partition of a hash among `partitions`: multiply-shift of its high bits (an entry keeps
+// the low 32 as its tag).
+[[gnu::always_inline]] inline std::uint64_t partition_in(std::uint64_t hash,
+                                                         std::uint64_t partitions) {
+  return static_cast<std::uint64_t>((static_cast<Wide>(hash) * partitions) >> 64);
+}
+
 // An entry: the low 32 bits of the text's hash (its tag) above the token's index, which is below
 // 2^32 - 1.
 [[gnu::always_inline]] inline std::uint64_t entry_of(std::uint64_t hash, std::uint64_t j) {
@@ -204,9 +211,7 @@ std::uint64_t TokenIndex::hash(std::string_view text) const {
 }
 
 std::uint64_t TokenIndex::partition_of(std::uint64_t hash) const {
-  // Multiply-shift of the hash's high bits (the entry keeps its low 32 as the tag).
-  return one_partition_ ? 0
-                        : static_cast<std::uint64_t>((static_cast<Wide>(hash) * partitions_) >> 64);
+  return partition_in(hash, one_partition_ ? 1 : partitions_);
 }
 
 void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
@@ -273,7 +278,7 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   const auto deal = [&](std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint64_t h = hashes[i];
-      const auto p = static_cast<std::uint64_t>((static_cast<Wide>(h) * partitions) >> 64);
+      const std::uint64_t p = partition_in(h, partitions);
       const std::uint64_t n = fill[p]++;
       if (n < capacity) [[likely]] {
         entries[p * capacity + n] = entry_of(h, tokens[i]);
@@ -352,6 +357,8 @@ void TokenIndex::dedupe(unsigned worker) {
 }
 
 void TokenIndex::finish() {
+  if (finished_) return;
+  finished_ = true;
   if (!deduped_) {
     deduped_ = true;
     if (unbounded_.load(std::memory_order_relaxed)) {
@@ -551,10 +558,7 @@ const TokenIndex* TokenIndexTask::get(std::uint64_t array_offset) {
     index_.reset();
     return nullptr;
   }
-  if (!finished_) {
-    index_->finish();
-    finished_ = true;
-  }
+  index_->finish();
   return &*index_;
 }
 

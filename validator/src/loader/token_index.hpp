@@ -65,7 +65,8 @@ class TokenIndex {
   TokenIndex& operator=(const TokenIndex&) = delete;
 
   // With IndexFinish::Later: the repeats of the partitions no other call took, worker 0 or 1
-  // (at most one call of each, on any threads at once); then finish(), once, after both.
+  // (at most one call of each, on any threads at once); then finish(), after both (a second
+  // call does nothing).
   void dedupe(unsigned worker);
   void finish();
 
@@ -148,6 +149,7 @@ class TokenIndex {
   std::atomic<bool> unbounded_{false};
   std::array<std::vector<std::pair<std::uint64_t, std::uint64_t>>, 2> found_;
   bool deduped_ = false;  // the repeats are found (or the walk was cut short: none to find)
+  bool finished_ = false;
   bool ordered_mode_ = false;
   std::map<std::string_view, std::uint64_t, std::less<>> ordered_;
 };
@@ -185,7 +187,6 @@ class TokenIndexTask {
   std::atomic<bool> cancel_{false};
   std::atomic<bool> walked_{false};  // index_ is walked (or failed): get() may help it on
   bool failed_ = false;              // out of memory on the index's thread
-  bool finished_ = false;
   std::optional<TokenIndex> index_;
   pthread_t thread_{};
   bool running_ = false;
