@@ -9,8 +9,9 @@
 // plus 32 MiB, and 10^5 pairs far faster than ggml's reader), a sparse 4 GiB file whose
 // general.alignment of 2^31 puts the data behind a hole (peak RSS under 64 MiB), and `dump
 // --level 3` of the tokenizer file and of a 1 GiB string (within the file's size plus 64 MiB).
-// With --baseline-cli, an older ggufcheck runs beside the new one: interleaved with it on the
-// tokenizer file (the new one no slower), and once on every file the memory figures use.
+// The model checks on against off (at most 10% more), and with --baseline-cli an older ggufcheck
+// against the new one (no slower), are timed in alternation on the tokenizer file (see
+// Interleaved). The older ggufcheck also runs once on every file the memory figures use.
 //
 // `--smoke` does all of it once on small files, for ctest.
 //
@@ -54,11 +55,12 @@ struct Sizes {
   std::size_t tensors;             // tensor infos of TENSORS
   std::uint32_t sparse_alignment;  // SPARSE is twice this long
   std::uint64_t long_string;       // bytes of LONG_STRING's string
-  std::size_t baseline_rounds;     // of the new CLI against the baseline, one run of each a round
+  std::size_t process_rounds;      // of two CLI commands in alternation, one run of each a round
+  std::size_t in_process_rounds;   // of two validate() calls in alternation
 };
-// 201 rounds on the tokenizer file: about 2 s.
-constexpr Sizes kFullSizes{250'000, 100'000, 100'000, 1U << 31, 1ULL << 30, 201};
-constexpr Sizes kSmokeSizes{2'000, 2'000, 2'000, 1U << 20, 1ULL << 20, 3};
+// On the tokenizer file, 301 rounds of processes take about 7 s, 301 in process about 3 s.
+constexpr Sizes kFullSizes{250'000, 100'000, 100'000, 1U << 31, 1ULL << 30, 301, 301};
+constexpr Sizes kSmokeSizes{2'000, 2'000, 2'000, 1U << 20, 1ULL << 20, 3, 3};
 constexpr std::size_t kTenfold = 10;  // PAIRS_X10 and TENSORS_X10 against PAIRS and TENSORS
 constexpr std::uint64_t kMiB = 1024;  // in KiB, the unit of ru_maxrss
 constexpr std::uint64_t kTokenizerHeadroomKib = 8 * kMiB;  // design.md: "plus a few MiB"
@@ -237,41 +239,37 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-// The new CLI's command against the same with the baseline CLI: one run of each a round, which
-// goes first alternating, so that both meet the machine in the same state. Each round gives a
-// ratio; the median of those is robust to the load that comes and goes during the rounds.
-Interleaved interleave(const std::vector<std::string>& command, const std::string& baseline_cli,
-                       std::size_t rounds) {
-  std::vector<std::string> baseline_command = command;
-  baseline_command[0] = baseline_cli;
+// `first` against `second`: one run of each a round, which goes first alternating, so that both
+// meet the machine in the same state. Each round gives a ratio; the median of those is robust to
+// the load that comes and goes during the rounds.
+Interleaved interleave(const Subject& first, const Subject& second, std::size_t rounds) {
   Interleaved result;
   result.rounds = rounds;
-  const auto timed = [&](const std::vector<std::string>& argv) -> std::optional<double> {
+  const auto timed = [&](const Subject& subject) -> std::optional<double> {
     const auto start = std::chrono::steady_clock::now();
-    const ProcessResult ran = run_process(argv);
+    const std::optional<std::string> problem = subject();
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    if (ran.exited_with(0)) return elapsed.count();
-    result.problem =
-        fmt::format("{} ended with {}, expected exit status 0", argv[0], ran.describe());
+    if (!problem) return elapsed.count();
+    result.problem = *problem;
     return std::nullopt;
   };
-  std::vector<double> new_times, old_times, ratios;
+  std::vector<double> first_times, second_times, ratios;
   for (std::size_t round = 0; round < rounds; ++round) {
-    std::optional<double> new_time, old_time;
+    std::optional<double> first_time, second_time;
     if (round % 2 == 0) {
-      new_time = timed(command);
-      old_time = timed(baseline_command);
+      first_time = timed(first);
+      second_time = timed(second);
     } else {
-      old_time = timed(baseline_command);
-      new_time = timed(command);
+      second_time = timed(second);
+      first_time = timed(first);
     }
-    if (!new_time || !old_time) return result;
-    new_times.push_back(*new_time);
-    old_times.push_back(*old_time);
-    ratios.push_back(*new_time / *old_time);
+    if (!first_time || !second_time) return result;
+    first_times.push_back(*first_time);
+    second_times.push_back(*second_time);
+    ratios.push_back(*first_time / *second_time);
   }
-  result.new_seconds = median(std::move(new_times));
-  result.old_seconds = median(std::move(old_times));
+  result.new_seconds = median(std::move(first_times));
+  result.old_seconds = median(std::move(second_times));
   result.ratio = median(std::move(ratios));
   return result;
 }
@@ -338,25 +336,32 @@ int run(int argc, char** argv) {
   const std::vector<std::uint8_t>& tokenizer_bytes = files.tokenizer_bytes;
   const std::uint64_t size = tokenizer_bytes.size();
   const Registrar add{config.smoke};
-  const auto add_process = [&](std::string_view name, std::vector<std::string> command) {
-    return add(name, [command = std::move(command)] { return expect_exit(command, 0); });
+  const auto process = [](std::vector<std::string> command) -> Subject {
+    return [command = std::move(command)] { return expect_exit(command, 0); };
   };
-  add_process(subject::kCat, cat_command);
-  add_process(subject::kCli, cli_command);
-  add_process(subject::kCliContainer,
-              {cli, "--quiet", "--no-model-checks", files.tokenizer.string()});
-  add(subject::kValidateFile,
-      [&] { return expect_pass(ggufcheck::validate_file(tokenizer, options)); });
-  add(subject::kValidateBytes, [&] {
-    return expect_pass(
-        ggufcheck::validate({tokenizer_bytes.data(), tokenizer_bytes.size()}, options));
-  });
+  const auto add_process = [&](std::string_view name, std::vector<std::string> command) {
+    return add(name, process(std::move(command)));
+  };
+  const Subject cli_run = process(cli_command);
+  const Subject cli_container_run =
+      process({cli, "--quiet", "--no-model-checks", files.tokenizer.string()});
   ggufcheck::Options container = options;
   container.model_checks = false;
-  add(subject::kValidateBytesContainer, [&] {
+  const Subject validate_bytes = [&] {
+    return expect_pass(
+        ggufcheck::validate({tokenizer_bytes.data(), tokenizer_bytes.size()}, options));
+  };
+  const Subject validate_bytes_container = [&] {
     return expect_pass(
         ggufcheck::validate({tokenizer_bytes.data(), tokenizer_bytes.size()}, container));
-  });
+  };
+  add_process(subject::kCat, cat_command);
+  add(subject::kCli, cli_run);
+  add(subject::kCliContainer, cli_container_run);
+  add(subject::kValidateFile,
+      [&] { return expect_pass(ggufcheck::validate_file(tokenizer, options)); });
+  add(subject::kValidateBytes, validate_bytes);
+  add(subject::kValidateBytesContainer, validate_bytes_container);
   add(subject::kOrdinaryKeys, [&] {
     return expect_pass(ggufcheck::validate({ordinary_keys.data(), ordinary_keys.size()}, options));
   });
@@ -387,9 +392,31 @@ int run(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&collector);
   benchmark::Shutdown();
 
-  std::optional<Interleaved> interleaved;
-  if (config.baseline_cli)
-    interleaved = interleave(cli_command, *config.baseline_cli, sizes.baseline_rounds);
+  // Issue 15: the model checks (the vocabulary as llama.cpp loads it, here) add at most 10% to
+  // the check a user runs, as a process and in process. Issue 13: the new CLI no slower than the
+  // baseline on the tokenizer file, within the noise.
+  std::vector<PairedRatio> paired;
+  paired.push_back({"model checks on / off (processes)",
+                    "on",
+                    "off",
+                    1.10,
+                    interleave(cli_run, cli_container_run, sizes.process_rounds),
+                    {}});
+  paired.push_back({"model checks on / off (in-process)",
+                    "on",
+                    "off",
+                    1.10,
+                    interleave(validate_bytes, validate_bytes_container, sizes.in_process_rounds),
+                    {}});
+  PairedRatio against_baseline{"new / baseline, FILE", "new", "baseline", 1.05, {}, {}};
+  if (config.baseline_cli) {
+    std::vector<std::string> baseline_command = cli_command;
+    baseline_command[0] = *config.baseline_cli;
+    against_baseline.times = interleave(cli_run, process(baseline_command), sizes.process_rounds);
+  } else {
+    against_baseline.why_not = "no --baseline-cli";
+  }
+  paired.push_back(std::move(against_baseline));
 
   // The CLI with `arguments` on `file`, and the baseline CLI on the same when there is one.
   const auto cli_figure = [&](std::string what, const std::vector<std::string>& arguments,
@@ -454,7 +481,7 @@ int run(int argc, char** argv) {
                   colliding_keys.size() / 1024);
   const bool ok =
       print_summary({collector, description, keys_description, scale.descriptions, ggml_missing,
-                     config.baseline_cli, interleaved, std::move(memory), !config.smoke});
+                     config.baseline_cli, std::move(paired), std::move(memory), !config.smoke});
   return ok ? 0 : 1;
 }
 
