@@ -105,7 +105,9 @@ Area area_of_number(unsigned number) {
   if (number < 6000) return Area::StandardKeys;
   if (number < 7000) return Area::TensorData;
   if (number < 8000) return Area::Model;
-  return Area::SplitSet;
+  if (number < 9000) return Area::SplitSet;
+  if (number < 9500) return Area::ChatTemplate;
+  return Area::Portability;
 }
 
 TEST(Catalogue, AreaFollowsTheNumberRange) {

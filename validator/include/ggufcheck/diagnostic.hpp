@@ -28,7 +28,9 @@ enum class Area : std::uint8_t {
   TensorData,       // 6xxx: the tensors' bytes (check --data)
   Model,  // 7xxx: the model as llama.cpp's loader sees it: architecture, keys, vocabulary, tensor
           // set
-  SplitSet,  // 8xxx: a model split over several files, checked as one set
+  SplitSet,      // 8xxx: a model split over several files, checked as one set
+  ChatTemplate,  // 9001-9499: the Jinja programs in tokenizer.chat_template*
+  Portability,   // 9501-9999: what other widely used parsers read differently
 };
 
 enum class Code : std::uint16_t {

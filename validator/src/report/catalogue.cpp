@@ -93,9 +93,11 @@ std::string_view to_string(Area area) {
     case Area::StandardKeys: return "standard-keys";
     case Area::TensorData: return "tensor-data";
     case Area::Model: return "model";
-    case Area::SplitSet: break;
+    case Area::SplitSet: return "split-set";
+    case Area::ChatTemplate: return "chat-template";
+    case Area::Portability: break;
   }
-  return "split-set";
+  return "portability";
 }
 
 std::string_view to_string(Severity severity) {
