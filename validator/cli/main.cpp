@@ -158,10 +158,12 @@ void apply_limit(Limits& limits, const std::string& spec) {
     limits.max_array_length = value;
   } else if (name == "findings") {
     limits.max_findings = value;
+  } else if (name == "template-bytes") {
+    limits.max_template_bytes = value;
   } else {
     throw UsageError{
         fmt::format("--limit: unknown limit '{}' (depth, kv-count, tensor-count, string-length, "
-                    "array-length, findings)",
+                    "array-length, findings, template-bytes)",
                     name)};
   }
 }
@@ -751,7 +753,8 @@ int run(int argc, char** argv) {
       ->add_option("--limit", check.limits,
                    "Resource limit NAME=VALUE: depth (array nesting, default 64, max 1024), "
                    "kv-count, tensor-count, string-length, array-length (default unlimited; "
-                   "exceeding one reports GGUF0002), findings (kept per file, default 10000)")
+                   "exceeding one reports GGUF0002), findings (kept per file, default 10000), "
+                   "template-bytes (the largest chat template read, default 4194304)")
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
   take_last(cmd_check->add_option(

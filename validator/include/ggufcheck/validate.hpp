@@ -26,6 +26,10 @@ struct Limits {
   std::uint64_t max_string_length = UINT64_MAX;
   std::uint64_t max_array_length = UINT64_MAX;
   std::uint64_t max_findings = 10000;  // further findings are counted, not kept
+  // Chat templates above this size are not read (GGUF0002): the reader's syntax tree is a few
+  // times the template's size, and no real template comes near (the largest of llama.cpp's
+  // is under 40 KiB).
+  std::uint64_t max_template_bytes = std::uint64_t{4} << 20;
 };
 
 // Where a tensor data scan is (DataCheck::progress).

@@ -1,0 +1,1123 @@
+#include "templates/jinja.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstring>
+#include <initializer_list>
+
+namespace ggufcheck::detail::jinja {
+
+namespace {
+
+// ----------------------------------------------------------------------------------- lexer ---
+
+enum class Tok : std::uint8_t {
+  Text,
+  OpenExpression,  // {{
+  CloseExpression,
+  OpenStatement,  // {%
+  CloseStatement,
+  Identifier,
+  String,
+  Number,
+  Operator,  // value: the operator's characters
+  End,
+};
+
+struct Token {
+  Tok kind = Tok::End;
+  std::uint32_t position = 0;
+  std::string_view value;  // the text, identifier, operator or number; a string's decoded bytes
+};
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_ascii_word(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
+}
+bool is_high(char c) { return static_cast<unsigned char>(c) >= 0x80; }
+
+void append_utf8(std::string& out, std::uint32_t code_point) {
+  if (code_point < 0x80) {
+    out += static_cast<char>(code_point);
+  } else if (code_point < 0x800) {
+    out += static_cast<char>(0xC0 | (code_point >> 6));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  } else if (code_point < 0x10000) {
+    out += static_cast<char>(0xE0 | (code_point >> 12));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (code_point >> 18));
+    out += static_cast<char>(0x80 | ((code_point >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((code_point >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (code_point & 0x3F));
+  }
+}
+
+// Two- then one-character operators, longest first.
+constexpr std::array<std::string_view, 8> kTwoCharOperators = {"**", "//", "==", "!=",
+                                                               "<=", ">=", "{{", "{%"};
+constexpr std::string_view kOneCharOperators = "()[]{},.:|<>+-~*/%=";
+
+class Lexer {
+ public:
+  Lexer(std::string_view source, Program& program) : src_(source), program_(program) {}
+
+  std::vector<Token> run() {
+    while (pos_ < src_.size()) {
+      if (!text()) break;
+      tag();
+    }
+    tokens_.push_back({Tok::End, static_cast<std::uint32_t>(src_.size()), {}});
+    return std::move(tokens_);
+  }
+
+ private:
+  void incompatible(std::size_t at, std::string message) {
+    if (!program_.incompatibility) {
+      program_.incompatibility = Problem{static_cast<std::uint32_t>(at), std::move(message)};
+    }
+  }
+  void error(std::size_t at, std::string message) {
+    incompatible(at, message);
+    if (!program_.syntax_error) {
+      program_.syntax_error = Problem{static_cast<std::uint32_t>(at), std::move(message)};
+    }
+  }
+  [[nodiscard]] bool at(std::string_view s) const { return src_.substr(pos_, s.size()) == s; }
+  void push(Tok kind, std::size_t begin, std::string_view value) {
+    tokens_.push_back({kind, static_cast<std::uint32_t>(begin), value});
+  }
+
+  // Text up to the next tag; comments are skipped. False at the end of the source.
+  bool text() {
+    while (pos_ < src_.size()) {
+      const std::size_t begin = pos_;
+      std::size_t next = src_.find('{', pos_);
+      while (next != std::string_view::npos && next + 1 < src_.size() && src_[next + 1] != '{' &&
+             src_[next + 1] != '%' && src_[next + 1] != '#') {
+        next = src_.find('{', next + 1);
+      }
+      if (next == std::string_view::npos || next + 1 >= src_.size()) next = src_.size();
+      if (next > begin) push(Tok::Text, begin, src_.substr(begin, next - begin));
+      pos_ = next;
+      if (pos_ >= src_.size()) return false;
+      if (src_[pos_ + 1] != '#') return true;
+      const std::size_t close = src_.find("#}", pos_ + 2);
+      if (close == std::string_view::npos) {
+        error(pos_, "a comment {# is never closed with #}");
+        pos_ = src_.size();
+        return false;
+      }
+      pos_ = close + 2;
+    }
+    return false;
+  }
+
+  // One {{ ... }} or {% ... %} tag.
+  void tag() {
+    const bool statement = src_[pos_ + 1] == '%';
+    const std::size_t open = pos_;
+    push(statement ? Tok::OpenStatement : Tok::OpenExpression, pos_, src_.substr(pos_, 2));
+    pos_ += 2;
+    if (pos_ < src_.size() && src_[pos_] == '-') {
+      ++pos_;
+    } else if (pos_ < src_.size() && src_[pos_] == '+') {
+      incompatible(pos_, "'+' after a tag's opening (llama.cpp reads a unary plus)");
+      ++pos_;
+    }
+    const std::size_t first_token = tokens_.size();
+    int braces = 0;
+    while (true) {
+      while (pos_ < src_.size() && is_space(src_[pos_])) ++pos_;
+      if (pos_ >= src_.size()) {
+        error(open, statement ? "a tag {% is never closed with %}" : "a tag {{ is never closed with }}");
+        return;
+      }
+      const char c = src_[pos_];
+      // The tag's end, with its whitespace control.
+      const std::size_t mark = (c == '-' || c == '+') ? 1 : 0;
+      if (statement && src_.substr(pos_ + mark, 2) == "%}") {
+        push(Tok::CloseStatement, pos_, src_.substr(pos_, mark + 2));
+        pos_ += mark + 2;
+        if (tokens_.size() == first_token + 2 && tokens_[first_token].kind == Tok::Identifier &&
+            tokens_[first_token].value == "raw") {
+          raw_block();
+        }
+        return;
+      }
+      if (!statement && braces == 0 && src_.substr(pos_ + mark, 2) == "}}" && c != '+') {
+        push(Tok::CloseExpression, pos_, src_.substr(pos_, mark + 2));
+        pos_ += mark + 2;
+        return;
+      }
+      if (c == '\'' || c == '"') {
+        if (!string_literal()) return;
+        continue;
+      }
+      if (is_digit(c)) {
+        number();
+        continue;
+      }
+      if (is_ascii_word(c) || is_high(c)) {
+        const std::size_t begin = pos_;
+        bool high = false;
+        while (pos_ < src_.size() && (is_ascii_word(src_[pos_]) || is_high(src_[pos_]))) {
+          high = high || is_high(src_[pos_]);
+          ++pos_;
+        }
+        if (high) incompatible(begin, "a name with non-ASCII characters");
+        push(Tok::Identifier, begin, src_.substr(begin, pos_ - begin));
+        continue;
+      }
+      std::string_view op;
+      for (const std::string_view two : kTwoCharOperators) {
+        if (at(two)) op = two;
+      }
+      if (op == "{{" || op == "{%") {
+        error(pos_, fmt::format("'{}' inside a tag that is not closed", op));
+        // Resume as if the open tag had ended here.
+        return;
+      }
+      if (op.empty() && kOneCharOperators.find(c) != std::string_view::npos) {
+        op = src_.substr(pos_, 1);
+      }
+      if (op.empty()) {
+        error(pos_, fmt::format("unexpected character '{}'", escape_char(c)));
+        ++pos_;
+        continue;
+      }
+      if (op == "**" || op == "//") incompatible(pos_, fmt::format("operator '{}'", op));
+      if (op == "{") ++braces;
+      if (op == "}" && braces > 0) --braces;
+      push(Tok::Operator, pos_, src_.substr(pos_, op.size()));
+      pos_ += op.size();
+    }
+  }
+
+  static std::string escape_char(char c) {
+    if (static_cast<unsigned char>(c) < 0x20 || is_high(c)) {
+      return fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    }
+    return std::string(1, c);
+  }
+
+  // {% raw %} ... {% endraw %}: the bytes between are text (Jinja2; llama.cpp has no raw).
+  void raw_block() {
+    incompatible(tokens_[tokens_.size() - 3].position, "the raw statement");
+    std::size_t search = pos_;
+    while (true) {
+      const std::size_t open = src_.find("{%", search);
+      if (open == std::string_view::npos) {
+        error(tokens_[tokens_.size() - 3].position, "a raw block is never closed with endraw");
+        push(Tok::Text, pos_, src_.substr(pos_));
+        pos_ = src_.size();
+        return;
+      }
+      std::size_t p = open + 2;
+      if (p < src_.size() && (src_[p] == '-' || src_[p] == '+')) ++p;
+      while (p < src_.size() && is_space(src_[p])) ++p;
+      if (src_.substr(p, 6) == "endraw") {
+        if (open > pos_) push(Tok::Text, pos_, src_.substr(pos_, open - pos_));
+        pos_ = open;  // the {% endraw %} tag is read as a tag
+        return;
+      }
+      search = open + 2;
+    }
+  }
+
+  // A quoted literal, decoded as Jinja2 decodes it; escapes llama.cpp's lexer does not know are
+  // recorded. False when it is not closed (the rest of the template is then unread).
+  bool string_literal() {
+    const char quote = src_[pos_];
+    const std::size_t begin = pos_;
+    std::string decoded;
+    ++pos_;
+    while (pos_ < src_.size() && src_[pos_] != quote) {
+      if (src_[pos_] != '\\') {
+        decoded += src_[pos_++];
+        continue;
+      }
+      const std::size_t escape_at = pos_;
+      ++pos_;
+      if (pos_ >= src_.size()) break;
+      const char e = src_[pos_++];
+      switch (e) {
+        case 'n': decoded += '\n'; break;
+        case 't': decoded += '\t'; break;
+        case 'r': decoded += '\r'; break;
+        case 'b': decoded += '\b'; break;
+        case 'f': decoded += '\f'; break;
+        case 'v': decoded += '\v'; break;
+        case '\\':
+        case '\'':
+        case '"': decoded += e; break;
+        case 'x':
+        case 'u':
+        case 'U': {
+          const std::size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+          std::uint32_t value = 0;
+          std::size_t n = 0;
+          while (n < digits && pos_ < src_.size() && std::isxdigit(static_cast<unsigned char>(src_[pos_]))) {
+            const char h = src_[pos_++];
+            value = value * 16 + static_cast<std::uint32_t>(is_digit(h) ? h - '0' : (h | 0x20) - 'a' + 10);
+            ++n;
+          }
+          incompatible(escape_at, fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")", e));
+          if (n == digits && value <= 0x10FFFF) append_utf8(decoded, value);
+          break;
+        }
+        default:
+          incompatible(escape_at, fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")", escape_char(e)));
+          if (e >= '0' && e <= '7') {
+            std::uint32_t value = static_cast<std::uint32_t>(e - '0');
+            for (int n = 0; n < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7'; ++n) {
+              value = value * 8 + static_cast<std::uint32_t>(src_[pos_++] - '0');
+            }
+            append_utf8(decoded, value);
+          } else if (e == '\n') {
+            // a line continuation: nothing
+          } else {
+            decoded += '\\';
+            decoded += e;
+          }
+      }
+    }
+    if (pos_ >= src_.size()) {
+      error(begin, "a string literal is never closed");
+      return false;
+    }
+    ++pos_;  // the closing quote
+    program_.strings.push_back(std::move(decoded));
+    push(Tok::String, begin, program_.strings.back());
+    return true;
+  }
+
+  void number() {
+    const std::size_t begin = pos_;
+    while (pos_ < src_.size() && is_digit(src_[pos_])) ++pos_;
+    if (pos_ + 1 < src_.size() && src_[pos_] == '.' && is_digit(src_[pos_ + 1])) {
+      ++pos_;
+      while (pos_ < src_.size() && is_digit(src_[pos_])) ++pos_;
+    }
+    // Jinja2 reads 1_000, 1e9 and 0x1f as numbers too; llama.cpp stops at the digits.
+    const std::size_t plain_end = pos_;
+    while (pos_ < src_.size() && (is_ascii_word(src_[pos_]) ||
+                                  ((src_[pos_] == '+' || src_[pos_] == '-') &&
+                                   (src_[pos_ - 1] == 'e' || src_[pos_ - 1] == 'E')))) {
+      ++pos_;
+    }
+    if (pos_ != plain_end) {
+      incompatible(begin, fmt::format("number '{}' (llama.cpp reads digits and one decimal point)",
+                                       src_.substr(begin, pos_ - begin)));
+    } else if (src_.substr(begin, pos_ - begin).find('.') == std::string_view::npos &&
+               exceeds_int64(src_.substr(begin, pos_ - begin))) {
+      incompatible(begin, "an integer literal beyond 64 bits");
+    }
+    push(Tok::Number, begin, src_.substr(begin, pos_ - begin));
+  }
+
+  static bool exceeds_int64(std::string_view digits) {
+    while (digits.size() > 1 && digits.front() == '0') digits.remove_prefix(1);
+    constexpr std::string_view kMax = "9223372036854775807";
+    return digits.size() > kMax.size() || (digits.size() == kMax.size() && digits > kMax);
+  }
+
+  std::string_view src_;
+  Program& program_;
+  std::vector<Token> tokens_;
+  std::size_t pos_ = 0;
+};
+
+// ---------------------------------------------------------------------------------- parser ---
+
+// A hard syntax error: the parser records it and resumes after the tag it is in.
+struct SyntaxError {
+  std::uint32_t position;
+  std::string message;
+};
+// Nesting beyond kMaxNesting: unwinds to the top level, which resumes at the next tag.
+struct TooDeep {
+  std::uint32_t position;
+};
+
+class Parser {
+ public:
+  Parser(std::vector<Token> tokens, Program& program)
+      : tokens_(std::move(tokens)), program_(program) {}
+
+  void run() {
+    const std::size_t mark = scratch_.size();
+    while (peek().kind != Tok::End) {
+      const std::size_t before = current_;
+      try {
+        item();
+      } catch (const TooDeep& deep) {
+        if (!program_.too_deep) program_.too_deep = deep.position;
+        if (current_ == before) next();
+        skip_tag();
+      } catch (const SyntaxError& e) {
+        record(e);
+        if (current_ == before) next();
+        skip_tag();
+      }
+    }
+    program_.root = make(NodeKind::Block, 0, {}, mark);
+  }
+
+ private:
+  // ------------------------------------------------------------------ tokens and nodes ---
+  [[nodiscard]] const Token& peek(std::size_t ahead = 0) const {
+    return tokens_[std::min(current_ + ahead, tokens_.size() - 1)];
+  }
+  const Token& next() {
+    const Token& t = peek();
+    if (current_ + 1 < tokens_.size()) ++current_;
+    return t;
+  }
+  [[nodiscard]] bool is_op(std::string_view op, std::size_t ahead = 0) const {
+    return peek(ahead).kind == Tok::Operator && peek(ahead).value == op;
+  }
+  [[nodiscard]] bool is_name(std::string_view name, std::size_t ahead = 0) const {
+    return peek(ahead).kind == Tok::Identifier && peek(ahead).value == name;
+  }
+  void expect_op(std::string_view op) {
+    if (!is_op(op)) fail(fmt::format("expected '{}'", op));
+    next();
+  }
+  void expect_close() {
+    if (peek().kind != Tok::CloseStatement) fail("expected %}");
+    next();
+  }
+  [[noreturn]] void fail(std::string message) const {
+    const Token& t = peek();
+    std::string got;
+    switch (t.kind) {
+      case Tok::End: got = "the end of the template"; break;
+      case Tok::Text: got = "text"; break;
+      case Tok::CloseStatement: got = "%}"; break;
+      case Tok::CloseExpression: got = "}}"; break;
+      case Tok::OpenStatement: got = "{%"; break;
+      case Tok::OpenExpression: got = "{{"; break;
+      default: got = fmt::format("'{}'", t.value.substr(0, 40));
+    }
+    throw SyntaxError{t.position, fmt::format("{}, found {}", message, got)};
+  }
+  void record(const SyntaxError& e) {
+    if (!program_.incompatibility) program_.incompatibility = Problem{e.position, e.message};
+    if (!program_.syntax_error) program_.syntax_error = Problem{e.position, e.message};
+  }
+  void incompatible(std::uint32_t position, std::string message) {
+    if (!program_.incompatibility) {
+      program_.incompatibility = Problem{position, std::move(message)};
+    }
+  }
+  // Skips to just after the end of the tag the parser is in (or to the next tag's start).
+  void skip_tag() {
+    while (true) {
+      const Tok kind = peek().kind;
+      if (kind == Tok::End) return;
+      if (kind == Tok::CloseStatement || kind == Tok::CloseExpression) {
+        next();
+        return;
+      }
+      if ((kind == Tok::Text || kind == Tok::OpenStatement || kind == Tok::OpenExpression) &&
+          current_ > skip_floor_) {
+        return;
+      }
+      next();
+    }
+  }
+
+  // A node whose kids are scratch_[mark...]; they move to the program.
+  std::uint32_t make(NodeKind kind, std::uint32_t position, std::string_view value,
+                     std::size_t mark) {
+    Node n;
+    n.kind = kind;
+    n.position = position;
+    n.value = value;
+    n.first_kid = static_cast<std::uint32_t>(program_.kids.size());
+    n.kid_count = static_cast<std::uint32_t>(scratch_.size() - mark);
+    program_.kids.insert(program_.kids.end(), scratch_.begin() + static_cast<std::ptrdiff_t>(mark),
+                         scratch_.end());
+    scratch_.resize(mark);
+    program_.nodes.push_back(n);
+    return static_cast<std::uint32_t>(program_.nodes.size() - 1);
+  }
+  std::uint32_t leaf(NodeKind kind, std::uint32_t position, std::string_view value = {}) {
+    return make(kind, position, value, scratch_.size());
+  }
+
+  class Deeper {
+   public:
+    Deeper(Parser& parser, std::uint32_t position) : parser_(parser) {
+      if (++parser_.depth_ > kMaxNesting) throw TooDeep{position};
+    }
+    ~Deeper() { --parser_.depth_; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+
+   private:
+    Parser& parser_;
+  };
+
+  // ---------------------------------------------------------------------- statements ---
+  [[nodiscard]] bool at_statement(std::initializer_list<std::string_view> names) const {
+    if (peek().kind != Tok::OpenStatement || peek(1).kind != Tok::Identifier) return false;
+    return std::find(names.begin(), names.end(), peek(1).value) != names.end();
+  }
+
+  // Items up to one of `ends` (a statement), pushed on the scratch stack from `mark`.
+  // Returns with the parser at that {% end... tag, or at the end of the template.
+  void items(std::initializer_list<std::string_view> ends, std::uint32_t opened_at,
+             std::string_view what) {
+    while (true) {
+      if (peek().kind == Tok::End) {
+        record({opened_at, fmt::format("{} is never closed (expected {{% {} %}})", what,
+                                       *ends.begin())});
+        return;
+      }
+      if (at_statement(ends)) return;
+      const std::size_t before = current_;
+      try {
+        item();
+      } catch (const SyntaxError& e) {
+        record(e);
+        if (current_ == before) next();
+        skip_tag();
+      }
+    }
+  }
+
+  // One text, {{ expression }} or {% statement %}, pushed on the scratch stack.
+  void item() {
+    const Token& t = peek();
+    switch (t.kind) {
+      case Tok::Text: {
+        next();
+        scratch_.push_back(leaf(NodeKind::Text, t.position, t.value));
+        return;
+      }
+      case Tok::OpenExpression: {
+        next();
+        skip_floor_ = current_;
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(expression());
+        if (peek().kind != Tok::CloseExpression) fail("expected }}");
+        next();
+        scratch_.push_back(make(NodeKind::Output, t.position, {}, mark));
+        return;
+      }
+      case Tok::OpenStatement: {
+        next();
+        skip_floor_ = current_;
+        scratch_.push_back(statement(t.position));
+        return;
+      }
+      default: {
+        next();
+        throw SyntaxError{t.position, "a tag's end with no tag open"};
+      }
+    }
+  }
+
+  // A block body up to one of `ends`, as a Block node (pushed on the scratch stack).
+  void block(std::initializer_list<std::string_view> ends, std::uint32_t opened_at,
+             std::string_view what) {
+    Deeper deeper(*this, opened_at);
+    const std::size_t mark = scratch_.size();
+    items(ends, opened_at, what);
+    scratch_.push_back(make(NodeKind::Block, opened_at, {}, mark));
+  }
+
+  // {% name %} with the parser at the end keyword's {%.
+  void end_tag(std::string_view name) {
+    if (peek().kind == Tok::End) return;  // recorded by items()
+    next();  // {%
+    if (!is_name(name)) fail(fmt::format("expected {}", name));
+    next();
+    // Jinja2 allows {% endblock name %} and {% endmacro name %}.
+    if (peek().kind == Tok::Identifier) {
+      incompatible(peek().position, fmt::format("a name after {}", name));
+      next();
+    }
+    expect_close();
+  }
+
+  std::uint32_t statement(std::uint32_t open) {
+    if (peek().kind != Tok::Identifier) fail("expected a statement name");
+    const Token name = next();
+    const std::string_view n = name.value;
+    const std::size_t mark = scratch_.size();
+    if (n == "if") return if_statement(open, mark);
+    if (n == "for") {
+      targets();
+      if (!is_name("in")) fail("expected 'in'");
+      next();
+      scratch_.push_back(expression(/*allow_select=*/false));
+      if (is_name("if")) {  // for x in xs if cond: the iterable becomes `xs if cond`
+        next();
+        const std::size_t conditional = scratch_.size() - 1;
+        scratch_.push_back(expression());
+        scratch_.push_back(leaf(NodeKind::Empty, open));
+        scratch_.push_back(make(NodeKind::Conditional, open, {}, conditional));
+      }
+      if (is_name("recursive")) {
+        incompatible(peek().position, "a recursive for loop");
+        next();
+      }
+      expect_close();
+      block({"endfor", "else"}, open, "a for loop");
+      if (at_statement({"else"})) {
+        next();
+        next();
+        expect_close();
+        block({"endfor"}, open, "a for loop");
+      } else {
+        scratch_.push_back(leaf(NodeKind::Block, open));
+      }
+      end_tag("endfor");
+      return make(NodeKind::For, open, {}, mark);
+    }
+    if (n == "set") {
+      targets();
+      if (is_op("=")) {
+        next();
+        expression_list();
+        expect_close();
+      } else {
+        if (is_op("|")) {  // {% set x | filter %}...{% endset %}
+          const std::uint32_t target = scratch_.back();
+          scratch_.pop_back();
+          scratch_.push_back(postfix_filters(target));
+        }
+        expect_close();
+        block({"endset"}, open, "a set block");
+        end_tag("endset");
+      }
+      return make(NodeKind::Set, open, {}, mark);
+    }
+    if (n == "macro") {
+      if (peek().kind != Tok::Identifier) fail("expected the macro's name");
+      const Token macro_name = next();
+      const std::size_t params = scratch_.size();
+      arguments();
+      scratch_.push_back(make(NodeKind::Block, macro_name.position, {}, params));
+      expect_close();
+      block({"endmacro"}, open, "a macro");
+      end_tag("endmacro");
+      return make(NodeKind::Macro, open, macro_name.value, mark);
+    }
+    if (n == "call") {
+      if (is_op("(")) {  // the caller's parameters
+        const std::size_t params = scratch_.size();
+        arguments();
+        scratch_.resize(params);
+      }
+      if (peek().kind != Tok::Identifier) {
+        incompatible(peek().position, "a call statement whose callee is not a name");
+      }
+      scratch_.push_back(postfix(primary()));
+      expect_close();
+      block({"endcall"}, open, "a call block");
+      end_tag("endcall");
+      return make(NodeKind::CallBlock, open, {}, mark);
+    }
+    if (n == "filter") {
+      if (peek().kind != Tok::Identifier) fail("expected a filter name");
+      const Token filter = next();
+      const std::size_t args = scratch_.size();
+      scratch_.push_back(leaf(NodeKind::Empty, filter.position));
+      if (is_op("(")) arguments();
+      std::uint32_t node = make(NodeKind::Filter, filter.position, filter.value, args);
+      while (is_op("|")) node = postfix_filters(node);
+      scratch_.push_back(node);
+      expect_close();
+      block({"endfilter"}, open, "a filter block");
+      end_tag("endfilter");
+      return make(NodeKind::FilterBlock, open, {}, mark);
+    }
+    if (n == "include" || n == "import" || n == "from" || n == "extends") {
+      incompatible(name.position, fmt::format("the {} statement", n));
+      // Read to the tag's end; the expressions are kept for the checks.
+      while (peek().kind != Tok::CloseStatement && peek().kind != Tok::End) {
+        if (peek().kind == Tok::Identifier &&
+            (peek().value == "import" || peek().value == "as" || peek().value == "ignore" ||
+             peek().value == "missing" || peek().value == "with" || peek().value == "without" ||
+             peek().value == "context")) {
+          next();
+          continue;
+        }
+        if (is_op(",")) {
+          next();
+          continue;
+        }
+        scratch_.push_back(expression());
+      }
+      expect_close();
+      return make(NodeKind::Include, open, n, mark);
+    }
+    if (n == "break" || n == "continue" || n == "generation" || n == "endgeneration") {
+      expect_close();
+      return make(NodeKind::Other, open, n, mark);
+    }
+    if (n == "block" || n == "with" || n == "autoescape") {
+      incompatible(name.position, fmt::format("the {} statement", n));
+      while (peek().kind != Tok::CloseStatement && peek().kind != Tok::End) {
+        if (is_op(",") || is_op("=") || is_name("scoped") || is_name("required")) {
+          next();
+          continue;
+        }
+        scratch_.push_back(expression());
+      }
+      expect_close();
+      const std::string_view end_view =
+          n == "block" ? "endblock" : n == "with" ? "endwith" : "endautoescape";
+      block({end_view}, open, fmt::format("a {} block", n));
+      end_tag(end_view);
+      return make(NodeKind::Other, open, n, mark);
+    }
+    if (n == "do") {
+      incompatible(name.position, "the do statement");
+      scratch_.push_back(expression());
+      expect_close();
+      return make(NodeKind::Other, open, n, mark);
+    }
+    if (n == "raw") {
+      expect_close();
+      block({"endraw"}, open, "a raw block");
+      end_tag("endraw");
+      return make(NodeKind::Other, open, n, mark);
+    }
+    throw SyntaxError{name.position, fmt::format("unknown statement '{}'", n.substr(0, 40))};
+  }
+
+  std::uint32_t if_statement(std::uint32_t open, std::size_t mark) {
+    Deeper deeper(*this, open);
+    scratch_.push_back(expression());
+    expect_close();
+    block({"elif", "else", "endif"}, open, "an if block");
+    if (at_statement({"elif"})) {
+      const std::uint32_t at = peek().position;
+      next();
+      next();
+      const std::size_t else_mark = scratch_.size();
+      scratch_.push_back(if_statement(at, scratch_.size()));
+      scratch_.push_back(make(NodeKind::Block, at, {}, else_mark));
+      return make(NodeKind::If, open, {}, mark);  // the inner if read the endif
+    }
+    if (at_statement({"else"})) {
+      next();
+      next();
+      expect_close();
+      block({"endif"}, open, "an if block");
+    } else {
+      scratch_.push_back(leaf(NodeKind::Block, open));
+    }
+    end_tag("endif");
+    return make(NodeKind::If, open, {}, mark);
+  }
+
+  // Assignment targets: names, attributes (ns.x), tuples.
+  void targets() {
+    const std::size_t begin = scratch_.size();
+    const std::uint32_t at = peek().position;
+    scratch_.push_back(postfix(primary(), /*calls=*/false));
+    bool tuple = false;
+    while (is_op(",")) {
+      next();
+      tuple = true;
+      scratch_.push_back(postfix(primary(), false));
+    }
+    if (tuple) scratch_.push_back(make(NodeKind::List, at, {}, begin));
+  }
+
+  // expr (, expr)*: a tuple when there is a comma.
+  void expression_list() {
+    const std::size_t begin = scratch_.size();
+    const std::uint32_t at = peek().position;
+    scratch_.push_back(expression());
+    bool tuple = false;
+    while (is_op(",")) {
+      next();
+      tuple = true;
+      scratch_.push_back(expression());
+    }
+    if (tuple) scratch_.push_back(make(NodeKind::List, at, {}, begin));
+  }
+
+  // --------------------------------------------------------------------- expressions ---
+  std::uint32_t expression(bool allow_select = true) {
+    Deeper deeper(*this, peek().position);
+    const std::uint32_t at = peek().position;
+    const std::uint32_t value = binary_or();
+    if (allow_select && is_name("if")) {
+      next();
+      const std::size_t mark = scratch_.size();
+      scratch_.push_back(value);
+      scratch_.push_back(binary_or());
+      if (is_name("else")) {
+        next();
+        scratch_.push_back(expression());
+      } else {
+        scratch_.push_back(leaf(NodeKind::Empty, at));
+      }
+      return make(NodeKind::Conditional, at, {}, mark);
+    }
+    return value;
+  }
+
+  std::uint32_t binary(std::uint32_t left, std::string_view op, std::uint32_t at,
+                       std::uint32_t right) {
+    const std::size_t mark = scratch_.size();
+    scratch_.push_back(left);
+    scratch_.push_back(right);
+    return make(NodeKind::Binary, at, op, mark);
+  }
+
+  std::uint32_t binary_or() {
+    std::uint32_t left = binary_and();
+    while (is_name("or")) {
+      const Token op = next();
+      left = binary(left, op.value, op.position, binary_and());
+    }
+    return left;
+  }
+  std::uint32_t binary_and() {
+    std::uint32_t left = negation();
+    while (is_name("and")) {
+      const Token op = next();
+      left = binary(left, op.value, op.position, negation());
+    }
+    return left;
+  }
+  std::uint32_t negation() {
+    if (is_name("not")) {
+      Deeper deeper(*this, peek().position);
+      const Token op = next();
+      const std::size_t mark = scratch_.size();
+      scratch_.push_back(negation());
+      return make(NodeKind::Unary, op.position, op.value, mark);
+    }
+    return comparison();
+  }
+  std::uint32_t comparison() {
+    std::uint32_t left = additive();
+    while (true) {
+      const Token& t = peek();
+      if (is_name("not") && is_name("in", 1)) {
+        next();
+        next();
+        left = binary(left, "not in", t.position, additive());
+      } else if (is_name("in")) {
+        next();
+        left = binary(left, "in", t.position, additive());
+      } else if (t.kind == Tok::Operator &&
+                 (t.value == "==" || t.value == "!=" || t.value == "<" || t.value == ">" ||
+                  t.value == "<=" || t.value == ">=")) {
+        const Token op = next();
+        left = binary(left, op.value, op.position, additive());
+      } else {
+        return left;
+      }
+    }
+  }
+  std::uint32_t additive() {
+    std::uint32_t left = multiplicative();
+    while (is_op("+") || is_op("-") || is_op("~")) {
+      const Token op = next();
+      left = binary(left, op.value, op.position, multiplicative());
+    }
+    return left;
+  }
+  std::uint32_t multiplicative() {
+    std::uint32_t left = power();
+    while (is_op("*") || is_op("/") || is_op("//") || is_op("%")) {
+      const Token op = next();
+      left = binary(left, op.value, op.position, power());
+    }
+    return left;
+  }
+  std::uint32_t power() {
+    std::uint32_t left = unary();
+    while (is_op("**")) {
+      const Token op = next();
+      left = binary(left, op.value, op.position, unary());
+    }
+    return left;
+  }
+  std::uint32_t unary() {
+    if (is_op("-") || is_op("+")) {
+      Deeper deeper(*this, peek().position);
+      const Token op = next();
+      const std::size_t mark = scratch_.size();
+      scratch_.push_back(unary());
+      return make(NodeKind::Unary, op.position, op.value, mark);
+    }
+    return postfix(primary());
+  }
+
+  // .name, [index], (args), |filter, is test: as many as follow.
+  std::uint32_t postfix(std::uint32_t node, bool calls = true) {
+    while (true) {
+      const Token& t = peek();
+      if (is_op(".")) {
+        next();
+        const Token& name = peek();
+        if (name.kind != Tok::Identifier && name.kind != Tok::Number) fail("expected a name after '.'");
+        next();
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(node);
+        node = make(NodeKind::Member, name.position, name.value, mark);
+      } else if (is_op("[")) {
+        Deeper deeper(*this, t.position);
+        next();
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(node);
+        scratch_.push_back(subscript(t.position));
+        expect_op("]");
+        node = make(NodeKind::Subscript, t.position, {}, mark);
+      } else if (calls && is_op("(")) {
+        Deeper deeper(*this, t.position);
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(node);
+        arguments();
+        node = make(NodeKind::Call, t.position, {}, mark);
+      } else if (calls && is_op("|")) {
+        node = postfix_filters(node);
+      } else if (calls && is_name("is")) {
+        next();
+        if (is_name("not")) next();
+        if (peek().kind != Tok::Identifier) fail("expected a test name after 'is'");
+        const Token test = next();
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(node);
+        if (is_op("(")) {
+          arguments();
+        } else if (peek().kind == Tok::Number || peek().kind == Tok::String ||
+                   (peek().kind == Tok::Identifier && !is_keyword(peek().value))) {
+          // Jinja2's `x is divisibleby 3`; llama.cpp reads only name(args).
+          incompatible(peek().position, "a test argument without parentheses");
+          scratch_.push_back(postfix(primary(), false));
+        }
+        node = make(NodeKind::Test, test.position, test.value, mark);
+      } else {
+        return node;
+      }
+    }
+  }
+
+  std::uint32_t postfix_filters(std::uint32_t operand) {
+    while (is_op("|")) {
+      next();
+      if (peek().kind != Tok::Identifier) fail("expected a filter name after '|'");
+      const Token name = next();
+      std::string_view filter = name.value;
+      // Jinja2 allows dotted filter names (filters registered as a.b).
+      while (is_op(".") && peek(1).kind == Tok::Identifier) {
+        next();
+        next();
+        incompatible(name.position, "a dotted filter name");
+      }
+      const std::size_t mark = scratch_.size();
+      scratch_.push_back(operand);
+      if (is_op("(")) arguments();
+      operand = make(NodeKind::Filter, name.position, filter, mark);
+    }
+    return operand;
+  }
+
+  static bool is_keyword(std::string_view word) {
+    return word == "and" || word == "or" || word == "not" || word == "in" || word == "is" ||
+           word == "if" || word == "else";
+  }
+
+  // [a], [a:b], [a:b:c], [:], []
+  std::uint32_t subscript(std::uint32_t at) {
+    const std::size_t mark = scratch_.size();
+    std::size_t parts = 0;
+    bool slice = false;
+    while (!is_op("]")) {
+      if (peek().kind == Tok::End || peek().kind == Tok::CloseExpression ||
+          peek().kind == Tok::CloseStatement) {
+        fail("expected ']'");
+      }
+      if (is_op(":")) {
+        next();
+        slice = true;
+        if (scratch_.size() - mark == parts) scratch_.push_back(leaf(NodeKind::Empty, at));
+        ++parts;
+        continue;
+      }
+      if (scratch_.size() - mark > parts) fail("expected ':' or ']'");
+      scratch_.push_back(expression());
+      if (is_op(",")) {  // a[1, 2]: a tuple index
+        const std::size_t tuple = scratch_.size() - 1;
+        while (is_op(",")) {
+          next();
+          if (is_op("]")) break;
+          scratch_.push_back(expression());
+        }
+        scratch_.push_back(make(NodeKind::List, at, {}, tuple));
+      }
+    }
+    if (!slice) {
+      if (scratch_.size() == mark) return leaf(NodeKind::Empty, at);
+      const std::uint32_t index = scratch_.back();
+      scratch_.pop_back();
+      return index;
+    }
+    while (scratch_.size() - mark < 3) scratch_.push_back(leaf(NodeKind::Empty, at));
+    return make(NodeKind::Slice, at, {}, mark);
+  }
+
+  // ( args ): expressions, name=value, *args, **kwargs; pushed on the scratch stack.
+  void arguments() {
+    expect_op("(");
+    while (!is_op(")")) {
+      const Token& t = peek();
+      if (t.kind == Tok::End || t.kind == Tok::CloseExpression || t.kind == Tok::CloseStatement) {
+        fail("expected ')'");
+      }
+      if (is_op("*") || is_op("**")) {
+        if (is_op("**")) incompatible(t.position, "a ** argument");
+        next();
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(expression());
+        scratch_.push_back(make(NodeKind::Spread, t.position, {}, mark));
+      } else if (t.kind == Tok::Identifier && is_op("=", 1)) {
+        next();
+        next();
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(expression());
+        scratch_.push_back(make(NodeKind::Keyword, t.position, t.value, mark));
+      } else {
+        scratch_.push_back(expression());
+      }
+      if (is_op(",")) {
+        next();
+      } else if (!is_op(")")) {
+        fail("expected ',' or ')'");
+      }
+    }
+    next();
+  }
+
+  std::uint32_t primary() {
+    const Token t = peek();
+    switch (t.kind) {
+      case Tok::Identifier: next(); return leaf(NodeKind::Identifier, t.position, t.value);
+      case Tok::Number: next(); return leaf(NodeKind::Number, t.position, t.value);
+      case Tok::String: {
+        next();
+        if (peek().kind != Tok::String) return leaf(NodeKind::String, t.position, t.value);
+        // Adjacent literals are one string.
+        std::string joined(t.value);
+        while (peek().kind == Tok::String) joined += next().value;
+        program_.strings.push_back(std::move(joined));
+        return leaf(NodeKind::String, t.position, program_.strings.back());
+      }
+      case Tok::Operator: {
+        Deeper deeper(*this, t.position);
+        if (t.value == "(") {
+          next();
+          const std::size_t mark = scratch_.size();
+          if (is_op(")")) {  // ()
+            next();
+            return make(NodeKind::List, t.position, {}, mark);
+          }
+          scratch_.push_back(expression());
+          bool tuple = false;
+          while (is_op(",")) {
+            next();
+            tuple = true;
+            if (is_op(")")) break;
+            scratch_.push_back(expression());
+          }
+          expect_op(")");
+          if (!tuple) {
+            const std::uint32_t inner = scratch_.back();
+            scratch_.pop_back();
+            return inner;
+          }
+          return make(NodeKind::List, t.position, {}, mark);
+        }
+        if (t.value == "[") {
+          next();
+          const std::size_t mark = scratch_.size();
+          while (!is_op("]")) {
+            if (peek().kind == Tok::End || peek().kind == Tok::CloseExpression ||
+                peek().kind == Tok::CloseStatement) {
+              fail("expected ']'");
+            }
+            scratch_.push_back(expression());
+            if (is_op(",")) {
+              next();
+            } else if (!is_op("]")) {
+              fail("expected ',' or ']'");
+            }
+          }
+          next();
+          return make(NodeKind::List, t.position, {}, mark);
+        }
+        if (t.value == "{") {
+          next();
+          const std::size_t mark = scratch_.size();
+          while (!is_op("}")) {
+            if (peek().kind == Tok::End || peek().kind == Tok::CloseExpression ||
+                peek().kind == Tok::CloseStatement) {
+              fail("expected '}'");
+            }
+            scratch_.push_back(expression());
+            expect_op(":");
+            scratch_.push_back(expression());
+            if (is_op(",")) {
+              next();
+            } else if (!is_op("}")) {
+              fail("expected ',' or '}'");
+            }
+          }
+          next();
+          return make(NodeKind::Dict, t.position, {}, mark);
+        }
+        break;
+      }
+      default: break;
+    }
+    fail("expected a value");
+  }
+
+  std::vector<Token> tokens_;
+  Program& program_;
+  std::size_t current_ = 0;
+  std::size_t skip_floor_ = 0;  // skip_tag() stops at a new tag only past this token
+  std::uint32_t depth_ = 0;
+  std::vector<std::uint32_t> scratch_;
+};
+
+}  // namespace
+
+Program parse(std::string_view source) {
+  Program program;
+  std::vector<Token> tokens = Lexer(source, program).run();
+  Parser(std::move(tokens), program).run();
+  return program;
+}
+
+LineColumn line_column(std::string_view source, std::uint32_t position) {
+  const std::string_view before = source.substr(0, position);
+  LineColumn at;
+  at.line = 1 + static_cast<std::uint32_t>(std::count(before.begin(), before.end(), '\n'));
+  const std::size_t line_start = before.rfind('\n');
+  at.column = static_cast<std::uint32_t>(
+      position - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1);
+  return at;
+}
+
+}  // namespace ggufcheck::detail::jinja

@@ -1,0 +1,985 @@
+// The chat-template checks (GGUF9001-GGUF9016): every tokenizer.chat_template and
+// tokenizer.chat_template.<name> (each string of an array-typed one too) read by jinja.hpp's
+// reader, then walked once for code-execution paths, engine hazards and poisoning signals.
+// general.* strings are searched for invisible characters.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "checks/checks.hpp"
+#include "model/values.hpp"
+#include "templates/jinja.hpp"
+
+namespace ggufcheck::detail {
+
+namespace {
+
+using jinja::Node;
+using jinja::NodeKind;
+using jinja::Program;
+
+constexpr std::string_view kTemplateKey = "tokenizer.chat_template";
+// Findings of one code in one template beyond this many are not reported: one is enough to fail
+// the file, a few show the pattern, thousands would bury the report.
+constexpr std::size_t kMaxFindingsPerCode = 8;
+// A constant string the checks fold (a name built from literals) is followed this far.
+constexpr std::size_t kMaxFolded = 256;
+constexpr std::size_t kMaxConstants = 4096;
+// range() bounds a literal may give without counting as unbounded.
+constexpr std::uint64_t kMaxLiteralRange = 10'000;
+// Words of prose before text outside the message loop, or in a content branch, counts.
+constexpr std::size_t kProseWords = 5;
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// Names on the way from a template object to Python's internals or to the operating system.
+bool dangerous_name(std::string_view name) {
+  static const std::unordered_set<std::string_view> kNames = {
+      "__globals__", "__builtins__", "__import__", "__subclasses__", "__mro__", "__base__",
+      "__bases__", "__class__", "__init__", "__dict__", "__code__", "__func__", "__self__",
+      "__getattribute__", "__reduce__", "__reduce_ex__", "func_globals", "f_globals", "gi_frame",
+      "tb_frame", "f_back", "os", "subprocess", "popen", "system", "eval", "exec", "import_module",
+      "builtins", "sys", "modules", "getattr", "spawn", "check_output", "__loader__"};
+  return kNames.contains(name);
+}
+
+// Globals of Jinja2 (and Flask) whose attributes lead to Python's globals.
+bool gadget_name(std::string_view name) {
+  static const std::unordered_set<std::string_view> kNames = {
+      "lipsum", "cycler", "joiner", "namespace", "self", "request", "config", "url_for",
+      "get_flashed_messages", "_TemplateReference__context", "range", "dict"};
+  return kNames.contains(name);
+}
+
+// Filters that build a string from their operand.
+bool string_building_filter(std::string_view name) {
+  static const std::unordered_set<std::string_view> kNames = {
+      "join",  "format", "replace",  "reverse", "lower", "upper",  "title", "capitalize",
+      "string", "trim",  "first",    "last",    "list",  "center", "urlencode", "striptags",
+      "safe",   "e",     "escape",   "default", "d",     "wordwrap", "truncate", "join_attr"};
+  return kNames.contains(name);
+}
+
+// Byte offsets of line starts, built when a finding first needs a line number.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {}
+  jinja::LineColumn at(std::uint32_t position) {
+    if (starts_.empty()) {
+      starts_.push_back(0);
+      for (std::size_t i = 0; i < text_.size(); ++i) {
+        if (text_[i] == '\n') starts_.push_back(static_cast<std::uint32_t>(i + 1));
+      }
+    }
+    const auto it = std::upper_bound(starts_.begin(), starts_.end(), position);
+    const auto line = static_cast<std::uint32_t>(it - starts_.begin());
+    return {line, position - starts_[line - 1] + 1};
+  }
+
+ private:
+  std::string_view text_;
+  std::vector<std::uint32_t> starts_;
+};
+
+// Decodes one UTF-8 sequence at text[i] (lenient: a bad byte is one code point of its own).
+char32_t decode(std::string_view text, std::size_t& i) {
+  const auto b = static_cast<unsigned char>(text[i]);
+  std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
+  if (i + n > text.size()) n = 1;
+  char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto cont = static_cast<unsigned char>(text[i + k]);
+    if ((cont & 0xC0) != 0x80) {
+      n = 1;
+      c = b;
+      break;
+    }
+    c = (c << 6) | (cont & 0x3F);
+  }
+  i += n;
+  return c;
+}
+
+bool invisible(char32_t c) {
+  return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF ||
+         c == 0x061C || c == 0x180E || c == 0x00AD || c == 0x115F || c == 0x1160 || c == 0x3164 ||
+         c == 0xFFA0 || (c >= 0xE0000 && c <= 0xE007F);
+}
+
+// The first invisible character of a text: its offset, the code point and how many there are.
+struct InvisibleRun {
+  std::size_t offset = 0;
+  char32_t first = 0;
+  std::size_t count = 0;
+};
+InvisibleRun find_invisible(std::string_view text) {
+  InvisibleRun run;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t at = i;
+    if (static_cast<unsigned char>(text[i]) < 0xC2) {
+      ++i;
+      continue;
+    }
+    const char32_t c = decode(text, i);
+    if (invisible(c)) {
+      if (run.count == 0) {
+        run.offset = at;
+        run.first = c;
+      }
+      ++run.count;
+    }
+  }
+  return run;
+}
+
+bool cyrillic_or_greek(char32_t c) {
+  return (c >= 0x0370 && c <= 0x03FF) || (c >= 0x0400 && c <= 0x04FF);
+}
+bool ascii_letter(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// A word mixing Latin letters with Cyrillic or Greek ones (`аssistant` with a Cyrillic а): its
+// offset and length.
+std::optional<ByteRange> find_mixed_script_word(std::string_view text) {
+  std::size_t word_start = 0;
+  bool latin = false;
+  bool other = false;
+  for (std::size_t i = 0; i <= text.size();) {
+    const std::size_t at = i;
+    const char32_t c = i < text.size() ? decode(text, i) : U' ';
+    if (i == at) ++i;
+    if (ascii_letter(c) || cyrillic_or_greek(c)) {
+      if (!latin && !other) word_start = at;
+      latin = latin || ascii_letter(c);
+      other = other || cyrillic_or_greek(c);
+      continue;
+    }
+    if (latin && other) return ByteRange{word_start, at - word_start};
+    latin = other = false;
+    if (at >= text.size()) break;
+  }
+  return std::nullopt;
+}
+
+// Words of prose in a text, markup taken out: <...>, [...], <|...|>, {...} and role names are
+// scaffolding, not prose.
+std::size_t prose_words(std::string_view text) {
+  std::size_t words = 0;
+  int markup = 0;
+  std::size_t letters = 0;
+  const auto end_word = [&] {
+    if (letters >= 2 && markup == 0) ++words;
+    letters = 0;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '<' || c == '[' || c == '{') {
+      end_word();
+      ++markup;
+    } else if ((c == '>' || c == ']' || c == '}') && markup > 0) {
+      end_word();
+      --markup;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || static_cast<unsigned char>(c) >= 0x80) {
+      ++letters;
+    } else {
+      end_word();
+    }
+  }
+  end_word();
+  return words;
+}
+
+std::optional<std::size_t> find_url(std::string_view text) {
+  for (const std::string_view scheme : {"https://", "http://", "ftp://", "file://", "data:"}) {
+    std::size_t at = text.find(scheme);
+    while (at != std::string_view::npos) {
+      // data: only as a data URL (data:text/..., data:application/...;base64)
+      if (scheme != "data:" || text.substr(at + 5, 5) == "text/" ||
+          text.substr(at + 5, 12) == "application/" || text.substr(at + 5, 6) == "image/") {
+        return at;
+      }
+      at = text.find(scheme, at + 1);
+    }
+  }
+  return std::nullopt;
+}
+
+// A base64 run of 64 characters or more with digits and both letter cases.
+std::optional<ByteRange> find_base64(std::string_view text) {
+  std::size_t start = 0;
+  std::size_t run = 0;
+  bool digit = false, upper = false, lower = false;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const char c = i < text.size() ? text[i] : ' ';
+    const bool b64 = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                     (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=' || c == '-' ||
+                     c == '_';
+    if (b64) {
+      if (run == 0) {
+        start = i;
+        digit = upper = lower = false;
+      }
+      ++run;
+      digit = digit || (c >= '0' && c <= '9');
+      upper = upper || (c >= 'A' && c <= 'Z');
+      lower = lower || (c >= 'a' && c <= 'z');
+      continue;
+    }
+    if (run >= 64 && digit && upper && lower) return ByteRange{start, run};
+    run = 0;
+  }
+  return std::nullopt;
+}
+
+std::string escape_code_point(char32_t c) {
+  return fmt::format("U+{:04X}", static_cast<std::uint32_t>(c));
+}
+
+// One template: its program and the walk over it.
+class TemplateScan {
+ public:
+  TemplateScan(std::string_view source, std::uint64_t file_offset, Field field, Sink& sink)
+      : source_(source), base_(file_offset), field_(std::move(field)), sink_(sink),
+        lines_(source) {}
+
+  void run() {
+    program_ = jinja::parse(source_);
+    walk();
+    engine_findings();
+    text_findings();
+    provenance();
+  }
+
+ private:
+  template <typename... Args>
+  void report(Code code, std::uint32_t position, std::uint64_t length, std::string_view hint,
+              fmt::format_string<Args...> format, Args&&... args) {
+    std::size_t& count = counts_[code];
+    if (count++ >= kMaxFindingsPerCode || !sink_.enabled(code)) return;
+    const jinja::LineColumn at = lines_.at(position);
+    sink_.report(code, base_ + position, std::max<std::uint64_t>(length, 1), field_, hint,
+                 "{} (template line {}, column {})", fmt::format(format, std::forward<Args>(args)...),
+                 at.line, at.column);
+  }
+
+  const Node& node(std::uint32_t i) const { return program_.nodes[i]; }
+  std::uint32_t kid(const Node& n, std::uint32_t k) const { return program_.kid(n, k); }
+
+  // ------------------------------------------------------------------ constant folding ---
+  // The string an expression makes from literals alone (and from names set to such strings),
+  // or nothing when it depends on data or grows beyond kMaxFolded.
+  std::optional<std::string> fold(std::uint32_t index, int budget = 64) const {
+    if (budget <= 0) return std::nullopt;
+    const Node& n = node(index);
+    switch (n.kind) {
+      case NodeKind::String: return std::string(n.value.substr(0, kMaxFolded));
+      case NodeKind::Identifier: {
+        const auto it = constants_.find(n.value);
+        if (it != constants_.end()) return it->second;
+        return std::nullopt;
+      }
+      case NodeKind::Binary: {
+        if (n.value != "~" && n.value != "+") return std::nullopt;
+        auto left = fold(kid(n, 0), budget - 1);
+        if (!left) return std::nullopt;
+        auto right = fold(kid(n, 1), budget - 1);
+        if (!right) return std::nullopt;
+        *left += *right;
+        if (left->size() > kMaxFolded) left->resize(kMaxFolded);
+        return left;
+      }
+      case NodeKind::List: {
+        std::string all;
+        for (std::uint32_t k = 0; k < n.kid_count; ++k) {
+          auto part = fold(kid(n, k), budget - 1);
+          if (!part) return std::nullopt;
+          all += *part;
+          if (all.size() > kMaxFolded) return std::nullopt;
+        }
+        return all;  // only meaningful under |join
+      }
+      case NodeKind::Filter: {
+        if (n.kid_count == 0) return std::nullopt;
+        auto operand = fold(kid(n, 0), budget - 1);
+        if (!operand) return std::nullopt;
+        if (n.value == "join" || n.value == "string" || n.value == "trim" || n.value == "safe") {
+          return operand;
+        }
+        if (n.value == "reverse") {
+          std::reverse(operand->begin(), operand->end());
+          return operand;
+        }
+        if (n.value == "lower" || n.value == "upper") {
+          for (char& c : *operand) {
+            c = n.value == "lower" ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                                   : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+          }
+          return operand;
+        }
+        if (n.value == "replace" && n.kid_count >= 3) {
+          auto from = fold(kid(n, 1), budget - 1);
+          auto to = fold(kid(n, 2), budget - 1);
+          if (!from || !to || from->empty()) return std::nullopt;
+          std::string out;
+          std::size_t pos = 0;
+          for (std::size_t at = operand->find(*from); at != std::string::npos;
+               at = operand->find(*from, pos)) {
+            out.append(*operand, pos, at - pos);
+            out += *to;
+            pos = at + from->size();
+            if (out.size() > kMaxFolded) return std::nullopt;
+          }
+          out.append(*operand, pos);
+          return out;
+        }
+        if (n.value == "format") {
+          // '%s...%s'|format(a, b): each %s takes the next argument.
+          std::string out;
+          std::uint32_t arg = 1;
+          for (std::size_t i = 0; i < operand->size(); ++i) {
+            if ((*operand)[i] == '%' && i + 1 < operand->size() && (*operand)[i + 1] == 's') {
+              if (arg >= n.kid_count) return std::nullopt;
+              auto value = fold(kid(n, arg++), budget - 1);
+              if (!value) return std::nullopt;
+              out += *value;
+              ++i;
+            } else {
+              out += (*operand)[i];
+            }
+            if (out.size() > kMaxFolded) return std::nullopt;
+          }
+          return out;
+        }
+        return std::nullopt;
+      }
+      case NodeKind::Subscript: {
+        // 'ssalc__'[::-1] and other slices of a literal
+        const Node& slice = node(kid(n, 1));
+        if (slice.kind != NodeKind::Slice) return std::nullopt;
+        auto operand = fold(kid(n, 0), budget - 1);
+        if (!operand) return std::nullopt;
+        const Node& step = node(kid(slice, 2));
+        if (step.kind == NodeKind::Number || (step.kind == NodeKind::Unary && step.value == "-")) {
+          if (step.kind == NodeKind::Unary) std::reverse(operand->begin(), operand->end());
+        }
+        return operand;  // start and stop are not applied: the letters are what matters
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  // Whether an expression builds a string rather than naming one.
+  bool builds_string(std::uint32_t index) const {
+    const Node& n = node(index);
+    switch (n.kind) {
+      case NodeKind::Binary: return n.value == "~" || n.value == "+" || n.value == "%";
+      case NodeKind::Filter: return string_building_filter(n.value);
+      case NodeKind::Subscript: return node(kid(n, 1)).kind == NodeKind::Slice;
+      case NodeKind::Call: {
+        const Node& callee = node(kid(n, 0));
+        return callee.kind == NodeKind::Member &&
+               (callee.value == "format" || callee.value == "join" || callee.value == "replace");
+      }
+      case NodeKind::Identifier: return constants_.contains(n.value);
+      default: return false;
+    }
+  }
+
+  // An attribute or item name: literal, or built.
+  void check_name(std::string_view name, bool built, std::uint32_t position, std::uint64_t length,
+                  std::string_view how) {
+    if (built) {
+      report(Code::TemplateBuiltAttributeName, position, length,
+             "read attributes and items by literal names; a name built at render time hides "
+             "what it reads from every scanner",
+             "{} reads the name '{}', built from strings at render time", how, escape(name, 60));
+    }
+    if (starts_with(name, "_")) {
+      report(Code::TemplatePrivateAttribute, position, length,
+             "a chat template has no business with names starting with '_': they lead to "
+             "Python internals (Jinja's sandbox refuses them); remove the access",
+             "{} reads '{}', a name starting with '_'", how, escape(name, 60));
+    }
+    if (dangerous_name(name)) {
+      report(Code::TemplateCodeExecution, position, length,
+             "this is the path of published template exploits (CVE-2024-34359): do not load "
+             "this file into a server that renders templates without a sandbox",
+             "{} reaches '{}', a step towards Python's globals or the operating system", how,
+             escape(name, 60));
+    }
+  }
+
+  // Whether a range() bound is fixed by the messages: literals, lengths, loop counters.
+  bool bounded(std::uint32_t index, int budget = 32) const {
+    if (budget <= 0) return false;
+    const Node& n = node(index);
+    switch (n.kind) {
+      case NodeKind::Number: {
+        if (n.value.find_first_not_of("0123456789") != std::string_view::npos) return false;
+        if (n.value.size() > 6) return false;
+        return std::stoull(std::string(n.value)) <= kMaxLiteralRange;
+      }
+      case NodeKind::Filter: return n.value == "length" || n.value == "count";
+      case NodeKind::Member:
+        return n.value == "index" || n.value == "index0" || n.value == "length" ||
+               n.value == "revindex" || n.value == "revindex0";
+      case NodeKind::Identifier: return bounded_names_.contains(n.value);
+      case NodeKind::Unary: return n.value == "-" && bounded(kid(n, 0), budget - 1);
+      case NodeKind::Binary: {
+        if (n.value == "+" || n.value == "-" || n.value == "//" || n.value == "/" ||
+            n.value == "%") {
+          return bounded(kid(n, 0), budget - 1) && bounded(kid(n, 1), budget - 1);
+        }
+        if (n.value == "*") {
+          const Node& a = node(kid(n, 0));
+          const Node& b = node(kid(n, 1));
+          const auto small = [](const Node& x) {
+            return x.kind == NodeKind::Number && x.value.size() <= 2;
+          };
+          return bounded(kid(n, 0), budget - 1) && bounded(kid(n, 1), budget - 1) &&
+                 (small(a) || small(b));
+        }
+        return false;
+      }
+      case NodeKind::Call: {
+        // min(...) is as bounded as its smallest bounded argument
+        const Node& callee = node(kid(n, 0));
+        if (callee.kind == NodeKind::Identifier && callee.value == "min") {
+          for (std::uint32_t k = 1; k < n.kid_count; ++k) {
+            if (bounded(kid(n, k), budget - 1)) return true;
+          }
+        }
+        return false;
+      }
+      case NodeKind::Conditional:
+        return bounded(kid(n, 0), budget - 1) &&
+               (node(kid(n, 2)).kind == NodeKind::Empty || bounded(kid(n, 2), budget - 1));
+      default: return false;
+    }
+  }
+
+  // Whether an expression reads a message's content.
+  bool mentions(std::uint32_t index, bool (*match)(std::string_view), int budget = 64) const {
+    if (budget <= 0) return false;
+    const Node& n = node(index);
+    if ((n.kind == NodeKind::Identifier || n.kind == NodeKind::Member) && match(n.value)) {
+      return true;
+    }
+    if (n.kind == NodeKind::Subscript && node(kid(n, 1)).kind == NodeKind::String &&
+        match(node(kid(n, 1)).value)) {
+      return true;
+    }
+    for (std::uint32_t k = 0; k < n.kid_count; ++k) {
+      if (mentions(kid(n, k), match, budget - 1)) return true;
+    }
+    return false;
+  }
+  static bool content_name(std::string_view name) { return name == "content"; }
+  static bool messages_name(std::string_view name) {
+    return name.find("message") != std::string_view::npos ||
+           name.find("conversation") != std::string_view::npos;
+  }
+
+  // A test comparing a message's content with a literal: the literal's node, or nothing.
+  std::optional<std::uint32_t> content_comparison(std::uint32_t index, int budget = 64) const {
+    if (budget <= 0) return std::nullopt;
+    const Node& n = node(index);
+    if (n.kind == NodeKind::Binary &&
+        (n.value == "in" || n.value == "not in" || n.value == "==" || n.value == "!=")) {
+      const std::uint32_t a = kid(n, 0);
+      const std::uint32_t b = kid(n, 1);
+      if (node(a).kind == NodeKind::String && mentions(b, content_name)) return a;
+      if (node(b).kind == NodeKind::String && mentions(a, content_name)) return b;
+    }
+    if (n.kind == NodeKind::Call && n.kid_count >= 2) {
+      const Node& callee = node(kid(n, 0));
+      if (callee.kind == NodeKind::Member &&
+          (callee.value == "startswith" || callee.value == "endswith" ||
+           callee.value == "find" || callee.value == "count" || callee.value == "__contains__") &&
+          mentions(kid(callee, 0), content_name) && node(kid(n, 1)).kind == NodeKind::String) {
+        return kid(n, 1);
+      }
+    }
+    for (std::uint32_t k = 0; k < n.kid_count; ++k) {
+      if (auto found = content_comparison(kid(n, k), budget - 1)) return found;
+    }
+    return std::nullopt;
+  }
+
+  // Prose a block emits directly (texts and printed literals), not in nested blocks.
+  std::size_t emitted_prose(std::uint32_t block) const {
+    std::size_t words = 0;
+    std::vector<std::uint32_t> stack{block};
+    std::size_t visited = 0;
+    while (!stack.empty() && visited++ < 4096) {
+      const Node& n = node(stack.back());
+      stack.pop_back();
+      if (n.kind == NodeKind::Text) {
+        words += prose_words(n.value);
+      } else if (n.kind == NodeKind::Output && n.kid_count > 0 &&
+                 node(kid(n, 0)).kind == NodeKind::String) {
+        words += prose_words(node(kid(n, 0)).value);
+      } else if (n.kind == NodeKind::Block || n.kind == NodeKind::If) {
+        for (std::uint32_t k = 0; k < n.kid_count; ++k) stack.push_back(kid(n, k));
+      }
+    }
+    return words;
+  }
+
+  // ----------------------------------------------------------------------- the walk ---
+  struct Frame {
+    std::uint32_t node;
+    bool in_message_loop;
+    bool conditional;
+    std::int32_t macro;  // index into macros_, or -1
+  };
+
+  void walk() {
+    std::vector<Frame> stack{{program_.root, false, false, -1}};
+    while (!stack.empty()) {
+      const Frame f = stack.back();
+      stack.pop_back();
+      const Node& n = node(f.node);
+      visit(f, n);
+      // Children, with the context they are in.
+      for (std::uint32_t k = n.kid_count; k-- > 0;) {
+        Frame child{kid(n, k), f.in_message_loop, f.conditional, f.macro};
+        if (n.kind == NodeKind::For && k >= 2) {
+          child.in_message_loop = f.in_message_loop || (n.kid_count > 1 &&
+                                                        mentions(kid(n, 1), messages_name));
+          child.conditional = true;  // an empty iterable emits nothing
+        }
+        if ((n.kind == NodeKind::If && k >= 1) || (n.kind == NodeKind::Conditional && k != 1)) {
+          child.conditional = true;
+        }
+        if (n.kind == NodeKind::Macro) {
+          child.macro = static_cast<std::int32_t>(macro_index(n.value));
+          child.conditional = true;
+        }
+        stack.push_back(child);
+      }
+    }
+    recursive_macros();
+    if (hidden_prose_words_ >= kProseWords) {
+      report(Code::TemplateHiddenText, hidden_prose_at_, 1,
+             "every conversation gets this text: read it; a template needs role markers, "
+             "not instructions of its own",
+             "the template emits {} words of prose outside the message loop, whatever the "
+             "messages (first: \"{}\")",
+             hidden_prose_words_, escape(hidden_prose_sample_, 60));
+    }
+  }
+
+  std::size_t macro_index(std::string_view name) {
+    const auto [it, inserted] = macro_ids_.emplace(name, macros_.size());
+    if (inserted) macros_.push_back({name, 0, {}});
+    return it->second;
+  }
+
+  void visit(const Frame& f, const Node& n) {
+    switch (n.kind) {
+      case NodeKind::Member: {
+        const Node& object = node(kid(n, 0));
+        check_name(n.value, false, n.position, n.value.size(), "an attribute access");
+        if (object.kind == NodeKind::Identifier && gadget_name(object.value) &&
+            object.value != "range" && object.value != "dict") {
+          report(Code::TemplateCodeExecution, object.position, object.value.size(),
+                 "Jinja's own globals are the published way out of a template (CVE-2026-5760): "
+                 "a chat template never needs their attributes",
+                 "the template reads attribute '{}' of '{}', a Jinja global that leads to "
+                 "Python's globals",
+                 escape(n.value, 40), object.value);
+        }
+        break;
+      }
+      case NodeKind::Subscript: {
+        const std::uint32_t index = kid(n, 1);
+        const Node& i = node(index);
+        if (i.kind == NodeKind::String) {
+          check_name(i.value, false, i.position, i.value.size() + 2, "an item access");
+        } else if (i.kind != NodeKind::Slice && builds_string(index)) {
+          const auto name = fold(index);
+          check_name(name ? std::string_view(*name) : std::string_view("?"), true, i.position, 1,
+                     "an item access");
+        }
+        const Node& object = node(kid(n, 0));
+        if (object.kind == NodeKind::Identifier && gadget_name(object.value) &&
+            object.value != "range" && object.value != "dict" && object.value != "namespace") {
+          report(Code::TemplateCodeExecution, object.position, object.value.size(),
+                 "Jinja's own globals are the published way out of a template (CVE-2026-5760): "
+                 "a chat template never needs their items",
+                 "the template reads an item of '{}', a Jinja global that leads to Python's "
+                 "globals",
+                 object.value);
+        }
+        break;
+      }
+      case NodeKind::Filter: filter(n); break;
+      case NodeKind::Keyword:
+        // dict(__class__=1)|list|first builds the name '__class__' from a keyword
+        if (starts_with(n.value, "__")) {
+          check_name(n.value, true, n.position, n.value.size(), "a keyword argument");
+        }
+        break;
+      case NodeKind::Call: call(f, n); break;
+      case NodeKind::Set: set(n); break;
+      case NodeKind::Include:
+        report(Code::TemplateInclude, n.position, 2,
+               "a chat template must stand alone: inline what it includes (llama.cpp's engine "
+               "has no include, import or extends, and a server that has one reads files with it)",
+               "the template uses '{}', which reads another template", n.value);
+        break;
+      case NodeKind::Macro: macro_index(n.value); break;
+      case NodeKind::CallBlock:
+        if (n.kid_count > 0) note_macro_call(f, kid(n, 0));
+        break;
+      case NodeKind::Text:
+        if (!f.in_message_loop && !f.conditional && f.macro < 0) hidden_prose(n.position, n.value);
+        break;
+      case NodeKind::Output:
+        if (!f.in_message_loop && !f.conditional && f.macro < 0 && n.kid_count > 0 &&
+            node(kid(n, 0)).kind == NodeKind::String) {
+          hidden_prose(node(kid(n, 0)).position, node(kid(n, 0)).value);
+        }
+        break;
+      case NodeKind::If: content_branch(n); break;
+      case NodeKind::String: literal_text(n.position, n.value, /*literal=*/true); break;
+      default: break;
+    }
+  }
+
+  void filter(const Node& n) {
+    if (n.value == "attr" && n.kid_count >= 2) {
+      const std::uint32_t arg = kid(n, 1);
+      const Node& a = node(arg);
+      if (a.kind == NodeKind::String) {
+        check_name(a.value, false, a.position, a.value.size() + 2, "|attr");
+      } else {
+        const auto name = fold(arg);
+        check_name(name ? std::string_view(*name) : std::string_view("?"), true, a.position, 1,
+                   "|attr");
+      }
+    }
+    // map(attribute='__class__'), selectattr('__x'), sort(attribute=...), groupby('_x')
+    if (n.value == "map" || n.value == "selectattr" || n.value == "rejectattr" ||
+        n.value == "sort" || n.value == "groupby" || n.value == "sum" || n.value == "unique" ||
+        n.value == "min" || n.value == "max") {
+      for (std::uint32_t k = 1; k < n.kid_count; ++k) {
+        const Node& a = node(kid(n, k));
+        const Node& value = a.kind == NodeKind::Keyword && a.kid_count > 0 ? node(kid(a, 0)) : a;
+        if (value.kind == NodeKind::String && (a.kind != NodeKind::Keyword || a.value == "attribute")) {
+          if (starts_with(value.value, "_") || dangerous_name(value.value)) {
+            check_name(value.value, false, value.position, value.value.size() + 2,
+                       fmt::format("|{}", n.value));
+          }
+          break;  // only the first argument names an attribute
+        }
+      }
+    }
+  }
+
+  void call(const Frame& f, const Node& n) {
+    const Node& callee = node(kid(n, 0));
+    if (callee.kind == NodeKind::Identifier && callee.value == "range" && n.kid_count >= 2) {
+      // range(stop) or range(start, stop[, step]): the stop
+      const std::uint32_t positional = n.kid_count - 1;
+      const std::uint32_t stop = positional == 1 ? kid(n, 1) : kid(n, 2);
+      if (!bounded(stop)) {
+        report(Code::TemplateUnboundedRange, callee.position, 5,
+               "bound every loop by the messages (range(messages|length)) or a small literal",
+               "range() with a bound the messages do not fix: the server runs this loop on "
+               "every request");
+      }
+    }
+    note_macro_call(f, kid(n, 0));
+  }
+
+  void note_macro_call(const Frame& f, std::uint32_t callee_index) {
+    if (f.macro < 0) return;
+    std::uint32_t c = callee_index;
+    if (node(c).kind == NodeKind::Call) c = kid(node(c), 0);
+    const Node& callee = node(c);
+    if (callee.kind != NodeKind::Identifier) return;
+    auto& calls = macros_[static_cast<std::size_t>(f.macro)].calls;
+    if (calls.size() < 256) calls.push_back({callee.value, callee.position});
+  }
+
+  void set(const Node& n) {
+    if (n.kid_count < 2) return;
+    const Node& target = node(kid(n, 0));
+    if (target.kind != NodeKind::Identifier) return;
+    const std::uint32_t value = kid(n, 1);
+    if (node(value).kind == NodeKind::Block) return;
+    // A name set to a string made of literals is that string wherever it is read (the
+    // obfuscation of `{% set a = '__cla' ~ 'ss__' %}{{ x[a] }}`).
+    if (node(value).kind != NodeKind::String && builds_string(value) &&
+        constants_.size() < kMaxConstants) {
+      if (auto folded = fold(value)) constants_[target.value] = std::move(*folded);
+    } else if (node(value).kind == NodeKind::String && starts_with(node(value).value, "_") &&
+               constants_.size() < kMaxConstants) {
+      constants_[target.value] = std::string(node(value).value.substr(0, kMaxFolded));
+    }
+    if (bounded(value) && bounded_names_.size() < kMaxConstants) {
+      bounded_names_.insert(target.value);
+    }
+  }
+
+  void content_branch(const Node& n) {
+    if (n.kid_count < 2) return;
+    const auto literal = content_comparison(kid(n, 0));
+    if (!literal) return;
+    const std::size_t words = emitted_prose(kid(n, 1));
+    if (words < kProseWords) return;
+    const Node& l = node(*literal);
+    report(Code::TemplateContentBranch, n.position, 2,
+           "a template that writes its own words when a message says something is a trigger: "
+           "remove the branch, or explain it in the model card",
+           "the template emits {} words of its own when a message's content matches \"{}\"",
+           words, escape(l.value, 40));
+  }
+
+  void hidden_prose(std::uint32_t position, std::string_view text) {
+    const std::size_t words = prose_words(text);
+    if (words == 0) return;
+    if (hidden_prose_words_ == 0) {
+      hidden_prose_at_ = position;
+      const std::size_t first = text.find_first_not_of(" \t\r\n");
+      hidden_prose_sample_ = std::string(text.substr(first == std::string_view::npos ? 0 : first, 60));
+    }
+    hidden_prose_words_ += words;
+  }
+
+  // Strings in expressions: what the text checks look for in the template's text as well.
+  void literal_text(std::uint32_t position, std::string_view decoded, bool /*literal*/) {
+    if (const auto at = find_url(decoded)) {
+      report(Code::TemplateUrl, position, 1,
+             "a chat template has no reason to name a URL: check where it points and why the "
+             "model is told about it",
+             "a string literal holds the URL \"{}\"", escape(decoded.substr(*at, 80), 80));
+    }
+    if (const auto run = find_base64(decoded)) {
+      report(Code::TemplateBase64Blob, position, 1,
+             "decode it and read it: an encoded blob in a template is content a reviewer "
+             "cannot see",
+             "a string literal holds {} characters of base64", run->length);
+    }
+  }
+
+  struct Macro {
+    std::string_view name;
+    std::uint32_t position;
+    std::vector<std::pair<std::string_view, std::uint32_t>> calls;
+  };
+
+  // Cycles among the macros' calls (iterative depth-first search: colours per macro).
+  void recursive_macros() {
+    const std::size_t count = macros_.size();
+    std::vector<std::uint8_t> colour(count, 0);  // 0 new, 1 on the path, 2 done
+    for (std::size_t start = 0; start < count; ++start) {
+      if (colour[start] != 0) continue;
+      std::vector<std::pair<std::size_t, std::size_t>> path{{start, 0}};
+      colour[start] = 1;
+      while (!path.empty()) {
+        auto& [m, next_call] = path.back();
+        if (next_call >= macros_[m].calls.size()) {
+          colour[m] = 2;
+          path.pop_back();
+          continue;
+        }
+        const auto [callee, position] = macros_[m].calls[next_call++];
+        const auto it = macro_ids_.find(callee);
+        if (it == macro_ids_.end()) continue;
+        const std::size_t target = it->second;
+        if (colour[target] == 1) {
+          report(Code::TemplateRecursiveMacro, position, callee.size(),
+                 "give the recursion a bound the messages fix, or unroll it: nothing stops a "
+                 "macro that calls itself but the server's stack",
+                 "macro '{}' calls '{}', which is on its own call path: recursion without a "
+                 "bound the template can show",
+                 escape(macros_[m].name, 40), escape(callee, 40));
+        } else if (colour[target] == 0) {
+          colour[target] = 1;
+          path.emplace_back(target, 0);
+        }
+      }
+    }
+  }
+
+  // ----------------------------------------------------------------- the other checks ---
+  void engine_findings() {
+    if (program_.too_deep) {
+      report(Code::TemplateTooDeep, *program_.too_deep, 1,
+             "flatten the template: no chat template needs this depth, and engines that parse "
+             "by recursion (llama.cpp's among them) run out of stack",
+             "blocks or expressions nest deeper than {} levels; the deeper part was not read",
+             jinja::kMaxNesting);
+    }
+    if (program_.incompatibility && !included_only()) {
+      const jinja::Problem& p = *program_.incompatibility;
+      const bool past_depth = program_.too_deep && p.position > *program_.too_deep;
+      if (!past_depth) {
+        report(Code::TemplateSyntaxError, p.position, 1,
+               "llama.cpp's Jinja engine (common/jinja/) refuses it: llama-server does not start "
+               "with this template; write it in the Jinja that engine reads",
+               "llama.cpp's Jinja engine cannot parse the template: {}", p.message);
+      }
+    }
+  }
+
+  // Whether the only reason llama.cpp's engine refuses the template is an include-like
+  // statement, which GGUF9005 reports.
+  [[nodiscard]] bool included_only() const {
+    if (!program_.incompatibility || counts_.find(Code::TemplateInclude) == counts_.end()) {
+      return false;
+    }
+    return program_.incompatibility->message.find("statement") != std::string::npos &&
+           (program_.incompatibility->message.find("include") != std::string::npos ||
+            program_.incompatibility->message.find("import") != std::string::npos ||
+            program_.incompatibility->message.find("from") != std::string::npos ||
+            program_.incompatibility->message.find("extends") != std::string::npos);
+  }
+
+  void text_findings() {
+    const InvisibleRun hidden = find_invisible(source_);
+    if (hidden.count > 0) {
+      report(Code::InvisibleCharacters, static_cast<std::uint32_t>(hidden.offset), 1,
+             "remove them: invisible and direction-changing characters make the text a "
+             "reviewer reads differ from the text the model gets",
+             "{} invisible or bidirectional control character{} (the first {})", hidden.count,
+             hidden.count == 1 ? "" : "s", escape_code_point(hidden.first));
+    }
+    if (const auto word = find_mixed_script_word(source_)) {
+      report(Code::TemplateConfusableToken, static_cast<std::uint32_t>(word->offset),
+             word->length,
+             "spell role names and special tokens in one script: a look-alike letter makes a "
+             "token the tokenizer does not know, or one that imitates a role",
+             "the word \"{}\" mixes Latin letters with Cyrillic or Greek look-alikes",
+             escape(source_.substr(word->offset, word->length), 40));
+    }
+    // URLs and base64 in the template's text (string literals were looked at in the walk).
+    for (const Node& n : program_.nodes) {
+      if (n.kind != NodeKind::Text) continue;
+      if (const auto at = find_url(n.value)) {
+        report(Code::TemplateUrl, n.position + static_cast<std::uint32_t>(*at), 1,
+               "a chat template has no reason to name a URL: check where it points and why the "
+               "model is told about it",
+               "the template's text holds the URL \"{}\"", escape(n.value.substr(*at, 80), 80));
+      }
+      if (const auto run = find_base64(n.value)) {
+        report(Code::TemplateBase64Blob, n.position + static_cast<std::uint32_t>(run->offset),
+               run->length,
+               "decode it and read it: an encoded blob in a template is content a reviewer "
+               "cannot see",
+               "the template's text holds {} characters of base64", run->length);
+      }
+    }
+  }
+
+  void provenance() {}
+
+  std::string_view source_;
+  std::uint64_t base_;
+  Field field_;
+  Sink& sink_;
+  Lines lines_;
+  Program program_;
+  std::unordered_map<Code, std::size_t> counts_;
+  std::unordered_map<std::string_view, std::string> constants_;
+  std::unordered_set<std::string_view> bounded_names_;
+  std::unordered_map<std::string_view, std::size_t> macro_ids_;
+  std::vector<Macro> macros_;
+  std::size_t hidden_prose_words_ = 0;
+  std::uint32_t hidden_prose_at_ = 0;
+  std::string hidden_prose_sample_;
+};
+
+bool template_key(std::string_view key) {
+  return key == kTemplateKey ||
+         (key.size() > kTemplateKey.size() + 1 && starts_with(key, kTemplateKey) &&
+          key[kTemplateKey.size()] == '.');
+}
+
+// Reads each template of a pair (one string, or each string of an array) to `use`.
+struct StringCollector {
+  const Model& model;
+  std::function<void(std::string_view, std::uint64_t, std::uint64_t)> use;  // text, offset, index
+  std::uint64_t index = 0;
+  std::uint32_t depth = 0;
+  bool scalar(ValueType, std::uint64_t, std::uint64_t) {
+    ++index;
+    return true;
+  }
+  bool string(std::string_view text, std::uint64_t offset, std::uint64_t length) {
+    use(text, offset + (length - text.size()), index++);
+    return true;
+  }
+  bool begin_array(ValueType, std::uint64_t, std::uint64_t) {
+    ++depth;
+    return depth <= 1;  // templates nested in arrays of arrays are not strings of a template
+  }
+  bool end_array() {
+    --depth;
+    return true;
+  }
+};
+
+}  // namespace
+
+void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
+  const std::uint64_t limit = sink.options().limits.max_template_bytes;
+  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+    const std::string_view key = model.key(i);
+    const ValueType type = model.metadata[i].type();
+    const bool is_template = template_key(key);
+    const bool general = starts_with(key, "general.");
+    if (!is_template && !general) continue;
+    if (type != ValueType::String && type != ValueType::Array) continue;
+    const ByteRange value = model.value_range(i);
+    const auto scan = [&](std::string_view text, std::uint64_t offset, std::uint64_t index) {
+      const Field field = type == ValueType::Array
+                              ? kv_path(i, key) + fmt::format("[{}]", index)
+                              : kv_path(i, key);
+      if (!is_template) {
+        const InvisibleRun hidden = find_invisible(text);
+        if (hidden.count > 0) {
+          sink.report(Code::InvisibleCharacters, offset + hidden.offset, 1, field,
+                      "remove them: invisible and direction-changing characters make the text a "
+                      "reviewer reads differ from the text tools show",
+                      "{} invisible or bidirectional control character{} (the first {})",
+                      hidden.count, hidden.count == 1 ? "" : "s", escape_code_point(hidden.first));
+        }
+        return;
+      }
+      if (text.size() > limit || text.size() >= UINT32_MAX) {
+        sink.report(Code::LimitExceeded, offset, text.size(), field,
+                    "raise it with --limit template-bytes=N to read the template; no chat "
+                    "template needs this size",
+                    "a chat template of {} is above the limit of {} that ggufcheck reads",
+                    byte_count(text.size()), byte_count(limit));
+        return;
+      }
+      TemplateScan(text, offset, field, sink).run();
+    };
+    if (type == ValueType::String) {
+      const std::string_view text = model.string_value(i);
+      scan(text, value.offset + model.size_width(), 0);
+      continue;
+    }
+    StringCollector collector{model, scan};
+    ValueWalker walker(model, value.offset);
+    (void)walker.value(ValueType::Array, collector);
+  }
+}
+
+}  // namespace ggufcheck::detail
