@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 
@@ -255,6 +257,47 @@ TEST(KnownTemplates, ManyIdenticalShortLines) {
   EXPECT_FALSE(find_near(sorted, &work).has_value());
   EXPECT_GE(work.candidates, 1U);
   expect_bounded(work, count);
+}
+
+// The generator's table of hostile templates (known_templates_fixture.py), compiled here: each
+// text as long as the generator counted, with the digest it computed, and the file's bytes.
+struct FixtureTemplate {
+  std::string_view name;
+  std::size_t size;
+  std::string_view sha256_hex;
+  std::string_view text;
+};
+
+#define GGUFCHECK_KNOWN_TEMPLATES_VERSION(version, commit)
+#define GGUFCHECK_KNOWN_TEMPLATE(name, source, size, sha256, text) \
+  FixtureTemplate{name, size, sha256, std::string_view(text, sizeof(text) - 1)},
+constexpr FixtureTemplate kFixtureTemplates[] = {
+#include "generated/known_templates.inc"
+};
+#undef GGUFCHECK_KNOWN_TEMPLATE
+#undef GGUFCHECK_KNOWN_TEMPLATES_VERSION
+
+std::string hex(const std::array<std::uint8_t, 32>& digest) {
+  std::string out;
+  for (std::uint8_t byte : digest) {
+    out += "0123456789abcdef"[byte >> 4];
+    out += "0123456789abcdef"[byte & 15];
+  }
+  return out;
+}
+
+TEST(KnownTemplates, HostileTextsSurviveTheTable) {
+  ASSERT_EQ(std::size(kFixtureTemplates), 10U);
+  for (const FixtureTemplate& entry : kFixtureTemplates) {
+    const std::string path = std::string(GGUFCHECK_TEMPLATE_FIXTURE_DIR) +
+                             "/tree/models/templates/" + std::string(entry.name) + ".jinja";
+    std::ifstream file(path, std::ios::binary);
+    ASSERT_TRUE(file) << path;
+    const std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+    EXPECT_EQ(entry.text, bytes) << entry.name;
+    EXPECT_EQ(entry.text.size(), entry.size) << entry.name;
+    EXPECT_EQ(hex(detail::template_sha256(entry.text)), entry.sha256_hex) << entry.name;
+  }
 }
 
 TEST(KnownTemplates, NearBoundGrowsWithTheTemplate) {
