@@ -18,6 +18,8 @@ packages=(cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev libss
 if [[ $what == all ]]; then
   packages+=(clang-14 clang-format pkg-config libgtest-dev libgmock-dev librapidcheck-dev
              libbenchmark-dev python3 python3-jsonschema
+             # the chat-template judge (validator/tests/template_judge.py): Jinja2's sandbox
+             python3-jinja2
              # fuzzing: libFuzzer and the sanitizer runtimes (only recommended by clang-14),
              # llvm-cov/llvm-profdata/llvm-nm/llvm-symbolizer (fuzz/coverage, fuzz/run), libc++
              # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)
