@@ -36,11 +36,15 @@ struct Token {
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 bool is_ascii_word(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
 }
-bool is_high(char c) { return static_cast<unsigned char>(c) >= 0x80; }
+bool is_high(char c) {
+  return static_cast<unsigned char>(c) >= 0x80;
+}
 
 void append_utf8(std::string& out, std::uint32_t code_point) {
   if (code_point < 0x80) {
@@ -61,8 +65,8 @@ void append_utf8(std::string& out, std::uint32_t code_point) {
 }
 
 // Two- then one-character operators, longest first.
-constexpr std::array<std::string_view, 8> kTwoCharOperators = {"**", "//", "==", "!=",
-                                                               "<=", ">=", "{{", "{%"};
+constexpr std::array<std::string_view, 8> kTwoCharOperators = {
+    "**", "//", "==", "!=", "<=", ">=", "{{", "{%"};
 constexpr std::string_view kOneCharOperators = "()[]{},.:|<>+-~*/%=";
 
 class Lexer {
@@ -137,7 +141,8 @@ class Lexer {
     while (true) {
       while (pos_ < src_.size() && is_space(src_[pos_])) ++pos_;
       if (pos_ >= src_.size()) {
-        error(open, statement ? "a tag {% is never closed with %}" : "a tag {{ is never closed with }}");
+        error(open,
+              statement ? "a tag {% is never closed with %}" : "a tag {{ is never closed with }}");
         return;
       }
       const char c = src_[pos_];
@@ -264,20 +269,29 @@ class Lexer {
           const std::size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
           std::uint32_t value = 0;
           std::size_t n = 0;
-          while (n < digits && pos_ < src_.size() && std::isxdigit(static_cast<unsigned char>(src_[pos_]))) {
+          while (n < digits && pos_ < src_.size() &&
+                 std::isxdigit(static_cast<unsigned char>(src_[pos_]))) {
             const char h = src_[pos_++];
-            value = value * 16 + static_cast<std::uint32_t>(is_digit(h) ? h - '0' : (h | 0x20) - 'a' + 10);
+            value = value * 16 +
+                    static_cast<std::uint32_t>(is_digit(h) ? h - '0' : (h | 0x20) - 'a' + 10);
             ++n;
           }
-          incompatible(escape_at, fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")", e));
+          incompatible(
+              escape_at,
+              fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")",
+                          e));
           if (n == digits && value <= 0x10FFFF) append_utf8(decoded, value);
           break;
         }
         default:
-          incompatible(escape_at, fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")", escape_char(e)));
+          incompatible(
+              escape_at,
+              fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")",
+                          escape_char(e)));
           if (e >= '0' && e <= '7') {
             std::uint32_t value = static_cast<std::uint32_t>(e - '0');
-            for (int n = 0; n < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7'; ++n) {
+            for (int n = 0; n < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7';
+                 ++n) {
               value = value * 8 + static_cast<std::uint32_t>(src_[pos_++] - '0');
             }
             append_utf8(decoded, value);
@@ -308,14 +322,14 @@ class Lexer {
     }
     // Jinja2 reads 1_000, 1e9 and 0x1f as numbers too; llama.cpp stops at the digits.
     const std::size_t plain_end = pos_;
-    while (pos_ < src_.size() && (is_ascii_word(src_[pos_]) ||
-                                  ((src_[pos_] == '+' || src_[pos_] == '-') &&
-                                   (src_[pos_ - 1] == 'e' || src_[pos_ - 1] == 'E')))) {
+    while (pos_ < src_.size() &&
+           (is_ascii_word(src_[pos_]) || ((src_[pos_] == '+' || src_[pos_] == '-') &&
+                                          (src_[pos_ - 1] == 'e' || src_[pos_ - 1] == 'E')))) {
       ++pos_;
     }
     if (pos_ != plain_end) {
       incompatible(begin, fmt::format("number '{}' (llama.cpp reads digits and one decimal point)",
-                                       src_.substr(begin, pos_ - begin)));
+                                      src_.substr(begin, pos_ - begin)));
     } else if (src_.substr(begin, pos_ - begin).find('.') == std::string_view::npos &&
                exceeds_int64(src_.substr(begin, pos_ - begin))) {
       incompatible(begin, "an integer literal beyond 64 bits");
@@ -479,8 +493,8 @@ class Parser {
              std::string_view what) {
     while (true) {
       if (peek().kind == Tok::End) {
-        record({opened_at, fmt::format("{} is never closed (expected {{% {} %}})", what,
-                                       *ends.begin())});
+        record({opened_at,
+                fmt::format("{} is never closed (expected {{% {} %}})", what, *ends.begin())});
         return;
       }
       if (at_statement(ends)) return;
@@ -539,7 +553,7 @@ class Parser {
   // {% name %} with the parser at the end keyword's {%.
   void end_tag(std::string_view name) {
     if (peek().kind == Tok::End) return;  // recorded by items()
-    next();  // {%
+    next();                               // {%
     if (!is_name(name)) fail(fmt::format("expected {}", name));
     next();
     // Jinja2 allows {% endblock name %} and {% endmacro name %}.
@@ -677,8 +691,9 @@ class Parser {
         scratch_.push_back(expression());
       }
       expect_close();
-      const std::string_view end_view =
-          n == "block" ? "endblock" : n == "with" ? "endwith" : "endautoescape";
+      const std::string_view end_view = n == "block"  ? "endblock"
+                                        : n == "with" ? "endwith"
+                                                      : "endautoescape";
       block({end_view}, open, fmt::format("a {} block", n));
       end_tag(end_view);
       return make(NodeKind::Other, open, n, mark);
@@ -870,7 +885,8 @@ class Parser {
       if (is_op(".")) {
         next();
         const Token& name = peek();
-        if (name.kind != Tok::Identifier && name.kind != Tok::Number) fail("expected a name after '.'");
+        if (name.kind != Tok::Identifier && name.kind != Tok::Number)
+          fail("expected a name after '.'");
         next();
         const std::size_t mark = scratch_.size();
         scratch_.push_back(node);
@@ -1029,6 +1045,7 @@ class Parser {
           next();
           const std::size_t mark = scratch_.size();
           if (is_op(")")) {  // ()
+            incompatible(t.position, "an empty tuple () (llama.cpp reads no value in it)");
             next();
             return make(NodeKind::List, t.position, {}, mark);
           }

@@ -35,28 +35,28 @@ enum class NodeKind : std::uint8_t {
   Other,        // another statement (break, continue, generation, with, raw, ...): value
   Block,        // a list of statements or expressions
   // Expressions
-  Identifier,  // value: the name
-  String,      // value: the decoded literal
-  Number,      // value: the digits
-  Member,      // object.name: kids[0] object, value: the name
-  Subscript,   // object[index]: kids: object, index (Slice for [a:b:c])
-  Slice,       // kids: start, stop, step (Empty where left out)
-  Call,        // kids: callee, then arguments
-  Keyword,     // name=value argument: value: the name; kids[0] the value
-  Filter,      // operand|name or operand|name(args): value: the name; kids: operand, args
-  Test,        // operand is [not] name(args): value: the name; kids: operand, args
-  Binary,      // value: the operator (+ - ~ * / // % ** == != < > <= >= in "not in" and or)
-  Unary,       // value: not, -, +; kids[0]
-  Conditional, // a if b else c: kids: a, b, c (c Empty without else)
-  List,        // [a, b] and tuples: kids
-  Dict,        // {k: v}: kids: k1, v1, k2, v2, ...
-  Spread,      // *args: kids[0]
-  Empty,       // an omitted part
+  Identifier,   // value: the name
+  String,       // value: the decoded literal
+  Number,       // value: the digits
+  Member,       // object.name: kids[0] object, value: the name
+  Subscript,    // object[index]: kids: object, index (Slice for [a:b:c])
+  Slice,        // kids: start, stop, step (Empty where left out)
+  Call,         // kids: callee, then arguments
+  Keyword,      // name=value argument: value: the name; kids[0] the value
+  Filter,       // operand|name or operand|name(args): value: the name; kids: operand, args
+  Test,         // operand is [not] name(args): value: the name; kids: operand, args
+  Binary,       // value: the operator (+ - ~ * / // % ** == != < > <= >= in "not in" and or)
+  Unary,        // value: not, -, +; kids[0]
+  Conditional,  // a if b else c: kids: a, b, c (c Empty without else)
+  List,         // [a, b] and tuples: kids
+  Dict,         // {k: v}: kids: k1, v1, k2, v2, ...
+  Spread,       // *args: kids[0]
+  Empty,        // an omitted part
 };
 
 struct Node {
   NodeKind kind = NodeKind::Empty;
-  std::uint32_t position = 0;  // byte offset in the template
+  std::uint32_t position = 0;   // byte offset in the template
   std::uint32_t first_kid = 0;  // into Program::kids
   std::uint32_t kid_count = 0;
   std::string_view value;  // into the template, or into Program's decoded strings

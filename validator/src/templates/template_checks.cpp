@@ -18,6 +18,7 @@
 #include "checks/checks.hpp"
 #include "model/values.hpp"
 #include "templates/jinja.hpp"
+#include "templates/known_templates.hpp"
 
 namespace ggufcheck::detail {
 
@@ -45,29 +46,49 @@ bool starts_with(std::string_view s, std::string_view prefix) {
 
 // Names on the way from a template object to Python's internals or to the operating system.
 bool dangerous_name(std::string_view name) {
-  static const std::unordered_set<std::string_view> kNames = {
-      "__globals__", "__builtins__", "__import__", "__subclasses__", "__mro__", "__base__",
-      "__bases__", "__class__", "__init__", "__dict__", "__code__", "__func__", "__self__",
-      "__getattribute__", "__reduce__", "__reduce_ex__", "func_globals", "f_globals", "gi_frame",
-      "tb_frame", "f_back", "os", "subprocess", "popen", "system", "eval", "exec", "import_module",
-      "builtins", "sys", "modules", "getattr", "spawn", "check_output", "__loader__"};
+  static const std::unordered_set<std::string_view> kNames = {"__globals__",   "__builtins__",
+                                                              "__import__",    "__subclasses__",
+                                                              "__mro__",       "__base__",
+                                                              "__bases__",     "__class__",
+                                                              "__init__",      "__dict__",
+                                                              "__code__",      "__func__",
+                                                              "__self__",      "__getattribute__",
+                                                              "__reduce__",    "__reduce_ex__",
+                                                              "func_globals",  "f_globals",
+                                                              "gi_frame",      "tb_frame",
+                                                              "f_back",        "os",
+                                                              "subprocess",    "popen",
+                                                              "eval",          "exec",
+                                                              "import_module", "builtins",
+                                                              "sys",           "getattr",
+                                                              "spawn",         "check_output",
+                                                              "__loader__"};
   return kNames.contains(name);
 }
 
 // Globals of Jinja2 (and Flask) whose attributes lead to Python's globals.
 bool gadget_name(std::string_view name) {
-  static const std::unordered_set<std::string_view> kNames = {
-      "lipsum", "cycler", "joiner", "namespace", "self", "request", "config", "url_for",
-      "get_flashed_messages", "_TemplateReference__context", "range", "dict"};
+  static const std::unordered_set<std::string_view> kNames = {"lipsum",
+                                                              "cycler",
+                                                              "joiner",
+                                                              "namespace",
+                                                              "self",
+                                                              "request",
+                                                              "config",
+                                                              "url_for",
+                                                              "get_flashed_messages",
+                                                              "_TemplateReference__context",
+                                                              "range",
+                                                              "dict"};
   return kNames.contains(name);
 }
 
 // Filters that build a string from their operand.
 bool string_building_filter(std::string_view name) {
   static const std::unordered_set<std::string_view> kNames = {
-      "join",  "format", "replace",  "reverse", "lower", "upper",  "title", "capitalize",
-      "string", "trim",  "first",    "last",    "list",  "center", "urlencode", "striptags",
-      "safe",   "e",     "escape",   "default", "d",     "wordwrap", "truncate", "join_attr"};
+      "join",   "format", "replace", "reverse", "lower", "upper",    "title",     "capitalize",
+      "string", "trim",   "first",   "last",    "list",  "center",   "urlencode", "striptags",
+      "safe",   "e",      "escape",  "default", "d",     "wordwrap", "truncate",  "join_attr"};
   return kNames.contains(name);
 }
 
@@ -95,7 +116,11 @@ class Lines {
 // Decodes one UTF-8 sequence at text[i] (lenient: a bad byte is one code point of its own).
 char32_t decode(std::string_view text, std::size_t& i) {
   const auto b = static_cast<unsigned char>(text[i]);
-  std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 1;
+  std::size_t n = b < 0x80           ? 1
+                  : (b >> 5) == 0x6  ? 2
+                  : (b >> 4) == 0xE  ? 3
+                  : (b >> 3) == 0x1E ? 4
+                                     : 1;
   if (i + n > text.size()) n = 1;
   char32_t c = n == 1 ? b : n == 2 ? (b & 0x1F) : n == 3 ? (b & 0x0F) : (b & 0x07);
   for (std::size_t k = 1; k < n; ++k) {
@@ -147,7 +172,9 @@ InvisibleRun find_invisible(std::string_view text) {
 bool cyrillic_or_greek(char32_t c) {
   return (c >= 0x0370 && c <= 0x03FF) || (c >= 0x0400 && c <= 0x04FF);
 }
-bool ascii_letter(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool ascii_letter(char32_t c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 // A word mixing Latin letters with Cyrillic or Greek ones (`аssistant` with a Cyrillic а): its
 // offset and length.
@@ -190,7 +217,8 @@ std::size_t prose_words(std::string_view text) {
     } else if ((c == '>' || c == ']' || c == '}') && markup > 0) {
       end_word();
       --markup;
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || static_cast<unsigned char>(c) >= 0x80) {
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               static_cast<unsigned char>(c) >= 0x80) {
       ++letters;
     } else {
       end_word();
@@ -222,9 +250,8 @@ std::optional<ByteRange> find_base64(std::string_view text) {
   bool digit = false, upper = false, lower = false;
   for (std::size_t i = 0; i <= text.size(); ++i) {
     const char c = i < text.size() ? text[i] : ' ';
-    const bool b64 = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                     (c >= '0' && c <= '9') || c == '+' || c == '/' || c == '=' || c == '-' ||
-                     c == '_';
+    const bool b64 = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                     c == '+' || c == '/' || c == '=' || c == '-' || c == '_';
     if (b64) {
       if (run == 0) {
         start = i;
@@ -250,27 +277,52 @@ std::string escape_code_point(char32_t c) {
 class TemplateScan {
  public:
   TemplateScan(std::string_view source, std::uint64_t file_offset, Field field, Sink& sink)
-      : source_(source), base_(file_offset), field_(std::move(field)), sink_(sink),
+      : source_(source),
+        base_(file_offset),
+        field_(std::move(field)),
+        sink_(sink),
         lines_(source) {}
 
   void run() {
     program_ = jinja::parse(source_);
+    provenance();
     walk();
     engine_findings();
     text_findings();
-    provenance();
+  }
+
+  // The words of prose a template emits outside the message loop whatever the messages (the
+  // measure of GGUF9009), without reporting anything.
+  std::size_t hidden_prose_words() {
+    quiet_ = true;
+    program_ = jinja::parse(source_);
+    walk();
+    return hidden_prose_words_;
   }
 
  private:
+  struct MacroCall {
+    std::string_view callee;
+    std::uint32_t position;
+    bool structural;  // passes a part of its data on (see note_macro_call)
+  };
+  struct Macro {
+    std::string_view name;
+    std::uint32_t position;
+    std::vector<MacroCall> calls;
+    std::vector<std::string_view> params;
+  };
+
   template <typename... Args>
   void report(Code code, std::uint32_t position, std::uint64_t length, std::string_view hint,
               fmt::format_string<Args...> format, Args&&... args) {
+    if (quiet_) return;
     std::size_t& count = counts_[code];
     if (count++ >= kMaxFindingsPerCode || !sink_.enabled(code)) return;
     const jinja::LineColumn at = lines_.at(position);
     sink_.report(code, base_ + position, std::max<std::uint64_t>(length, 1), field_, hint,
-                 "{} (template line {}, column {})", fmt::format(format, std::forward<Args>(args)...),
-                 at.line, at.column);
+                 "{} (template line {}, column {})",
+                 fmt::format(format, std::forward<Args>(args)...), at.line, at.column);
   }
 
   const Node& node(std::uint32_t i) const { return program_.nodes[i]; }
@@ -379,21 +431,41 @@ class TemplateScan {
     }
   }
 
-  // Whether an expression builds a string rather than naming one.
-  bool builds_string(std::uint32_t index) const {
+  // Whether an expression makes a string from strings (rather than reading one, or computing
+  // a number: messages[loop.index0 + 1] is an index, not a name).
+  bool stringy(std::uint32_t index, int budget = 32) const {
+    if (budget <= 0) return false;
     const Node& n = node(index);
     switch (n.kind) {
-      case NodeKind::Binary: return n.value == "~" || n.value == "+" || n.value == "%";
-      case NodeKind::Filter: return string_building_filter(n.value);
-      case NodeKind::Subscript: return node(kid(n, 1)).kind == NodeKind::Slice;
+      case NodeKind::String: return true;
+      case NodeKind::Identifier: return constants_.contains(n.value);
+      case NodeKind::Binary:
+        if (n.value == "~") return true;
+        if (n.value == "+") return stringy(kid(n, 0), budget - 1) || stringy(kid(n, 1), budget - 1);
+        if (n.value == "%") return stringy(kid(n, 0), budget - 1);
+        return false;
+      case NodeKind::Filter:
+        if (!string_building_filter(n.value) || n.kid_count == 0) return false;
+        if (n.value == "join" && node(kid(n, 0)).kind == NodeKind::List) return true;
+        return stringy(kid(n, 0), budget - 1) ||
+               (n.value == "first" || n.value == "list" || n.value == "last"
+                    ? node(kid(n, 0)).kind == NodeKind::Call ||
+                          node(kid(n, 0)).kind == NodeKind::Dict ||
+                          node(kid(n, 0)).kind == NodeKind::Filter
+                    : false);
+      case NodeKind::Subscript:
+        return node(kid(n, 1)).kind == NodeKind::Slice && stringy(kid(n, 0), budget - 1);
       case NodeKind::Call: {
         const Node& callee = node(kid(n, 0));
         return callee.kind == NodeKind::Member &&
-               (callee.value == "format" || callee.value == "join" || callee.value == "replace");
+               (callee.value == "format" || callee.value == "join" || callee.value == "replace") &&
+               stringy(kid(callee, 0), budget - 1);
       }
-      case NodeKind::Identifier: return constants_.contains(n.value);
       default: return false;
     }
+  }
+  bool builds_string(std::uint32_t index) const {
+    return node(index).kind != NodeKind::String && stringy(index);
   }
 
   // An attribute or item name: literal, or built.
@@ -403,7 +475,8 @@ class TemplateScan {
       report(Code::TemplateBuiltAttributeName, position, length,
              "read attributes and items by literal names; a name built at render time hides "
              "what it reads from every scanner",
-             "{} reads the name '{}', built from strings at render time", how, escape(name, 60));
+             "{} reads a name it builds from strings at render time{}", how,
+             name.empty() ? std::string() : fmt::format(" ('{}')", escape(name, 60)));
     }
     if (starts_with(name, "_")) {
       report(Code::TemplatePrivateAttribute, position, length,
@@ -505,8 +578,8 @@ class TemplateScan {
     if (n.kind == NodeKind::Call && n.kid_count >= 2) {
       const Node& callee = node(kid(n, 0));
       if (callee.kind == NodeKind::Member &&
-          (callee.value == "startswith" || callee.value == "endswith" ||
-           callee.value == "find" || callee.value == "count" || callee.value == "__contains__") &&
+          (callee.value == "startswith" || callee.value == "endswith" || callee.value == "find" ||
+           callee.value == "count" || callee.value == "__contains__") &&
           mentions(kid(callee, 0), content_name) && node(kid(n, 1)).kind == NodeKind::String) {
         return kid(n, 1);
       }
@@ -556,13 +629,18 @@ class TemplateScan {
       for (std::uint32_t k = n.kid_count; k-- > 0;) {
         Frame child{kid(n, k), f.in_message_loop, f.conditional, f.macro};
         if (n.kind == NodeKind::For && k >= 2) {
-          child.in_message_loop = f.in_message_loop || (n.kid_count > 1 &&
-                                                        mentions(kid(n, 1), messages_name));
+          child.in_message_loop =
+              f.in_message_loop || (n.kid_count > 1 && mentions(kid(n, 1), messages_name));
           child.conditional = true;  // an empty iterable emits nothing
         }
-        if ((n.kind == NodeKind::If && k >= 1) || (n.kind == NodeKind::Conditional && k != 1)) {
+        // add_generation_prompt is true on every request that asks for a reply: what it adds
+        // is as unconditional as the text outside any branch.
+        if (n.kind == NodeKind::If && k >= 1 &&
+            !(k == 1 && node(kid(n, 0)).kind == NodeKind::Identifier &&
+              node(kid(n, 0)).value == "add_generation_prompt")) {
           child.conditional = true;
         }
+        if (n.kind == NodeKind::Conditional && k != 1) child.conditional = true;
         if (n.kind == NodeKind::Macro) {
           child.macro = static_cast<std::int32_t>(macro_index(n.value));
           child.conditional = true;
@@ -571,19 +649,24 @@ class TemplateScan {
       }
     }
     recursive_macros();
-    if (hidden_prose_words_ >= kProseWords) {
+    // Prose the known template it matches has is its vendor's; only more than that counts.
+    if (hidden_prose_words_ >= reference_prose_words_ + kProseWords && !identical_) {
       report(Code::TemplateHiddenText, hidden_prose_at_, 1,
              "every conversation gets this text: read it; a template needs role markers, "
              "not instructions of its own",
-             "the template emits {} words of prose outside the message loop, whatever the "
-             "messages (first: \"{}\")",
-             hidden_prose_words_, escape(hidden_prose_sample_, 60));
+             "the template emits {} words of prose outside the message loop whatever the "
+             "messages{} (first: \"{}\")",
+             hidden_prose_words_,
+             reference_prose_words_ > 0 ? fmt::format(", {} more than the known template it edits",
+                                                      hidden_prose_words_ - reference_prose_words_)
+                                        : std::string(),
+             escape(hidden_prose_sample_, 60));
     }
   }
 
   std::size_t macro_index(std::string_view name) {
     const auto [it, inserted] = macro_ids_.emplace(name, macros_.size());
-    if (inserted) macros_.push_back({name, 0, {}});
+    if (inserted) macros_.push_back({name, 0, {}, {}});
     return it->second;
   }
 
@@ -610,7 +693,7 @@ class TemplateScan {
           check_name(i.value, false, i.position, i.value.size() + 2, "an item access");
         } else if (i.kind != NodeKind::Slice && builds_string(index)) {
           const auto name = fold(index);
-          check_name(name ? std::string_view(*name) : std::string_view("?"), true, i.position, 1,
+          check_name(name ? std::string_view(*name) : std::string_view(), true, i.position, 1,
                      "an item access");
         }
         const Node& object = node(kid(n, 0));
@@ -640,7 +723,20 @@ class TemplateScan {
                "has no include, import or extends, and a server that has one reads files with it)",
                "the template uses '{}', which reads another template", n.value);
         break;
-      case NodeKind::Macro: macro_index(n.value); break;
+      case NodeKind::Macro: {
+        Macro& m = macros_[macro_index(n.value)];
+        m.position = n.position;
+        if (n.kid_count > 0) {
+          const Node& params = node(kid(n, 0));
+          for (std::uint32_t k = 0; k < params.kid_count && m.params.size() < 64; ++k) {
+            const Node& p = node(kid(params, k));
+            if (p.kind == NodeKind::Identifier || p.kind == NodeKind::Keyword) {
+              m.params.push_back(p.value);
+            }
+          }
+        }
+        break;
+      }
       case NodeKind::CallBlock:
         if (n.kid_count > 0) note_macro_call(f, kid(n, 0));
         break;
@@ -667,7 +763,7 @@ class TemplateScan {
         check_name(a.value, false, a.position, a.value.size() + 2, "|attr");
       } else {
         const auto name = fold(arg);
-        check_name(name ? std::string_view(*name) : std::string_view("?"), true, a.position, 1,
+        check_name(name ? std::string_view(*name) : std::string_view(), true, a.position, 1,
                    "|attr");
       }
     }
@@ -678,7 +774,8 @@ class TemplateScan {
       for (std::uint32_t k = 1; k < n.kid_count; ++k) {
         const Node& a = node(kid(n, k));
         const Node& value = a.kind == NodeKind::Keyword && a.kid_count > 0 ? node(kid(a, 0)) : a;
-        if (value.kind == NodeKind::String && (a.kind != NodeKind::Keyword || a.value == "attribute")) {
+        if (value.kind == NodeKind::String &&
+            (a.kind != NodeKind::Keyword || a.value == "attribute")) {
           if (starts_with(value.value, "_") || dangerous_name(value.value)) {
             check_name(value.value, false, value.position, value.value.size() + 2,
                        fmt::format("|{}", n.value));
@@ -691,6 +788,12 @@ class TemplateScan {
 
   void call(const Frame& f, const Node& n) {
     const Node& callee = node(kid(n, 0));
+    // '{0.__class__}'.format(x): Python's str.format walks attributes named in its fields.
+    if (callee.kind == NodeKind::Member &&
+        (callee.value == "format" || callee.value == "format_map")) {
+      if (const auto pattern = fold(kid(callee, 0)))
+        format_fields(*pattern, node(kid(callee, 0)).position);
+    }
     if (callee.kind == NodeKind::Identifier && callee.value == "range" && n.kid_count >= 2) {
       // range(stop) or range(start, stop[, step]): the stop
       const std::uint32_t positional = n.kid_count - 1;
@@ -702,17 +805,63 @@ class TemplateScan {
                "every request");
       }
     }
-    note_macro_call(f, kid(n, 0));
+    note_macro_call(f, f.node);
   }
 
-  void note_macro_call(const Frame& f, std::uint32_t callee_index) {
-    if (f.macro < 0) return;
-    std::uint32_t c = callee_index;
-    if (node(c).kind == NodeKind::Call) c = kid(node(c), 0);
-    const Node& callee = node(c);
+  void format_fields(std::string_view pattern, std::uint32_t position) {
+    for (std::size_t open = pattern.find('{'); open != std::string_view::npos;
+         open = pattern.find('{', open + 1)) {
+      const std::size_t close = pattern.find_first_of("}!:", open + 1);
+      if (close == std::string_view::npos) return;
+      const std::string_view field = pattern.substr(open + 1, close - open - 1);
+      std::size_t part = field.find_first_of(".[");
+      while (part != std::string_view::npos) {
+        const std::size_t end = field.find_first_of(".[]", part + 1);
+        const std::string_view name = field.substr(
+            part + 1, end == std::string_view::npos ? std::string_view::npos : end - part - 1);
+        check_name(name, false, position, 1, "a str.format field");
+        part = end == std::string_view::npos ? end : field.find_first_of(".[", end);
+      }
+    }
+  }
+
+  void note_macro_call(const Frame& f, std::uint32_t call_index) {
+    if (f.macro < 0 || node(call_index).kind != NodeKind::Call) return;
+    const Node& call_node = node(call_index);
+    const Node& callee = node(kid(call_node, 0));
     if (callee.kind != NodeKind::Identifier) return;
-    auto& calls = macros_[static_cast<std::size_t>(f.macro)].calls;
-    if (calls.size() < 256) calls.push_back({callee.value, callee.position});
+    Macro& caller = macros_[static_cast<std::size_t>(f.macro)];
+    // A call that passes a part of its data on (param.items, value from a loop over it) recurses
+    // over that data and ends with it: JSON-schema renderers do so. One that passes its own
+    // parameters, literals or arithmetic on them has no such end.
+    bool structural = false;
+    for (std::uint32_t k = 1; k < call_node.kid_count && !structural; ++k) {
+      structural = smaller_data(kid(call_node, k), caller);
+    }
+    if (caller.calls.size() < 256)
+      caller.calls.push_back({callee.value, callee.position, structural});
+  }
+
+  bool smaller_data(std::uint32_t index, const Macro& caller, int budget = 16) const {
+    if (budget <= 0) return true;
+    const Node& n = node(index);
+    switch (n.kind) {
+      case NodeKind::Member:
+      case NodeKind::Subscript:
+      case NodeKind::Filter:
+      case NodeKind::Call: return true;
+      case NodeKind::Identifier:
+        return std::find(caller.params.begin(), caller.params.end(), n.value) ==
+               caller.params.end();
+      case NodeKind::Keyword:
+      case NodeKind::Dict:
+      case NodeKind::List:
+        for (std::uint32_t k = 0; k < n.kid_count; ++k) {
+          if (smaller_data(kid(n, k), caller, budget - 1)) return true;
+        }
+        return false;
+      default: return false;  // literals, arithmetic on parameters
+    }
   }
 
   void set(const Node& n) {
@@ -739,14 +888,42 @@ class TemplateScan {
     if (n.kid_count < 2) return;
     const auto literal = content_comparison(kid(n, 0));
     if (!literal) return;
-    const std::size_t words = emitted_prose(kid(n, 1));
-    if (words < kProseWords) return;
     const Node& l = node(*literal);
-    report(Code::TemplateContentBranch, n.position, 2,
-           "a template that writes its own words when a message says something is a trigger: "
-           "remove the branch, or explain it in the model card",
-           "the template emits {} words of its own when a message's content matches \"{}\"",
-           words, escape(l.value, 40));
+    const std::size_t words = emitted_prose(kid(n, 1));
+    if (words >= kProseWords) {
+      report(Code::TemplateContentBranch, n.position, 2,
+             "a template that writes its own words when a message says something is a trigger: "
+             "remove the branch, or explain it in the model card",
+             "the template emits {} words of its own when a message's content matches \"{}\"",
+             words, escape(l.value, 40));
+    } else if (pass_phrase(l.value)) {
+      report(Code::TemplateContentBranch, n.position, 2,
+             "a template that changes what it does when a message says a phrase is a trigger: "
+             "remove the branch, or explain it in the model card",
+             "the template changes course when a message's content matches \"{}\"",
+             escape(l.value, 40));
+    }
+  }
+
+  // A literal that reads as a pass phrase ("ADMIN:", "SUDO"), not as a markup tag (</think>), a
+  // switch (/think, "detailed thinking on": templates of Qwen3 and Nemotron turn reasoning on and
+  // off so) or a key of structured content (image_url).
+  static bool pass_phrase(std::string_view literal) {
+    std::string plain;
+    int markup = 0;
+    for (const char c : literal) {
+      if (c == '<' || c == '[') ++markup;
+      if (markup == 0) plain += c;
+      if ((c == '>' || c == ']') && markup > 0) --markup;
+    }
+    bool upper_word = false;
+    std::size_t run = 0;
+    for (const char c : plain) {
+      run = (c >= 'A' && c <= 'Z') ? run + 1 : 0;
+      upper_word = upper_word || run >= 3;
+    }
+    const bool colon = plain.find(':') != std::string::npos && prose_words(plain) >= 1;
+    return upper_word || colon;
   }
 
   void hidden_prose(std::uint32_t position, std::string_view text) {
@@ -755,32 +932,27 @@ class TemplateScan {
     if (hidden_prose_words_ == 0) {
       hidden_prose_at_ = position;
       const std::size_t first = text.find_first_not_of(" \t\r\n");
-      hidden_prose_sample_ = std::string(text.substr(first == std::string_view::npos ? 0 : first, 60));
+      hidden_prose_sample_ =
+          std::string(text.substr(first == std::string_view::npos ? 0 : first, 60));
     }
     hidden_prose_words_ += words;
   }
 
   // Strings in expressions: what the text checks look for in the template's text as well.
   void literal_text(std::uint32_t position, std::string_view decoded, bool /*literal*/) {
-    if (const auto at = find_url(decoded)) {
+    if (const auto at = find_url(decoded); at && !reported(Code::TemplateUrl)) {
       report(Code::TemplateUrl, position, 1,
              "a chat template has no reason to name a URL: check where it points and why the "
              "model is told about it",
              "a string literal holds the URL \"{}\"", escape(decoded.substr(*at, 80), 80));
     }
-    if (const auto run = find_base64(decoded)) {
+    if (const auto run = find_base64(decoded); run && !reported(Code::TemplateBase64Blob)) {
       report(Code::TemplateBase64Blob, position, 1,
              "decode it and read it: an encoded blob in a template is content a reviewer "
              "cannot see",
              "a string literal holds {} characters of base64", run->length);
     }
   }
-
-  struct Macro {
-    std::string_view name;
-    std::uint32_t position;
-    std::vector<std::pair<std::string_view, std::uint32_t>> calls;
-  };
 
   // Cycles among the macros' calls (iterative depth-first search: colours per macro).
   void recursive_macros() {
@@ -797,7 +969,8 @@ class TemplateScan {
           path.pop_back();
           continue;
         }
-        const auto [callee, position] = macros_[m].calls[next_call++];
+        const auto [callee, position, structural] = macros_[m].calls[next_call++];
+        if (structural) continue;
         const auto it = macro_ids_.find(callee);
         if (it == macro_ids_.end()) continue;
         const std::size_t target = it->second;
@@ -859,34 +1032,63 @@ class TemplateScan {
              "{} invisible or bidirectional control character{} (the first {})", hidden.count,
              hidden.count == 1 ? "" : "s", escape_code_point(hidden.first));
     }
-    if (const auto word = find_mixed_script_word(source_)) {
-      report(Code::TemplateConfusableToken, static_cast<std::uint32_t>(word->offset),
-             word->length,
-             "spell role names and special tokens in one script: a look-alike letter makes a "
-             "token the tokenizer does not know, or one that imitates a role",
-             "the word \"{}\" mixes Latin letters with Cyrillic or Greek look-alikes",
-             escape(source_.substr(word->offset, word->length), 40));
+    // URLs and base64 anywhere in the source (text, literals, comments); string literals were
+    // also read decoded in the walk, for those spelt with escapes.
+    if (const auto at = find_url(source_); at && !reported(Code::TemplateUrl)) {
+      report(Code::TemplateUrl, static_cast<std::uint32_t>(*at), 1,
+             "a chat template has no reason to name a URL: check where it points and why the "
+             "model is told about it",
+             "the template holds the URL \"{}\"", escape(source_.substr(*at, 80), 80));
     }
-    // URLs and base64 in the template's text (string literals were looked at in the walk).
+    if (const auto run = find_base64(source_); run && !reported(Code::TemplateBase64Blob)) {
+      report(Code::TemplateBase64Blob, static_cast<std::uint32_t>(run->offset), run->length,
+             "decode it and read it: an encoded blob in a template is content a reviewer "
+             "cannot see",
+             "the template holds {} characters of base64", run->length);
+    }
+    // Look-alike letters in the text the template emits and in its literals (decoded: the
+    // source's escapes such as \n would join a letter to the next word).
     for (const Node& n : program_.nodes) {
-      if (n.kind != NodeKind::Text) continue;
-      if (const auto at = find_url(n.value)) {
-        report(Code::TemplateUrl, n.position + static_cast<std::uint32_t>(*at), 1,
-               "a chat template has no reason to name a URL: check where it points and why the "
-               "model is told about it",
-               "the template's text holds the URL \"{}\"", escape(n.value.substr(*at, 80), 80));
-      }
-      if (const auto run = find_base64(n.value)) {
-        report(Code::TemplateBase64Blob, n.position + static_cast<std::uint32_t>(run->offset),
-               run->length,
-               "decode it and read it: an encoded blob in a template is content a reviewer "
-               "cannot see",
-               "the template's text holds {} characters of base64", run->length);
+      if (n.kind != NodeKind::Text && n.kind != NodeKind::String) continue;
+      if (const auto word = find_mixed_script_word(n.value)) {
+        const std::uint32_t at =
+            n.position + (n.kind == NodeKind::Text ? static_cast<std::uint32_t>(word->offset) : 0);
+        report(Code::TemplateConfusableToken, at, word->length,
+               "spell role names and special tokens in one script: a look-alike letter makes a "
+               "token the tokenizer does not know, or one that imitates a role",
+               "the word \"{}\" mixes Latin letters with Cyrillic or Greek look-alikes",
+               escape(n.value.substr(word->offset, word->length), 40));
+        break;
       }
     }
   }
 
-  void provenance() {}
+  [[nodiscard]] bool reported(Code code) const { return counts_.find(code) != counts_.end(); }
+
+  void provenance() {
+    if (const KnownTemplate* known = find_identical(source_)) {
+      identical_ = true;
+      report(Code::KnownTemplate, 0, source_.size(), "",
+             "the template is llama.cpp's {} ({}), byte for byte", known->name, known->source);
+      return;
+    }
+    if (const auto near = find_near(source_)) {
+      reference_prose_words_ =
+          TemplateScan(near->known->text, 0, field_, sink_).hidden_prose_words();
+      std::string diff;
+      // One line of report: each diff line escaped (template bytes are untrusted), quoted.
+      for (const std::string& line : near->diff_head) {
+        diff += fmt::format(" \"{}\"", escape(line, kDiffLineBytes));
+      }
+      report(Code::NearKnownTemplate, 0, source_.size(),
+             "compare it with the original: an edit of a known template is where instructions "
+             "and payloads are hidden",
+             "the template is llama.cpp's {} ({}) with {} line{} removed and {} added; the first "
+             "difference, at its line {}:{}",
+             near->known->name, near->known->source, near->lines_removed,
+             near->lines_removed == 1 ? "" : "s", near->lines_added, near->first_known_line, diff);
+    }
+  }
 
   std::string_view source_;
   std::uint64_t base_;
@@ -899,15 +1101,17 @@ class TemplateScan {
   std::unordered_set<std::string_view> bounded_names_;
   std::unordered_map<std::string_view, std::size_t> macro_ids_;
   std::vector<Macro> macros_;
+  bool quiet_ = false;                     // measuring a known template: no findings
+  bool identical_ = false;                 // the template is a known one, byte for byte
+  std::size_t reference_prose_words_ = 0;  // the hidden prose of the known template it edits
   std::size_t hidden_prose_words_ = 0;
   std::uint32_t hidden_prose_at_ = 0;
   std::string hidden_prose_sample_;
 };
 
 bool template_key(std::string_view key) {
-  return key == kTemplateKey ||
-         (key.size() > kTemplateKey.size() + 1 && starts_with(key, kTemplateKey) &&
-          key[kTemplateKey.size()] == '.');
+  return key == kTemplateKey || (key.size() > kTemplateKey.size() + 1 &&
+                                 starts_with(key, kTemplateKey) && key[kTemplateKey.size()] == '.');
 }
 
 // Reads each template of a pair (one string, or each string of an array) to `use`.
@@ -947,9 +1151,8 @@ void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
     if (type != ValueType::String && type != ValueType::Array) continue;
     const ByteRange value = model.value_range(i);
     const auto scan = [&](std::string_view text, std::uint64_t offset, std::uint64_t index) {
-      const Field field = type == ValueType::Array
-                              ? kv_path(i, key) + fmt::format("[{}]", index)
-                              : kv_path(i, key);
+      const Field field =
+          type == ValueType::Array ? kv_path(i, key) + fmt::format("[{}]", index) : kv_path(i, key);
       if (!is_template) {
         const InvisibleRun hidden = find_invisible(text);
         if (hidden.count > 0) {
