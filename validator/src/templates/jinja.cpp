@@ -31,6 +31,9 @@ struct Token {
   Tok kind = Tok::End;
   std::uint32_t position = 0;
   std::string_view value;  // the text, identifier, operator or number; a string's decoded bytes
+  // A + or - right after a name, number, string, ) or ]: llama.cpp's lexer makes it a binary
+  // operator whatever the grammar says (`not -x`, `'a' if -1` fail there).
+  bool binary_sign = false;
 };
 
 bool is_space(char c) {
@@ -201,7 +204,14 @@ class Lexer {
       if (op == "**" || op == "//") incompatible(pos_, fmt::format("operator '{}'", op));
       if (op == "{") ++braces;
       if (op == "}" && braces > 0) --braces;
+      const bool sign = op == "+" || op == "-";
+      const Token& before = tokens_.back();
+      const bool after_value =
+          before.kind == Tok::Identifier || before.kind == Tok::Number ||
+          before.kind == Tok::String ||
+          (before.kind == Tok::Operator && (before.value == ")" || before.value == "]"));
       push(Tok::Operator, pos_, src_.substr(pos_, op.size()));
+      tokens_.back().binary_sign = sign && after_value;
       pos_ += op.size();
     }
   }
@@ -320,18 +330,32 @@ class Lexer {
       ++pos_;
       while (pos_ < src_.size() && is_digit(src_[pos_])) ++pos_;
     }
-    // Jinja2 reads 1_000, 1e9 and 0x1f as numbers too; llama.cpp stops at the digits.
+    // Jinja2 reads 1_000, 1e9 and 0x1f as one number; llama.cpp stops at the digits (and then
+    // fails on what follows). Anything else after the digits is a name of its own in both.
     const std::size_t plain_end = pos_;
-    while (pos_ < src_.size() &&
-           (is_ascii_word(src_[pos_]) || ((src_[pos_] == '+' || src_[pos_] == '-') &&
-                                          (src_[pos_ - 1] == 'e' || src_[pos_ - 1] == 'E')))) {
-      ++pos_;
+    const auto digits_from = [&](std::size_t at, auto digit) {
+      std::size_t end = at;
+      while (end < src_.size() && (digit(src_[end]) || (src_[end] == '_' && end > at))) ++end;
+      return end > at ? end : std::size_t{0};
+    };
+    std::size_t extended = 0;
+    if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
+      std::size_t at = pos_ + 1;
+      if (at < src_.size() && (src_[at] == '+' || src_[at] == '-')) ++at;
+      extended = digits_from(at, is_digit);
+    } else if (pos_ < src_.size() && src_[pos_] == '_') {
+      extended = digits_from(pos_ + 1, is_digit);
+    } else if (pos_ == begin + 1 && src_[begin] == '0' && pos_ < src_.size() &&
+               (src_[pos_] == 'x' || src_[pos_] == 'X' || src_[pos_] == 'o' || src_[pos_] == 'b')) {
+      extended = digits_from(
+          pos_ + 1, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
     }
-    if (pos_ != plain_end) {
+    if (extended != 0) {
+      pos_ = extended;
       incompatible(begin, fmt::format("number '{}' (llama.cpp reads digits and one decimal point)",
                                       src_.substr(begin, pos_ - begin)));
-    } else if (src_.substr(begin, pos_ - begin).find('.') == std::string_view::npos &&
-               exceeds_int64(src_.substr(begin, pos_ - begin))) {
+    } else if (src_.substr(begin, plain_end - begin).find('.') == std::string_view::npos &&
+               exceeds_int64(src_.substr(begin, plain_end - begin))) {
       incompatible(begin, "an integer literal beyond 64 bits");
     }
     push(Tok::Number, begin, src_.substr(begin, pos_ - begin));
@@ -382,6 +406,7 @@ class Parser {
         skip_tag();
       }
     }
+    scratch_.insert(scratch_.end(), loose_.begin(), loose_.end());
     program_.root = make(NodeKind::Block, 0, {}, mark);
   }
 
@@ -431,6 +456,10 @@ class Parser {
     if (!program_.incompatibility) {
       program_.incompatibility = Problem{position, std::move(message)};
     }
+  }
+  // Jinja2 refuses it, llama.cpp's engine reads on (a missing comma between arguments).
+  void jinja2_error(std::uint32_t position, std::string message) {
+    if (!program_.syntax_error) program_.syntax_error = Problem{position, std::move(message)};
   }
   // Skips to just after the end of the tag the parser is in (or to the next tag's start).
   void skip_tag() {
@@ -571,7 +600,7 @@ class Parser {
     const std::size_t mark = scratch_.size();
     if (n == "if") return if_statement(open, mark);
     if (n == "for") {
-      targets();
+      loop_targets();
       if (!is_name("in")) fail("expected 'in'");
       next();
       scratch_.push_back(expression(/*allow_select=*/false));
@@ -600,7 +629,7 @@ class Parser {
       return make(NodeKind::For, open, {}, mark);
     }
     if (n == "set") {
-      targets();
+      set_targets();
       if (is_op("=")) {
         next();
         expression_list();
@@ -739,18 +768,42 @@ class Parser {
     return make(NodeKind::If, open, {}, mark);
   }
 
-  // Assignment targets: names, attributes (ns.x), tuples.
-  void targets() {
+  // A for loop's targets: names or parenthesised tuples, as both engines read them.
+  void loop_targets() {
     const std::size_t begin = scratch_.size();
     const std::uint32_t at = peek().position;
-    scratch_.push_back(postfix(primary(), /*calls=*/false));
+    scratch_.push_back(primary());
     bool tuple = false;
     while (is_op(",")) {
       next();
       tuple = true;
-      scratch_.push_back(postfix(primary(), false));
+      scratch_.push_back(primary());
     }
     if (tuple) scratch_.push_back(make(NodeKind::List, at, {}, begin));
+  }
+
+  // A set statement's targets: llama.cpp reads any expressions there; Jinja2 only names,
+  // attributes (ns.x) and tuples of them.
+  void set_targets() {
+    const std::size_t begin = scratch_.size();
+    expression_list();
+    const Node& target = program_.nodes[scratch_.back()];
+    const auto assignable = [&](const Node& n) {
+      return n.kind == NodeKind::Identifier || n.kind == NodeKind::Member;
+    };
+    bool ok = assignable(target);
+    if (target.kind == NodeKind::List) {
+      ok = true;
+      for (std::uint32_t k = 0; k < target.kid_count; ++k) {
+        ok = ok && assignable(program_.node(program_.kid(target, k)));
+      }
+    }
+    // {% set x | filter %}...{% endset %}: the filtered block form
+    const bool block_filter = target.kind == NodeKind::Filter && peek().kind == Tok::CloseStatement;
+    if (!ok && !block_filter) {
+      jinja2_error(target.position, "a set statement assigns to something not a name");
+    }
+    (void)begin;
   }
 
   // expr (, expr)*: a tuple when there is a comma.
@@ -871,6 +924,11 @@ class Parser {
     if (is_op("-") || is_op("+")) {
       Deeper deeper(*this, peek().position);
       const Token op = next();
+      if (op.binary_sign) {
+        incompatible(op.position, fmt::format("a sign '{}' after a name or value (llama.cpp reads "
+                                              "it as a binary operator)",
+                                              op.value));
+      }
       const std::size_t mark = scratch_.size();
       scratch_.push_back(unary());
       return make(NodeKind::Unary, op.position, op.value, mark);
@@ -878,15 +936,41 @@ class Parser {
     return postfix(primary());
   }
 
-  // .name, [index], (args), |filter, is test: as many as follow.
+  // .name, [index] and (args) as many as follow, then |filters, then `is` tests: the order both
+  // engines read them in (x|f['a'] is an error in both).
   std::uint32_t postfix(std::uint32_t node, bool calls = true) {
+    node = members(node, calls);
+    if (!calls) return node;
+    node = postfix_filters(node);
+    while (is_name("is")) {
+      next();
+      if (is_name("not")) next();
+      if (peek().kind != Tok::Identifier) fail("expected a test name after 'is'");
+      const Token test = next();
+      const std::size_t mark = scratch_.size();
+      scratch_.push_back(node);
+      if (is_op("(")) {
+        arguments();
+      } else if (peek().kind == Tok::Number || peek().kind == Tok::String ||
+                 (peek().kind == Tok::Identifier && !is_keyword(peek().value))) {
+        // Jinja2's `x is divisibleby 3`; llama.cpp reads only name(args).
+        incompatible(peek().position, "a test argument without parentheses");
+        scratch_.push_back(members(primary(), false));
+      }
+      node = make(NodeKind::Test, test.position, test.value, mark);
+    }
+    return node;
+  }
+
+  std::uint32_t members(std::uint32_t node, bool calls) {
     while (true) {
       const Token& t = peek();
       if (is_op(".")) {
         next();
         const Token& name = peek();
-        if (name.kind != Tok::Identifier && name.kind != Tok::Number)
+        if (name.kind != Tok::Identifier && name.kind != Tok::Number) {
           fail("expected a name after '.'");
+        }
         next();
         const std::size_t mark = scratch_.size();
         scratch_.push_back(node);
@@ -905,24 +989,6 @@ class Parser {
         scratch_.push_back(node);
         arguments();
         node = make(NodeKind::Call, t.position, {}, mark);
-      } else if (calls && is_op("|")) {
-        node = postfix_filters(node);
-      } else if (calls && is_name("is")) {
-        next();
-        if (is_name("not")) next();
-        if (peek().kind != Tok::Identifier) fail("expected a test name after 'is'");
-        const Token test = next();
-        const std::size_t mark = scratch_.size();
-        scratch_.push_back(node);
-        if (is_op("(")) {
-          arguments();
-        } else if (peek().kind == Tok::Number || peek().kind == Tok::String ||
-                   (peek().kind == Tok::Identifier && !is_keyword(peek().value))) {
-          // Jinja2's `x is divisibleby 3`; llama.cpp reads only name(args).
-          incompatible(peek().position, "a test argument without parentheses");
-          scratch_.push_back(postfix(primary(), false));
-        }
-        node = make(NodeKind::Test, test.position, test.value, mark);
       } else {
         return node;
       }
@@ -943,8 +1009,14 @@ class Parser {
       }
       const std::size_t mark = scratch_.size();
       scratch_.push_back(operand);
-      if (is_op("(")) arguments();
+      const bool called = is_op("(");
+      if (called) arguments();
       operand = make(NodeKind::Filter, name.position, filter, mark);
+      // llama.cpp reads x|f(a).b and x|f(a)[b] on (Jinja2 does not)
+      if (called && (is_op(".") || is_op("["))) {
+        jinja2_error(peek().position, "an attribute or item after a filter's arguments");
+        operand = members(operand, true);
+      }
     }
     return operand;
   }
@@ -971,7 +1043,12 @@ class Parser {
         ++parts;
         continue;
       }
-      if (scratch_.size() - mark > parts) fail("expected ':' or ']'");
+      if (scratch_.size() - mark > parts) {
+        // a[b c]: llama.cpp keeps the first and reads on; Jinja2 refuses it
+        jinja2_error(peek().position, "expected ':' or ']'");
+        loose_.push_back(expression());  // still read by the checks
+        continue;
+      }
       scratch_.push_back(expression());
       if (is_op(",")) {  // a[1, 2]: a tuple index
         const std::size_t tuple = scratch_.size() - 1;
@@ -1019,7 +1096,7 @@ class Parser {
       if (is_op(",")) {
         next();
       } else if (!is_op(")")) {
-        fail("expected ',' or ')'");
+        jinja2_error(peek().position, "expected ',' or ')'");  // llama.cpp reads on
       }
     }
     next();
@@ -1077,7 +1154,7 @@ class Parser {
             if (is_op(",")) {
               next();
             } else if (!is_op("]")) {
-              fail("expected ',' or ']'");
+              jinja2_error(peek().position, "expected ',' or ']'");  // llama.cpp reads on
             }
           }
           next();
@@ -1097,7 +1174,7 @@ class Parser {
             if (is_op(",")) {
               next();
             } else if (!is_op("}")) {
-              fail("expected ',' or '}'");
+              jinja2_error(peek().position, "expected ',' or '}'");  // llama.cpp reads on
             }
           }
           next();
@@ -1116,6 +1193,7 @@ class Parser {
   std::size_t skip_floor_ = 0;  // skip_tag() stops at a new tag only past this token
   std::uint32_t depth_ = 0;
   std::vector<std::uint32_t> scratch_;
+  std::vector<std::uint32_t> loose_;  // expressions read but in no node (a[b c]'s c)
 };
 
 }  // namespace
