@@ -29,6 +29,7 @@
 #include "ggufcheck/writer.hpp"
 #include "hostile.hpp"
 #include "read/file_kind.hpp"
+#include "templates/jinja.hpp"
 #include "test_support.hpp"
 
 namespace ggufcheck {
@@ -295,6 +296,30 @@ Scenario at(ByteVector bytes, std::uint64_t offset, std::uint64_t length, std::s
   s.length = length;
   s.path = std::move(path);
   s.also = std::move(also);
+  return s;
+}
+
+// A chat-template case: the example's finding at the first byte of `needle` in its file.
+Scenario template_case(Code code, std::string_view needle, std::uint64_t length,
+                       std::string message_has = {}) {
+  const Written w = example(code);
+  const auto found = std::search(
+      w.bytes.begin(), w.bytes.end(), needle.begin(), needle.end(),
+      [](std::uint8_t byte, char c) { return byte == static_cast<std::uint8_t>(c); });
+  if (found == w.bytes.end()) ADD_FAILURE() << "no " << needle << " in the example";
+  Scenario s = at(w.bytes, static_cast<std::uint64_t>(found - w.bytes.begin()), length,
+                  kv_path(1, "tokenizer.chat_template"));
+  s.message_has = std::move(message_has);
+  return s;
+}
+
+// A case about the whole template (provenance): at its first byte, over all of it.
+Scenario whole_template_case(Code code, std::string_view known_name) {
+  const Written w = example(code);
+  const WrittenPair& pair = w.layout.pairs[1];
+  Scenario s = at(w.bytes, pair.value_offset + kSizeWidth,
+                  pair.end - pair.value_offset - kSizeWidth, kv_path(1, "tokenizer.chat_template"));
+  s.message_has = std::string(known_name);
   return s;
 }
 
@@ -1284,6 +1309,55 @@ std::vector<CodeCase> code_cases() {
          return set_case({{"model.gguf", example(Code::SplitFileName), {}}}, 0, 0, 0, "file name",
                          "-00001-of-00002.gguf");
        }},
+
+      // --- GGUF9001-9016: chat templates (kv[1] tokenizer.chat_template) ------------------------
+      {Code::TemplateSyntaxError, "PowerOperator",
+       [] { return template_case(Code::TemplateSyntaxError, "** 8", 1, "operator '**'"); }},
+      {Code::TemplatePrivateAttribute, "DunderLen",
+       [] { return template_case(Code::TemplatePrivateAttribute, "__len__", 7); }},
+      {Code::TemplateBuiltAttributeName, "ConcatenatedKey",
+       [] { return template_case(Code::TemplateBuiltAttributeName, "['con'", 1, "('content')"); }},
+      {Code::TemplateCodeExecution, "JoinerToPopen",
+       [] { return template_case(Code::TemplateCodeExecution, "joiner", 6, "'joiner'"); }},
+      {Code::TemplateInclude, "IncludeStatement",
+       [] { return template_case(Code::TemplateInclude, "{% include", 2, "'include'"); }},
+      {Code::TemplateUnboundedRange, "BillionIterations",
+       [] { return template_case(Code::TemplateUnboundedRange, "range(", 5); }},
+      {Code::TemplateRecursiveMacro, "CountsForever",
+       [] { return template_case(Code::TemplateRecursiveMacro, "count(n + 1)", 5, "'count'"); }},
+      {Code::TemplateTooDeep, "ThreeHundredParentheses",
+       [] {
+         // Where the reader passed its bound: the first parenthesis past 256 levels.
+         const Written w = example(Code::TemplateTooDeep);
+         const std::string text(
+             reinterpret_cast<const char*>(w.bytes.data()) + w.layout.pairs[1].value_offset +
+                 kSizeWidth,
+             w.layout.pairs[1].end - w.layout.pairs[1].value_offset - kSizeWidth);
+         const auto deep = detail::jinja::parse(text).too_deep;
+         if (!deep) ADD_FAILURE() << "the example is not too deep for the reader";
+         return at(w.bytes, w.layout.pairs[1].value_offset + kSizeWidth + deep.value_or(0), 1,
+                   kv_path(1, "tokenizer.chat_template"));
+       }},
+      {Code::TemplateHiddenText, "RecommendsACompany",
+       [] {
+         return template_case(Code::TemplateHiddenText, "Always recommend", 1, "words of prose");
+       }},
+      {Code::TemplateContentBranch, "BitcoinTrigger",
+       [] {
+         return template_case(Code::TemplateContentBranch, "{% if 'bitcoin'", 2, "\"bitcoin\"");
+       }},
+      {Code::TemplateUrl, "UrlInComment",
+       [] { return template_case(Code::TemplateUrl, "https://", 1, "example.org/collect"); }},
+      {Code::TemplateBase64Blob, "EightyCharacters",
+       [] { return template_case(Code::TemplateBase64Blob, "SWdub3", 80, "80 characters"); }},
+      {Code::InvisibleCharacters, "ZeroWidthSpace",
+       [] { return template_case(Code::InvisibleCharacters, "\u200b", 1, "U+200B"); }},
+      {Code::TemplateConfusableToken, "CyrillicA",
+       [] { return template_case(Code::TemplateConfusableToken, "\u0430ssistant", 10); }},
+      {Code::KnownTemplate, "Gemma2",
+       [] { return whole_template_case(Code::KnownTemplate, "google-gemma-2-2b-it"); }},
+      {Code::NearKnownTemplate, "EditedQwen25",
+       [] { return whole_template_case(Code::NearKnownTemplate, "Qwen-Qwen2.5-7B-Instruct"); }},
   };
   // One case per kind of file that is not GGUF (not_gguf_samples() below).
   for (const NotGguf& sample : not_gguf_samples()) {

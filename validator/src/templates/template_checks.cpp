@@ -619,6 +619,7 @@ class TemplateScan {
   };
 
   void walk() {
+    in_chain_.assign(program_.nodes.size(), false);
     std::vector<Frame> stack{{program_.root, false, false, -1}};
     while (!stack.empty()) {
       const Frame f = stack.back();
@@ -672,50 +673,24 @@ class TemplateScan {
 
   void visit(const Frame& f, const Node& n) {
     switch (n.kind) {
-      case NodeKind::Member: {
-        const Node& object = node(kid(n, 0));
-        check_name(n.value, false, n.position, n.value.size(), "an attribute access");
-        if (object.kind == NodeKind::Identifier && gadget_name(object.value) &&
-            object.value != "range" && object.value != "dict") {
-          report(Code::TemplateCodeExecution, object.position, object.value.size(),
-                 "Jinja's own globals are the published way out of a template (CVE-2026-5760): "
-                 "a chat template never needs their attributes",
-                 "the template reads attribute '{}' of '{}', a Jinja global that leads to "
-                 "Python's globals",
-                 escape(n.value, 40), object.value);
-        }
+      case NodeKind::Member:
+      case NodeKind::Subscript:
+        if (!in_chain_[f.node]) access_chain(f.node);
         break;
-      }
-      case NodeKind::Subscript: {
-        const std::uint32_t index = kid(n, 1);
-        const Node& i = node(index);
-        if (i.kind == NodeKind::String) {
-          check_name(i.value, false, i.position, i.value.size() + 2, "an item access");
-        } else if (i.kind != NodeKind::Slice && builds_string(index)) {
-          const auto name = fold(index);
-          check_name(name ? std::string_view(*name) : std::string_view(), true, i.position, 1,
-                     "an item access");
-        }
-        const Node& object = node(kid(n, 0));
-        if (object.kind == NodeKind::Identifier && gadget_name(object.value) &&
-            object.value != "range" && object.value != "dict" && object.value != "namespace") {
-          report(Code::TemplateCodeExecution, object.position, object.value.size(),
-                 "Jinja's own globals are the published way out of a template (CVE-2026-5760): "
-                 "a chat template never needs their items",
-                 "the template reads an item of '{}', a Jinja global that leads to Python's "
-                 "globals",
-                 object.value);
-        }
+      case NodeKind::Filter:
+        if (n.value == "attr" && !in_chain_[f.node]) access_chain(f.node);
+        filter(n);
         break;
-      }
-      case NodeKind::Filter: filter(n); break;
       case NodeKind::Keyword:
         // dict(__class__=1)|list|first builds the name '__class__' from a keyword
         if (starts_with(n.value, "__")) {
           check_name(n.value, true, n.position, n.value.size(), "a keyword argument");
         }
         break;
-      case NodeKind::Call: call(f, n); break;
+      case NodeKind::Call:
+        if (!in_chain_[f.node]) access_chain(f.node);
+        call(f, n);
+        break;
       case NodeKind::Set: set(n); break;
       case NodeKind::Include:
         report(Code::TemplateInclude, n.position, 2,
@@ -755,18 +730,101 @@ class TemplateScan {
     }
   }
 
-  void filter(const Node& n) {
-    if (n.value == "attr" && n.kid_count >= 2) {
-      const std::uint32_t arg = kid(n, 1);
-      const Node& a = node(arg);
-      if (a.kind == NodeKind::String) {
-        check_name(a.value, false, a.position, a.value.size() + 2, "|attr");
-      } else {
-        const auto name = fold(arg);
-        check_name(name ? std::string_view(*name) : std::string_view(), true, a.position, 1,
-                   "|attr");
+  // One chain of accesses (x.a['b']|attr('c')(...).d), read once from its outermost node: each
+  // code at most once for it, at the access that shows it (a chain that reaches Python's
+  // globals shows it in several steps, and one finding says so).
+  void access_chain(std::uint32_t outermost) {
+    struct Access {
+      std::string name;  // the name read ("" when built and not foldable)
+      std::uint32_t position;
+      std::uint64_t length;
+      bool built;
+    };
+    std::vector<Access> accesses;
+    std::uint32_t current = outermost;
+    for (std::size_t steps = 0; steps < 4096; ++steps) {
+      in_chain_[current] = true;
+      const Node& n = node(current);
+      if (n.kind == NodeKind::Member) {
+        accesses.push_back({std::string(n.value), n.position, n.value.size(), false});
+      } else if (n.kind == NodeKind::Subscript) {
+        const std::uint32_t index = kid(n, 1);
+        const Node& i = node(index);
+        if (i.kind == NodeKind::String) {
+          accesses.push_back(
+              {std::string(i.value.substr(0, kMaxFolded)), i.position, i.value.size() + 2, false});
+        } else if (i.kind != NodeKind::Slice && builds_string(index)) {
+          accesses.push_back({fold(index).value_or(""), n.position, 1, true});
+        }
+      } else if (n.kind == NodeKind::Filter && n.value == "attr") {
+        if (n.kid_count >= 2) {
+          const Node& a = node(kid(n, 1));
+          if (a.kind == NodeKind::String) {
+            accesses.push_back({std::string(a.value.substr(0, kMaxFolded)), a.position,
+                                a.value.size() + 2, false});
+          } else {
+            accesses.push_back({fold(kid(n, 1)).value_or(""), n.position, 4, true});
+          }
+        }
+      } else if (n.kind != NodeKind::Call) {
+        break;  // the chain's root
+      }
+      if (n.kid_count == 0) break;
+      current = kid(n, 0);
+    }
+    const Node& root = node(current);
+    std::reverse(accesses.begin(), accesses.end());  // from the root outwards
+    if (accesses.empty()) return;
+
+    for (const Access& a : accesses) {
+      if (!a.built) continue;
+      report(Code::TemplateBuiltAttributeName, a.position, a.length,
+             "read attributes and items by literal names; a name built at render time hides "
+             "what it reads from every scanner",
+             "the template reads a name it builds from strings at render time{}",
+             a.name.empty() ? std::string() : fmt::format(" ('{}')", escape(a.name, 60)));
+      break;
+    }
+    std::string path = root.kind == NodeKind::Identifier ? std::string(root.value) : "(...)";
+    std::string private_names;
+    const Access* first_private = nullptr;
+    bool dangerous = false;
+    for (const Access& a : accesses) {
+      path += a.name.empty() ? ".?" : "." + a.name;
+      dangerous = dangerous || dangerous_name(a.name);
+      if (starts_with(a.name, "_")) {
+        if (first_private == nullptr) first_private = &a;
+        if (!private_names.empty()) private_names += ", ";
+        private_names += a.name;
       }
     }
+    if (first_private != nullptr) {
+      report(Code::TemplatePrivateAttribute, first_private->position, first_private->length,
+             "a chat template has no business with names starting with '_': they lead to "
+             "Python internals (Jinja's sandbox refuses them); remove the access",
+             "the template reads {}, name{} starting with '_'", escape(private_names, 80),
+             private_names.find(',') == std::string::npos ? " a" : "s");
+    }
+    const bool gadget = root.kind == NodeKind::Identifier && gadget_name(root.value) &&
+                        root.value != "range" && root.value != "dict";
+    if (dangerous || gadget) {
+      const std::uint32_t at =
+          root.kind == NodeKind::Identifier ? root.position : accesses.front().position;
+      report(Code::TemplateCodeExecution, at,
+             root.kind == NodeKind::Identifier ? root.value.size() : 1,
+             gadget ? "Jinja's own globals are the published way out of a template "
+                      "(CVE-2026-5760): a chat template never needs their attributes"
+                    : "this is the path of published template exploits (CVE-2024-34359): do "
+                      "not load this file into a server that renders templates without a "
+                      "sandbox",
+             "the template reaches for {}: '{}'",
+             gadget ? fmt::format("Python's globals through Jinja's global '{}'", root.value)
+                    : std::string("Python's internals or the operating system"),
+             escape(path, 100));
+    }
+  }
+
+  void filter(const Node& n) {
     // map(attribute='__class__'), selectattr('__x'), sort(attribute=...), groupby('_x')
     if (n.value == "map" || n.value == "selectattr" || n.value == "rejectattr" ||
         n.value == "sort" || n.value == "groupby" || n.value == "sum" || n.value == "unique" ||
@@ -1097,6 +1155,7 @@ class TemplateScan {
   Lines lines_;
   Program program_;
   std::unordered_map<Code, std::size_t> counts_;
+  std::vector<bool> in_chain_;  // nodes read as part of an access chain already
   std::unordered_map<std::string_view, std::string> constants_;
   std::unordered_set<std::string_view> bounded_names_;
   std::unordered_map<std::string_view, std::size_t> macro_ids_;
