@@ -124,6 +124,28 @@ int main(int argc, char** argv) {
     dict.add(std::string("option_") + word, word);
   }
 
+  // fuzz_template: the syntax of Jinja chat templates, and the names its checks look for.
+  dict.comment("Jinja: tags, statements, operators and the names of template exploits");
+  const std::vector<std::pair<std::string, std::string>> jinja = {
+      {"open_expression", "{{"}, {"close_expression", "}}"}, {"open_statement", "{%"},
+      {"close_statement", "%}"}, {"open_comment", "{#"}, {"close_comment", "#}"},
+      {"open_statement_trim", "{%-"}, {"close_statement_trim", "-%}"}, {"power", "**"},
+      {"floor_division", "//"}, {"escape_x", "\\x5f"}, {"escape_u", "\\u005f"},
+      {"for", "{% for message in messages %}"}, {"endfor", "{% endfor %}"}, {"if", "{% if "},
+      {"elif", "{% elif "}, {"else", "{% else %}"}, {"endif", "{% endif %}"}, {"set", "{% set "},
+      {"endset", "{% endset %}"}, {"macro", "{% macro m(x) %}"}, {"endmacro", "{% endmacro %}"},
+      {"call", "{% call "}, {"raw", "{% raw %}"}, {"endraw", "{% endraw %}"},
+      {"include", "{% include "}, {"extends", "{% extends "}, {"not_in", " not in "},
+      {"is_not", " is not "}, {"range", "range("}, {"length", "|length"}, {"attr", "|attr("},
+      {"join", "|join"}, {"format", "|format("}, {"replace", "|replace("}, {"reverse", "[::-1]"},
+      {"content", "message['content']"}, {"role", "message.role"},
+      {"generation_prompt", "add_generation_prompt"}, {"namespace", "namespace("},
+      {"lipsum", "lipsum"}, {"cycler", "cycler"}, {"self", "self"}, {"class", "__class__"},
+      {"globals", "__globals__"}, {"init", "__init__"}, {"builtins", "__builtins__"},
+      {"import", "__import__"}, {"popen", "popen"}, {"zero_width_space", "\xe2\x80\x8b"},
+      {"cyrillic_a", "\xd0\xb0"}, {"url", "https://"}};
+  for (const auto& [name, text] : jinja) dict.add("jinja_" + name, text);
+
   dict.comment("numbers at the limits (u32 and u64): alignments, counts, lengths, dims");
   const std::vector<std::pair<std::string, std::uint64_t>> numbers = {
       {"0", 0},
