@@ -19,6 +19,7 @@
 #include "documents.hpp"
 #include "ggufcheck/writer.hpp"
 #include "hostile.hpp"
+#include "templates/known_templates.hpp"
 
 namespace ggufcheck::bench {
 
@@ -117,6 +118,20 @@ void add(Document& doc, std::string key, Value value) {
 constexpr std::int32_t kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6;
 
 }  // namespace
+
+std::vector<std::uint8_t> template_file(std::size_t bytes) {
+  std::string text;
+  while (text.size() < bytes) {
+    for (const detail::KnownTemplate& known : detail::known_templates()) {
+      text += known.text;
+      if (text.size() >= bytes) break;
+    }
+  }
+  Document doc;
+  doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
+  doc.metadata.push_back({"tokenizer.chat_template", Value::string(text), {}});
+  return write_bytes(doc);
+}
 
 std::vector<std::uint8_t> tokenizer_file(std::size_t vocab_size) {
   Rng rng(0x67677566);

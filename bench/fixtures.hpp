@@ -38,6 +38,10 @@ void read_through(const std::filesystem::path& path);
 // each vocab_size long, and the usual general.* and tokenizer.* scalars; no tensors.
 [[nodiscard]] std::vector<std::uint8_t> tokenizer_file(std::size_t vocab_size);
 
+// A file whose tokenizer.chat_template is at least `bytes` long: the pinned llama.cpp's
+// templates one after the other (real Jinja, every construct they use), no other content.
+[[nodiscard]] std::vector<std::uint8_t> template_file(std::size_t bytes);
+
 // The duplicate-key case: a valid file of general.architecture and `count` more uint8 pairs
 // whose keys are either ordinary ("key.000001", ...) or chosen to collide in the table the
 // duplicate check once used: libstdc++'s unseeded std::hash<std::string_view>, masked to the
