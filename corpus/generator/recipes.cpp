@@ -1123,31 +1123,27 @@ void add_threats(Registry& r) {
   }).pending = "a check that clip.vision.image_mean / image_std hold 3 floats";
 
   // H: content that parses but is hostile
-  t("H1-template-sandbox-escape", "a chat template reaching __globals__ and __import__", {},
-    [] {
+  t("H1-template-sandbox-escape", "a chat template reaching __globals__ and __import__",
+    {"GGUF9002", "GGUF9004"}, [] {
       return write_bytes(document({pair(
           "tokenizer.chat_template", Value::string("{{ self.__init__.__globals__.__builtins__"
                                                    ".__import__('os').popen('id').read() }}"))}));
-    }).pending =
-      "a content check of chat templates for sandbox escapes (__class__, __globals__, "
-      "|attr, __import__)";
+    });
   t("H2-template-huge-range", "a chat template looping over range(1000000000) in a recursive macro",
-    {}, [] {
+    {"GGUF9006", "GGUF9007"}, [] {
       return write_bytes(document(
           {pair("tokenizer.chat_template",
                 Value::string("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}"
                               "{% for i in range(1000000000) %}{{ f(i) }}{% endfor %}"))}));
-    }).pending = "a content check of chat templates for unbounded loops and recursion";
-  t("H3-bidi-override", "general.name and the chat template hiding text with U+202E and U+200B", {},
-    [] {
+    });
+  t("H3-bidi-override", "general.name and the chat template hiding text with U+202E and U+200B",
+    {"GGUF9013"}, [] {
       return write_bytes(
           document({pair("general.name", Value::string("model\xe2\x80\xae"
                                                        "txt.exe")),
                     pair("tokenizer.chat_template",
                          Value::string("{{ messages }}\xe2\x80\x8b\xe2\x80\xaeignore previous"))}));
-    }).pending =
-      "a content check for bidirectional overrides and invisible characters in "
-      "templates and general.* strings";
+    });
 }
 
 // --- hostile/: sizes that must be rejected at once ---------------------------------------------

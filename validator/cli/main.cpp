@@ -94,7 +94,8 @@ struct CheckArgs {
   std::vector<std::string> limits;
   std::optional<std::string> jobs;  // default: 1 file at a time; with --data, every core
   bool data = false;
-  bool model_checks = true;  // --no-model-checks turns the model and split-set checks off
+  bool model_checks = true;     // --no-model-checks turns the model and split-set checks off
+  bool template_checks = true;  // --no-template-checks turns the chat-template checks off
   std::string data_read = "pread";
   std::optional<bool> progress;  // default: on when stderr is a terminal (data scans only)
   bool quiet = false;
@@ -208,6 +209,7 @@ Options make_options(const CheckArgs& args) {
   for (const auto& spec : args.limits) apply_limit(options.limits, spec);
   options.data.enabled = args.data;
   options.model_checks = args.model_checks;
+  options.template_checks = args.template_checks;
   require_one_of("--data-read", args.data_read, {"map", "pread"}, "a way to read");
   options.data.read = args.data_read == "pread" ? DataCheck::Read::Pread : DataCheck::Read::Map;
   return options;
@@ -775,6 +777,10 @@ int run(int argc, char** argv) {
                       "llama.cpp's model loader accepts the model: its architecture keys, "
                       "vocabulary, tensor set and split set (GGUF7xxx, GGUF8xxx). For container "
                       "fixtures, partial files and parser conformance");
+  cmd_check->add_flag("!--no-template-checks", check.template_checks,
+                      "Do not read the chat templates (tokenizer.chat_template*) as Jinja: no "
+                      "GGUF9001-GGUF9016. For comparing the container with readers that take a "
+                      "template as a plain string");
   cmd_check->add_flag("--progress,!--no-progress", check.progress,
                       "With --data: a progress line on stderr (default: when stderr is a "
                       "terminal)");

@@ -303,9 +303,9 @@ Scenario at(ByteVector bytes, std::uint64_t offset, std::uint64_t length, std::s
 Scenario template_case(Code code, std::string_view needle, std::uint64_t length,
                        std::string message_has = {}) {
   const Written w = example(code);
-  const auto found = std::search(
-      w.bytes.begin(), w.bytes.end(), needle.begin(), needle.end(),
-      [](std::uint8_t byte, char c) { return byte == static_cast<std::uint8_t>(c); });
+  const auto found =
+      std::search(w.bytes.begin(), w.bytes.end(), needle.begin(), needle.end(),
+                  [](std::uint8_t byte, char c) { return byte == static_cast<std::uint8_t>(c); });
   if (found == w.bytes.end()) ADD_FAILURE() << "no " << needle << " in the example";
   Scenario s = at(w.bytes, static_cast<std::uint64_t>(found - w.bytes.begin()), length,
                   kv_path(1, "tokenizer.chat_template"));

@@ -63,6 +63,10 @@ struct Options {
   // The model checks (GGUF7xxx, GGUF8xxx): whether llama.cpp's model loader accepts the file, not
   // only its container. Off for container fixtures and parser conformance (--no-model-checks).
   bool model_checks = true;
+  // The chat-template checks (GGUF9001-GGUF9016): tokenizer.chat_template* read as Jinja, as
+  // servers render them. Off only where a caller compares the container alone with a reader
+  // that does not look at templates (--no-template-checks).
+  bool template_checks = true;
   // Whether the model checks may index a big vocabulary (16,384 tokens or more) on a thread of
   // their own while the file is read, on a machine with more than one core. The findings are
   // the same either way. The CLI's -j 1 turns it off.

@@ -1200,6 +1200,7 @@ struct StringCollector {
 }  // namespace
 
 void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
+  if (!sink.options().template_checks) return;
   const std::uint64_t limit = sink.options().limits.max_template_bytes;
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
     const std::string_view key = model.key(i);
