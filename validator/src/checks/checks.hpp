@@ -75,6 +75,8 @@ void check_values(const Model& model, const Layout& layout, Sink& sink);
 void check_tensor_infos(const Model& model, const Layout& layout, Sink& sink);
 void check_layout(const Model& model, const Layout& layout, Sink& sink);
 void check_standard_keys(const Model& model, const Layout& layout, Sink& sink);
+// What other widely used parsers read differently or refuse (portability/portability.cpp).
+void check_portability(const Model& model, const Layout& layout, Sink& sink);
 
 // Sorts the findings by offset and counts them per severity.
 // dropped: findings not kept (beyond Limits::max_findings), per severity; they still count.
