@@ -172,6 +172,7 @@ struct ValueNeeds {
   std::uint64_t last_string_index = 0;   // element index in the innermost array
   std::uint32_t last_string_depth = 0;   // 0: the pair's own string value
   std::optional<std::uint64_t> limit_offset;
+  std::uint64_t limit_length = 0;
   std::string limit_message;
 };
 
@@ -183,11 +184,12 @@ class NeedsWalker {
     const std::uint64_t hf_depth = depth_;
     fixed(count_offset + model_.size_width());
     if (hf_depth >= kHfMaxArrayDepth) {
-      return limit(count_offset - 4,
+      return limit(count_offset - 4, 4 + model_.size_width(),
                    fmt::format("arrays nested {} deep inside the value", hf_depth + 1));
     }
     if (count > kHfMaxArrayLength) {
-      return limit(count_offset, fmt::format("an array of {} elements", count));
+      return limit(count_offset, model_.size_width(),
+                   fmt::format("an array of {} elements", count));
     }
     ++depth_;
     index_.push_back(0);
@@ -208,7 +210,7 @@ class NeedsWalker {
     const std::uint64_t bytes = offset + model_.size_width();
     fixed(bytes);
     if (text.size() > kHfMaxStringLength) {
-      return limit(offset, fmt::format("a string of {} bytes", text.size()));
+      return limit(offset, model_.size_width(), fmt::format("a string of {} bytes", text.size()));
     }
     if (!text.empty()) {
       out_.ends_in_string = true;
@@ -234,8 +236,9 @@ class NeedsWalker {
     out_.end = end;
     out_.ends_in_string = false;
   }
-  bool limit(std::uint64_t offset, std::string message) {
+  bool limit(std::uint64_t offset, std::uint64_t length, std::string message) {
     out_.limit_offset = offset;
+    out_.limit_length = length;
     out_.limit_message = std::move(message);
     return false;
   }
@@ -253,9 +256,13 @@ struct CutString {
 
 class HuggingFaceReading {
  public:
-  HuggingFaceReading(const Model& model, Sink& sink) : model_(model), sink_(sink) {}
+  HuggingFaceReading(const Model& model, Sink& sink)
+      : model_(model), sink_(sink), had_errors_(sink.has_errors()) {}
 
   void run() {
+    // Only a file read whole: past the end it reads zeros, and impossible counts are reported
+    // by the structural checks.
+    if (!model_.tensors_complete) return;
     if (model_.tensor_count > kHfMaxTensorCount) {
       return refuse(
           8, model_.size_width(), "header.tensor_count",
@@ -266,8 +273,6 @@ class HuggingFaceReading {
           8 + model_.size_width(), model_.size_width(), "header.kv_count",
           fmt::format("{} metadata pairs (it reads at most {})", model_.kv_count, kHfMaxKvCount));
     }
-    // Only a file read whole: past the end it reads zeros, which the structural checks report.
-    if (!model_.tensors_complete) return;
     for (std::size_t i = 0; i < model_.metadata.size(); ++i) {
       if (!read_pair(i)) return;
     }
@@ -289,6 +294,7 @@ class HuggingFaceReading {
  private:
   const Model& model_;
   Sink& sink_;
+  bool had_errors_;
   std::uint64_t chunks_ = 1;  // the first chunk is read with the header
   std::vector<CutString> cut_;
 
@@ -319,6 +325,9 @@ class HuggingFaceReading {
     return false;
   }
   void refuse(std::uint64_t offset, std::uint64_t length, const Field& path, std::string what) {
+    // A file that already has an error fails anyway, and most shapes past these limits are
+    // errors of their own (a 1 GiB string, a 2^30-element array, a nested array, 5 dims).
+    if (had_errors_) return;
     sink_.report(Code::BeyondParserLimits, offset, length, path,
                  "@huggingface/gguf (the Hugging Face Hub's GGUF reader) throws on this file; "
                  "keep within its limits where the file is meant for it",
@@ -352,7 +361,7 @@ class HuggingFaceReading {
     if (!in_buffer(type_offset + 4, type_offset, path + " type")) return false;
     ValueNeeds needs = value_needs(i);
     if (needs.limit_offset) {
-      refuse(*needs.limit_offset, 0, path, needs.limit_message);
+      refuse(*needs.limit_offset, needs.limit_length, path, needs.limit_message);
       return false;
     }
     for (std::uint32_t fetches = 0; buffer_end() < needs.need; ++fetches) {
@@ -382,6 +391,7 @@ class HuggingFaceReading {
       needs.need = value.offset + width();
       if (length > kHfMaxStringLength) {
         needs.limit_offset = value.offset;
+        needs.limit_length = width();
         needs.limit_message = fmt::format("a string of {} bytes", length);
       } else if (length != 0) {
         needs.ends_in_string = true;
@@ -395,6 +405,7 @@ class HuggingFaceReading {
     const ArrayRecord& array = model_.array(i);
     if (array.count > kHfMaxArrayLength) {
       needs.limit_offset = model_.count_offset(i);
+      needs.limit_length = width();
       needs.limit_message = fmt::format("an array of {} elements", array.count);
       return needs;
     }
