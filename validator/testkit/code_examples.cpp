@@ -615,6 +615,43 @@ const std::vector<CodeExample> kExamples = {
     {Code::SplitFileName,
      "the first of 2 shards of the llama model, named outside <prefix>-00001-of-00002.gguf",
      [] { return write(model_shards(2)[0]); }},
+
+    // --- GGUF95xx: what other parsers read differently (GGUF9508 and GGUF9509 need files of
+    // megabytes: their tests build them, the corpus has none)
+    // ------------------------------------------------------------
+    {Code::HeaderFieldKey, "a metadata key version = 7 in a version 3 file",
+     [] { return with_pair(pair("version", Value::u32(7))); }},
+    {Code::PrototypeKey, "a metadata key __proto__",
+     [] { return with_pair(pair("__proto__", Value::string("x"))); }},
+    {Code::KeyPrefixConflict, "a key general (a string) beside general.architecture",
+     [] { return with_pair(pair("general", Value::string("x"))); }},
+    {Code::ReservedGgufKey,
+     "a metadata key GGUF.version = 3",
+     [] { return with_pair(pair("GGUF.version", Value::u32(3))); },
+     {Code::UnconventionalKey}},
+    {Code::LeadingByteOrderMark, "two tensors named \"\\xef\\xbb\\xbfw\" (U+FEFF, w) and \"w\"",
+     [] {
+       return write(document({}, {tensor("\xef\xbb\xbfw", {4}), tensor("w", {4})}));
+     }},
+    {Code::NulInArchitecture,
+     "general.architecture = \"llama\\0evil\"",
+     [] {
+       Document doc = minimal_document();
+       doc.metadata[0].value = Value::string(std::string("llama\0evil", 10));
+       return write(doc);
+     },
+     {Code::NulInString}},
+    {Code::AlignmentBeyondInt32,
+     "general.alignment = 2^31 with a tensor (the file ends before the data section that "
+     "alignment puts at byte 2^31)",
+     [] {
+       WriteOptions options;
+       options.alignment = 32;  // laid out as 32: the file stays small, and ends before 2^31
+       return write(
+           document({pair("general.alignment", Value::u32(0x80000000u))}, {tensor("w", {4})}),
+           options);
+     },
+     {Code::AlignmentTooLarge, Code::TruncatedBeforeData}},
 };
 
 }  // namespace
