@@ -1689,6 +1689,18 @@ TEST(CodeBehaviour, ArraysNested64DeepAreWithinTheDefaultLimit) {
   EXPECT_EQ(report.facts.kv_read, 2u);
 }
 
+// node-llama-cpp keeps tokenizer.chat_template.<name> and general.license.<field> flat beside
+// their parent (noDirectSubNestingGGufMetadataKeys): the standard keys are no prefix conflict.
+TEST(CodeBehaviour, StandardKeysUnderTemplateAndLicenseAreNoPrefixConflict) {
+  const ByteVector bytes =
+      write_bytes(document({pair("tokenizer.chat_template", Value::string("t")),
+                            pair("tokenizer.chat_template.rag", Value::string("r")),
+                            pair("general.license", Value::string("mit")),
+                            pair("general.license.name", Value::string("MIT"))}));
+  const Report report = check(bytes, Profile::Strict);
+  EXPECT_EQ(find(report, Code::KeyPrefixConflict), nullptr) << describe(report);
+}
+
 TEST(CodeBehaviour, KeyOf65535BytesIsNotTooLong) {
   const ByteVector bytes = write_bytes(document({pair(std::string(65535, 'a'), Value::u8(1))}));
   for (const Profile profile : kAllProfiles) {

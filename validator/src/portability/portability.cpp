@@ -113,6 +113,12 @@ std::uint64_t hash_of(std::string_view text) {
   return h;
 }
 
+// Keys node-llama-cpp does not nest under (its noDirectSubNestingGGufMetadataKeys, consts.js):
+// tokenizer.chat_template.rag is kept as tokenizer["chat_template.rag"], beside the template.
+bool is_flat_parent(std::string_view prefix) {
+  return prefix == "general.license" || prefix == "tokenizer.chat_template";
+}
+
 // A key that is the dotted prefix of another (`general` beside `general.architecture`). Every
 // key's hash goes in a sorted table; each key's dotted prefixes are hashed in one pass over it
 // and looked up (O(n log n) in the keys, linear in their bytes). A hit is compared byte for
@@ -134,7 +140,7 @@ void check_prefix_conflicts(const Model& model, Sink& sink) {
     const std::string_view key = model.key(i);
     std::uint64_t h = kFnvOffset;
     for (std::size_t p = 0; p < key.size(); ++p) {
-      if (key[p] == '.') {
+      if (key[p] == '.' && !is_flat_parent(key.substr(0, p))) {
         const KeyHash probe{h, p, 0};
         for (auto it = std::lower_bound(table.begin(), table.end(), probe);
              it != table.end() && it->hash == h && it->length == p; ++it) {
