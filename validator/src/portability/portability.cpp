@@ -263,7 +263,7 @@ struct CutString {
 class HuggingFaceReading {
  public:
   HuggingFaceReading(const Model& model, Sink& sink)
-      : model_(model), sink_(sink), had_errors_(sink.has_errors()) {}
+      : model_(model), sink_(sink), had_errors_(sink.has_profile_errors()) {}
 
   void run() {
     // Only a file read whole: past the end it reads zeros, and impossible counts are reported
