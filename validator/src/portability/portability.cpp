@@ -288,8 +288,8 @@ class HuggingFaceReading {
     for (const CutString& cut : cut_) {
       sink_.report(Code::StringTruncatedByParsers, cut.offset, cut.length, cut.path,
                    "@huggingface/gguf reads the file in chunks of 2,000,000 bytes and cuts a "
-                   "string at the end of the last chunk it fetched; only strings under about "
-                   "500,000 bytes are always read whole: shorten this one",
+                   "string at the end of the last chunk it fetched; a pair's string value under "
+                   "about 500,000 bytes is always read whole: shorten this one",
                    "{} reads the first {} of the string's {} bytes (its buffer ends at byte {} "
                    "of the file)",
                    kHuggingFace, cut.read, cut.total, cut.buffer_end);
