@@ -423,6 +423,14 @@ void kv_cases(Cases& c) {
           doc.metadata.push_back({"general.architecture", Value::u32(1), {}});
           return bytes_of(doc);
         });
+  c.y("kv_architecture_nul_inside",
+      "general.architecture = llama\\0evil: a string with a NUL, read whole (the reader's C API "
+      "returns llama)",
+      [] {
+        Document doc;
+        doc.metadata.push_back({"general.architecture", str(std::string("llama\0evil", 10)), {}});
+        return bytes_of(doc);
+      });
   c.add("kv_missing_quantization_version", R, A, "bad_key",
         "general.quantization_version is required when a tensor is quantized",
         [] { return bytes_of(one_tensor({32}, 8)); });
@@ -507,6 +515,23 @@ void key_cases(Cases& c) {
       {"hostile"});
   c.n("key_length_max", "truncated", "a key length of 2^64-1", [] { return key_length(kMax64); },
       {"hostile"});
+  // Keys other parsers read differently (ggufcheck's portability checks, GGUF9501..GGUF9504).
+  c.y("key_header_field_version",
+      "a key version = 7 in a version 3 file: the header still says 3 (@huggingface/gguf and "
+      "hyllama read 7)",
+      [] { return bytes_of(document({pair("version", Value::u32(7))})); });
+  c.y("key_proto", "a key __proto__ (JavaScript parsers assign it as the object's prototype)",
+      [] { return bytes_of(document({pair("__proto__", str("x"))})); });
+  c.y("key_proto_segment", "a key a.__proto__.b (a parser that nests keys by their dots loses it)",
+      [] { return bytes_of(document({pair("a.__proto__.b", str("x"))})); });
+  c.y("key_prefix_of_another",
+      "a key general (a string) beside general.architecture: both are keys of their own",
+      [] { return bytes_of(document({pair("general", str("x"))})); });
+  c.add("key_gguf_version", R, A, "bad_key",
+        "a key GGUF.version: not lower_snake_case (spec); the reader reads it (gguf-py keeps its "
+        "header fields under that name and refuses the file)",
+        [] { return bytes_of(document({pair("GGUF.version", Value::u32(3))})); })
+      .recommended = true;
 }
 
 void string_cases(Cases& c) {
@@ -780,6 +805,12 @@ void tensor_info_cases(Cases& c) {
         named(std::string(64, 'n')));
   c.n("tinfo_name_65", "bad_tensor_info", "a 65-byte tensor name", named(std::string(65, 'n')));
   c.y("tinfo_name_utf8", "a tensor name with non-ASCII UTF-8", named("t\xC3\xA9nsor"));
+  c.y("tinfo_name_bom_beside_plain",
+      "tensors \\xef\\xbb\\xbfw (U+FEFF, w) and w: two names (a reader that strips the BOM "
+      "sees w twice)",
+      [] {
+        return bytes_of(document({}, {tensor("\xEF\xBB\xBFw", {8}), tensor("w", {8})}));
+      });
   c.n("tinfo_name_duplicate", "bad_tensor_info", "two tensors with the same name", [] {
     return bytes_of(document({}, {tensor("t", {8}), tensor("t", {8})}));
   });

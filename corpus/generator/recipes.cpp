@@ -1063,8 +1063,9 @@ void add_threats(Registry& r) {
     [] { return alignment_value(Value::u32(48), 48); });
   // The data section the alignment demands starts past the end of the file (the writer pads
   // to 32): 4006.
-  t("F3-alignment-2-31", "general.alignment = 2^31 with two tensors", {"GGUF5005", "GGUF4006"},
-    [] { return alignment_value(Value::u32(0x80000000u)); });
+  // @huggingface/gguf pads the data offset to 2^31 in 32 bits: -2^31 (9507).
+  t("F3-alignment-2-31", "general.alignment = 2^31 with two tensors",
+    {"GGUF5005", "GGUF4006", "GGUF9507"}, [] { return alignment_value(Value::u32(0x80000000u)); });
   t("F3-alignment-2-30", "general.alignment = 2^30 with two tensors", {"GGUF5005", "GGUF4006"},
     [] { return alignment_value(Value::u32(0x40000000u)); });
 
@@ -1199,7 +1200,7 @@ void add_hostile(Registry& r) {
   h("f64-padded-size-wraps", "an F64 tensor of 2^61 - 1 elements: padding to 32 wraps",
     {"GGUF3013"},
     [] { return write_bytes(document({}, {tensor("w", {(1ULL << 61) - 1}, kF64)})); });
-  h("alignment-2-31", "general.alignment 2^31 with tensors", {"GGUF5005", "GGUF4006"},
+  h("alignment-2-31", "general.alignment 2^31 with tensors", {"GGUF5005", "GGUF4006", "GGUF9507"},
     [] { return alignment_value(Value::u32(0x80000000u)); });
 }
 

@@ -708,6 +708,57 @@ const std::vector<CodeExample> kExamples = {
        }
        return with_template(text);
      }},
+    // --- GGUF95xx: what other parsers read differently (GGUF9508 and GGUF9509 need files of
+    // megabytes: their tests build them, the corpus has none)
+    // ------------------------------------------------------------
+    {Code::HeaderFieldKey, "a metadata key version = 7 in a version 3 file",
+     [] { return with_pair(pair("version", Value::u32(7))); }},
+    {Code::PrototypeKey, "a metadata key __proto__",
+     [] { return with_pair(pair("__proto__", Value::string("x"))); }},
+    {Code::KeyPrefixConflict, "a key general (a string) beside general.architecture",
+     [] { return with_pair(pair("general", Value::string("x"))); }},
+    {Code::ReservedGgufKey,
+     "a metadata key GGUF.version = 3",
+     [] { return with_pair(pair("GGUF.version", Value::u32(3))); },
+     {Code::UnconventionalKey}},
+    {Code::LeadingByteOrderMark, "two tensors named \"\\xef\\xbb\\xbfw\" (U+FEFF, w) and \"w\"",
+     [] {
+       return write(document({}, {tensor("\xef\xbb\xbfw", {4}), tensor("w", {4})}));
+     }},
+    {Code::NulInArchitecture,
+     "general.architecture = \"llama\\0evil\"",
+     [] {
+       Document doc = minimal_document();
+       doc.metadata[0].value = Value::string(std::string("llama\0evil", 10));
+       return write(doc);
+     },
+     {Code::NulInString}},
+    {Code::AlignmentBeyondInt32,
+     "general.alignment = 2^31 with a tensor (the file ends before the data section that "
+     "alignment puts at byte 2^31)",
+     [] {
+       WriteOptions options;
+       options.alignment = 32;  // laid out as 32: the file stays small, and ends before 2^31
+       return write(
+           document({pair("general.alignment", Value::u32(0x80000000u))}, {tensor("w", {4})}),
+           options);
+     },
+     {Code::AlignmentTooLarge, Code::TruncatedBeforeData}},
+    // The two examples of megabytes (zlib packs each into a few KiB in git).
+    {Code::StringTruncatedByParsers,
+     "a chat template of 2,500,000 bytes, which crosses @huggingface/gguf's 2,000,000-byte "
+     "chunks",
+     [] {
+       return with_pair(
+           pair("tokenizer.chat_template", Value::string(std::string(2'500'000, 'x'))));
+     }},
+    {Code::BeyondParserLimits,
+     "an array of 1,000,001 u8 elements, one over @huggingface/gguf's limit",
+     [] {
+       return with_pair(
+           pair("my.bytes",
+                Value::array(ValueType::Uint8, std::vector<Value>(1'000'001, Value::u8(0)))));
+     }},
 };
 
 }  // namespace

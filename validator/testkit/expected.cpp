@@ -66,6 +66,21 @@ std::vector<Expect> implied_findings(const Document& doc, const Layout& layout,
       out.push_back({Code::UnconventionalKey, at, length, {false, true, false}});
     }
   }
+  // GGUF9503: a key that is the dotted prefix of another (node-llama-cpp keeps the keys under
+  // tokenizer.chat_template and general.license flat), once per shorter key.
+  const std::size_t pairs = std::min(doc.metadata.size(), reach.pairs);
+  for (std::size_t j = 0; j < pairs; ++j) {
+    const std::string& prefix = doc.metadata[j].key;
+    if (prefix == "tokenizer.chat_template" || prefix == "general.license") continue;
+    for (std::size_t i = 0; i < pairs; ++i) {
+      const std::string& key = doc.metadata[i].key;
+      if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0 &&
+          key[prefix.size()] == '.') {
+        out.push_back({Code::KeyPrefixConflict, layout.pairs[j].key_offset, width + prefix.size()});
+        break;
+      }
+    }
+  }
   for (std::size_t i = 0; i < doc.tensors.size() && i < reach.tensors; ++i) {
     const Tensor& t = doc.tensors[i];
     const TensorTypeInfo* type = tensor_type(t.type);

@@ -390,6 +390,13 @@ Gen<ValidModel> valid_model() {
       const std::string k = *rc::gen::weightedOneOf<std::string>(
           {{3, conventional_key_text()}, {1, dashed_key_text()}});
       if (!is_free_key(k, arch) || find_pair(doc, k) != nullptr) continue;
+      // A key that prefixes another by its dots is a strict error (GGUF9503): valid models
+      // have none.
+      const auto prefix_conflict = [&k](const KeyValue& kv) { return dotted_prefixes(kv.key, k); };
+      if (std::any_of(pairs.begin(), pairs.end(), prefix_conflict) ||
+          std::any_of(doc.metadata.begin(), doc.metadata.end(), prefix_conflict)) {
+        continue;
+      }
       pairs.push_back({k, *any_value(values), {}});
     }
     // Any order: the validator must not depend on it.

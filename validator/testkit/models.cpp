@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 #include "ggufcheck/format.hpp"
 
@@ -160,6 +161,12 @@ std::uint32_t effective_alignment(const Document& doc) {
     return static_cast<std::uint32_t>(kv->value.bits);
   }
   return kDefaultAlignment;
+}
+
+bool dotted_prefixes(std::string_view a, std::string_view b) {
+  if (a.size() > b.size()) std::swap(a, b);
+  if (a == "tokenizer.chat_template" || a == "general.license") return false;
+  return b.size() > a.size() && b.substr(0, a.size()) == a && b[a.size()] == '.';
 }
 
 bool is_free_key(std::string_view key, std::string_view arch) {

@@ -105,6 +105,10 @@ struct AnyDocument {
 // A key that names no standard key (free to hold any value).
 [[nodiscard]] bool is_free_key(std::string_view key, std::string_view arch);
 
+// One key is the other's dotted prefix ("a" and "a.b"), which ggufcheck reports (GGUF9503),
+// except under tokenizer.chat_template and general.license, which node-llama-cpp keeps flat.
+[[nodiscard]] bool dotted_prefixes(std::string_view a, std::string_view b);
+
 void ensure_quantization_version(Document& doc);
 
 // Makes tensor names unique (appending 'x', keeping at most 63 bytes of valid UTF-8).

@@ -1358,6 +1358,100 @@ std::vector<CodeCase> code_cases() {
        [] { return whole_template_case(Code::KnownTemplate, "google-gemma-2-2b-it"); }},
       {Code::NearKnownTemplate, "EditedQwen25",
        [] { return whole_template_case(Code::NearKnownTemplate, "Qwen-Qwen2.5-7B-Instruct"); }},
+      // --- GGUF95xx: what other parsers read differently ----------------------------------------
+      {Code::HeaderFieldKey, "Version",
+       [] {
+         const Written w = example(Code::HeaderFieldKey);
+         Scenario s = at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 7,
+                         kv_path(1, "version", "key"));
+         s.message_has = "@huggingface/gguf reads its value as the file's version";
+         return s;
+       }},
+      {Code::PrototypeKey, "Proto",
+       [] {
+         const Written w = example(Code::PrototypeKey);
+         return at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 9,
+                   kv_path(1, "__proto__", "key"));
+       }},
+      {Code::PrototypeKey, "DottedSegment",
+       [] {
+         const Written w = write(document({pair("a.__proto__.b", Value::string("x"))}));
+         Scenario s = at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 13,
+                         kv_path(1, "a.__proto__.b", "key"));
+         s.message_has = "node-llama-cpp";
+         return s;
+       }},
+      {Code::KeyPrefixConflict, "GeneralBesideGeneralArchitecture",
+       [] {
+         const Written w = example(Code::KeyPrefixConflict);
+         Scenario s = at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 7,
+                         kv_path(1, "general", "key"));
+         s.message_has = "is the dotted prefix of kv[0] \"general.architecture\"";
+         return s;
+       }},
+      {Code::KeyPrefixConflict, "PrefixBeforeTheLongerKey",
+       [] {
+         const Written w = write(document(
+             {pair("a.b", Value::u8(1)), pair("a.b.c", Value::u8(2)), pair("a.bc", Value::u8(3))}));
+         // "a.b" is the prefix of "a.b.c" (reported once), not of "a.bc"; "a" is no key.
+         return at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 3, kv_path(1, "a.b", "key"));
+       }},
+      {Code::ReservedGgufKey, "GgufVersion",
+       [] {
+         const Written w = example(Code::ReservedGgufKey);
+         return at(w.bytes, w.layout.pairs[1].key_offset, kSizeWidth + 12,
+                   kv_path(1, "GGUF.version", "key"), {Code::UnconventionalKey});
+       }},
+      {Code::LeadingByteOrderMark, "TensorName",
+       [] {
+         const Written w = example(Code::LeadingByteOrderMark);
+         Scenario s = at(w.bytes, w.layout.tensors[0].name_offset, kSizeWidth + 4,
+                         tensor_path(0, "\\xef\\xbb\\xbfw", "name"));
+         s.message_has = "@huggingface/gguf reads \"w\"";
+         return s;
+       }},
+      {Code::LeadingByteOrderMark, "StringValue",
+       [] {
+         const Written w = write(document({pair("general.name", Value::string("\xef\xbb\xbfm"))}));
+         return at(w.bytes, w.layout.pairs[1].value_offset, kSizeWidth + 4,
+                   kv_path(1, "general.name"));
+       }},
+      {Code::NulInArchitecture, "LlamaNulEvil",
+       [] {
+         const Written w = example(Code::NulInArchitecture);
+         Scenario s = at(w.bytes, w.layout.pairs[0].value_offset, kSizeWidth + 10,
+                         kv_path(0, "general.architecture"), {Code::NulInString});
+         s.message_has = "llama.cpp reads \"llama\"";
+         return s;
+       }},
+      {Code::AlignmentBeyondInt32, "2Pow31",
+       [] {
+         const Written w = example(Code::AlignmentBeyondInt32);
+         Scenario s =
+             at(w.bytes, w.layout.pairs[1].value_offset, 4, kv_path(1, "general.alignment"),
+                {Code::AlignmentTooLarge, Code::TruncatedBeforeData});
+         s.message_has = "computes the tensor data offset as -2147483648, not 2147483648";
+         return s;
+       }},
+      {Code::StringTruncatedByParsers, "TemplateOf2500000Bytes",
+       [] {
+         // Over 2 MB: no corpus file (docs/diagnostics/GGUF9508.md); built here.
+         const Written w = write(document(
+             {pair("tokenizer.chat_template", Value::string(std::string(2'500'000, 'x')))}));
+         const std::uint64_t value = w.layout.pairs[1].value_offset;
+         Scenario s =
+             at(w.bytes, value, kSizeWidth + 2'500'000, kv_path(1, "tokenizer.chat_template"));
+         s.message_has = "reads the first " + std::to_string(2'000'000 - value - kSizeWidth) +
+                         " of the string's 2500000 bytes";
+         return s;
+       }},
+      {Code::BeyondParserLimits, "ArrayOf1000001Elements",
+       [] {
+         Scenario s = huge_value(Value::array(ValueType::Uint8, {}), 4, 1'000'001, 0, 4, kSizeWidth,
+                                 kv_path(1, "my.big"));
+         s.message_has = "an array of 1000001 elements";
+         return s;
+       }},
   };
   // One case per kind of file that is not GGUF (not_gguf_samples() below).
   for (const NotGguf& sample : not_gguf_samples()) {
@@ -1663,8 +1757,21 @@ TEST(CodeBehaviour, ModelDocumentIsCleanInEveryProfile) {
 TEST(CodeBehaviour, ArraysNested64DeepAreWithinTheDefaultLimit) {
   const ByteVector bytes = write_bytes(document({pair("my.nested", nested_array(64))}));
   const Report report = check(bytes, Profile::Strict);
+  // Past @huggingface/gguf's depth, but GGUF9509 is not added to a file that has errors.
   EXPECT_EQ(sorted_codes(report), code_names({Code::NestedArray})) << describe(report);
   EXPECT_EQ(report.facts.kv_read, 2u);
+}
+
+// node-llama-cpp keeps tokenizer.chat_template.<name> and general.license.<field> flat beside
+// their parent (noDirectSubNestingGGufMetadataKeys): the standard keys are no prefix conflict.
+TEST(CodeBehaviour, StandardKeysUnderTemplateAndLicenseAreNoPrefixConflict) {
+  const ByteVector bytes =
+      write_bytes(document({pair("tokenizer.chat_template", Value::string("t")),
+                            pair("tokenizer.chat_template.rag", Value::string("r")),
+                            pair("general.license", Value::string("mit")),
+                            pair("general.license.name", Value::string("MIT"))}));
+  const Report report = check(bytes, Profile::Strict);
+  EXPECT_EQ(find(report, Code::KeyPrefixConflict), nullptr) << describe(report);
 }
 
 TEST(CodeBehaviour, KeyOf65535BytesIsNotTooLong) {

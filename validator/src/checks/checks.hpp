@@ -77,6 +77,8 @@ void check_layout(const Model& model, const Layout& layout, Sink& sink);
 void check_standard_keys(const Model& model, const Layout& layout, Sink& sink);
 // Chat templates (templates/template_checks.cpp): tokenizer.chat_template* read as Jinja.
 void check_templates(const Model& model, const Layout& layout, Sink& sink);
+// What other widely used parsers read differently or refuse (portability/portability.cpp).
+void check_portability(const Model& model, const Layout& layout, Sink& sink);
 
 // Sorts the findings by offset and counts them per severity.
 // dropped: findings not kept (beyond Limits::max_findings), per severity; they still count.

@@ -75,6 +75,7 @@ constexpr CheckStage kCheckStages[] = {
     {"tensor-infos", Area::TensorInfo, true, Needs::Nothing, check_tensor_infos},
     {"layout", Area::DataLayout, true, Needs::Nothing, check_layout},
     {"standard-keys", Area::StandardKeys, false, Needs::Header, check_standard_keys},
+    {"portability", Area::Portability, false, Needs::Header, check_portability},
     {"chat-templates", Area::ChatTemplate, false, Needs::Header, check_templates},
     {"model", Area::Model, false, Needs::Header, check_model},
 };

@@ -85,6 +85,8 @@ class Sink {
   void report(Code code, std::uint64_t offset, std::uint64_t length, const Field& field,
               std::string_view hint, fmt::format_string<Args...> format, Args&&... args) {
     structure_broken_ = structure_broken_ || breaks_structure(code);
+    profile_errors_ =
+        profile_errors_ || catalogue_entry(code).severity(profile()) == Severity::Error;
     const Severity severity = options_.severity(code);
     if (severity == Severity::Silent) return;
     if (findings_.size() >= options_.limits.max_findings) {
@@ -104,6 +106,9 @@ class Sink {
   [[nodiscard]] std::vector<Finding> take() { return std::move(findings_); }
   // Whether a finding that breaks the structure was found, at any severity (silenced too).
   [[nodiscard]] bool structure_broken() const { return structure_broken_; }
+  // Whether a finding the profile makes an error was reported so far, whatever the options'
+  // overrides make of it (so an override never changes which findings exist).
+  [[nodiscard]] bool has_profile_errors() const { return profile_errors_; }
   // Findings beyond Limits::max_findings, per severity.
   [[nodiscard]] const std::array<std::uint64_t, 4>& dropped() const { return dropped_; }
   // Whether an error was reported so far (kept or beyond the limit).
@@ -119,6 +124,7 @@ class Sink {
   std::vector<Finding> findings_;
   std::array<std::uint64_t, 4> dropped_{};
   bool structure_broken_ = false;
+  bool profile_errors_ = false;
 };
 
 }  // namespace ggufcheck::detail

@@ -151,7 +151,10 @@ struct InvisibleRun {
 };
 InvisibleRun find_invisible(std::string_view text) {
   InvisibleRun run;
-  for (std::size_t i = 0; i < text.size();) {
+  // A U+FEFF that starts the string is a byte order mark: GGUF9505 reports it (parsers differ
+  // on it), this check what hides inside the text.
+  const std::size_t start = text.substr(0, 3) == "\xef\xbb\xbf" ? 3 : 0;
+  for (std::size_t i = start; i < text.size();) {
     const std::size_t at = i;
     if (static_cast<unsigned char>(text[i]) < 0xC2) {
       ++i;
