@@ -1070,14 +1070,30 @@ class Parser {
     return make(NodeKind::Slice, at, {}, mark);
   }
 
+  // Items up to `close`, each read by `item`, with commas between them: llama.cpp reads on
+  // where one is missing, Jinja2 does not.
+  template <typename Item>
+  void delimited(std::string_view close, Item item) {
+    while (!is_op(close)) {
+      const Tok kind = peek().kind;
+      if (kind == Tok::End || kind == Tok::CloseExpression || kind == Tok::CloseStatement) {
+        fail(fmt::format("expected '{}'", close));
+      }
+      item();
+      if (is_op(",")) {
+        next();
+      } else if (!is_op(close)) {
+        jinja2_error(peek().position, fmt::format("expected ',' or '{}'", close));
+      }
+    }
+    next();
+  }
+
   // ( args ): expressions, name=value, *args, **kwargs; pushed on the scratch stack.
   void arguments() {
     expect_op("(");
-    while (!is_op(")")) {
+    delimited(")", [&] {
       const Token& t = peek();
-      if (t.kind == Tok::End || t.kind == Tok::CloseExpression || t.kind == Tok::CloseStatement) {
-        fail("expected ')'");
-      }
       if (is_op("*") || is_op("**")) {
         if (is_op("**")) incompatible(t.position, "a ** argument");
         next();
@@ -1093,13 +1109,7 @@ class Parser {
       } else {
         scratch_.push_back(expression());
       }
-      if (is_op(",")) {
-        next();
-      } else if (!is_op(")")) {
-        jinja2_error(peek().position, "expected ',' or ')'");  // llama.cpp reads on
-      }
-    }
-    next();
+    });
   }
 
   std::uint32_t primary() {
@@ -1145,39 +1155,17 @@ class Parser {
         if (t.value == "[") {
           next();
           const std::size_t mark = scratch_.size();
-          while (!is_op("]")) {
-            if (peek().kind == Tok::End || peek().kind == Tok::CloseExpression ||
-                peek().kind == Tok::CloseStatement) {
-              fail("expected ']'");
-            }
-            scratch_.push_back(expression());
-            if (is_op(",")) {
-              next();
-            } else if (!is_op("]")) {
-              jinja2_error(peek().position, "expected ',' or ']'");  // llama.cpp reads on
-            }
-          }
-          next();
+          delimited("]", [&] { scratch_.push_back(expression()); });
           return make(NodeKind::List, t.position, {}, mark);
         }
         if (t.value == "{") {
           next();
           const std::size_t mark = scratch_.size();
-          while (!is_op("}")) {
-            if (peek().kind == Tok::End || peek().kind == Tok::CloseExpression ||
-                peek().kind == Tok::CloseStatement) {
-              fail("expected '}'");
-            }
+          delimited("}", [&] {
             scratch_.push_back(expression());
             expect_op(":");
             scratch_.push_back(expression());
-            if (is_op(",")) {
-              next();
-            } else if (!is_op("}")) {
-              jinja2_error(peek().position, "expected ',' or '}'");  // llama.cpp reads on
-            }
-          }
-          next();
+          });
           return make(NodeKind::Dict, t.position, {}, mark);
         }
         break;
