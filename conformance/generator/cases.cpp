@@ -687,6 +687,18 @@ void array_cases(Cases& c) {
   c.y("limits_array_100000_uint8", "an array of 100000 uint8 elements", [] {
     return value_file(Value::array(ValueType::Uint8, std::vector<Value>(100000, Value::u8(7))));
   });
+  // Past what @huggingface/gguf reads (ggufcheck's portability checks GGUF9508, GGUF9509).
+  c.y("limits_array_1000001_uint8",
+      "an array of 1000001 uint8 elements: valid (@huggingface/gguf refuses arrays over 10^6)",
+      [] {
+        return value_file(
+            Value::array(ValueType::Uint8, std::vector<Value>(1'000'001, Value::u8(7))));
+      },
+      {"big"});
+  c.y("limits_string_2500000_bytes",
+      "a string value of 2500000 bytes, read whole (@huggingface/gguf cuts it at the end of its "
+      "2000000-byte chunks)",
+      [] { return value_file(str(std::string(2'500'000, 's'))); }, {"big"});
   c.n("arr_string_count_2p62", "truncated",
       "an array of 2^62 strings in a small file: do not allocate per element",
       [] { return array_count(ValueType::String, str("a"), kPow62); }, {"hostile"});
