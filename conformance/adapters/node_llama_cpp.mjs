@@ -25,6 +25,8 @@ import {
 
 const { readGgufFileInfo } = await importDep("node-llama-cpp/dist/gguf/readGgufFileInfo.js");
 const { GgufFileReader } = await importDep("node-llama-cpp/dist/gguf/fileReaders/GgufFileReader.js");
+const { noDirectSubNestingGGufMetadataKeys } = await importDep("node-llama-cpp/dist/gguf/consts.js");
+const noDirectSubNesting = new Set(noDirectSubNestingGGufMetadataKeys);
 
 const STRING = 8;
 const ARRAY = 9;
@@ -140,9 +142,18 @@ function pairsOf(t) {
   return pairs;
 }
 
-/** The nested metadata object -> Map(dotted key -> value), the inverse of the parser's nesting. */
+/**
+ * The nested metadata object -> Map(dotted key -> value), the inverse of the parser's nesting.
+ * Keys under noDirectSubNestingGGufMetadataKeys (tokenizer.chat_template.rerank) stay dotted on
+ * purpose, and node-llama-cpp reads them so (tokenizer["chat_template.rerank"]). Any other key
+ * that could not nest (general beside general.architecture) is kept under its whole dotted name
+ * in the object it conflicts in, where the path node-llama-cpp's own code reads
+ * (metadata.general.architecture, LlamaModel) no longer leads to it: left out, as lost.
+ */
 function flatten(object, prefix = [], out = new Map()) {
   for (const [k, v] of Object.entries(object)) {
+    const unnested = k.includes(".");
+    if (unnested && !noDirectSubNesting.has([...prefix, k.split(".")[0]].join("."))) continue;
     const keyPath = [...prefix, k];
     if (v !== null && typeof v === "object" && !Array.isArray(v)) flatten(v, keyPath, out);
     else out.set(keyPath.join("."), v);
