@@ -157,19 +157,23 @@ const std::vector<std::string> kInsertions = {"{{",         "}}",
 std::string mutate(const std::string& text, std::mt19937_64& rng) {
   std::string out = text;
   const auto pick = [&](std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(rng() % n); };
+  // Every draw in its own statement: the order of a call's arguments is the compiler's, and the
+  // mutants must be the same whichever compiler built the test.
   const int edits = 1 + static_cast<int>(rng() % 3);
   for (int e = 0; e < edits; ++e) {
     const std::size_t at = pick(out.size() + 1);
-    switch (rng() % 4) {
-      case 0: out.erase(at, 1 + pick(8)); break;
-      case 1: out.insert(at, kInsertions[pick(kInsertions.size())]); break;
-      case 2: {
-        const std::size_t from = pick(out.size() + 1);
-        out.insert(at, out.substr(from, 1 + pick(12)));
-        break;
-      }
-      default:
-        if (at < out.size()) out[at] = "{}%#'\"()|.-"[pick(11)];
+    const std::uint64_t kind = rng() % 4;
+    if (kind == 0) {
+      const std::size_t length = 1 + pick(8);
+      out.erase(at, length);
+    } else if (kind == 1) {
+      out.insert(at, kInsertions[pick(kInsertions.size())]);
+    } else if (kind == 2) {
+      const std::size_t from = pick(out.size() + 1);
+      const std::size_t length = 1 + pick(12);
+      out.insert(at, out.substr(from, length));
+    } else if (at < out.size()) {
+      out[at] = "{}%#'\"()|.-"[pick(11)];
     }
   }
   return out;

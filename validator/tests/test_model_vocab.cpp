@@ -269,8 +269,9 @@ TEST(Vocabulary, TheTokenIndexAnswersTheSameWhateverItsHash) {
   const auto hashed = make_index(IndexHash::Seeded);
   const auto colliding = make_index(IndexHash::AllCollide);
   const auto crowded = make_index(IndexHash::OnePartition);
+  // Whether a seeded index spills depends on the process's seed (a partition that draws a few
+  // percent more than its share): not asserted; the answers below are the same either way.
   EXPECT_FALSE(hashed->ordered());
-  EXPECT_FALSE(hashed->spilled());
   EXPECT_TRUE(colliding->ordered());
   EXPECT_FALSE(crowded->ordered());
   EXPECT_TRUE(crowded->spilled());

@@ -945,10 +945,16 @@ class Parser {
     while (is_name("is")) {
       next();
       if (is_name("not")) next();
-      if (peek().kind != Tok::Identifier) fail("expected a test name after 'is'");
-      const Token test = next();
+      const Token test = peek();
       const std::size_t mark = scratch_.size();
       scratch_.push_back(node);
+      if (test.kind == Tok::Identifier) {
+        next();
+      } else {
+        // llama.cpp reads any value as the test (x is 00); Jinja2 a name only
+        jinja2_error(test.position, "expected a test name after 'is'");
+        scratch_.push_back(primary());
+      }
       if (is_op("(")) {
         arguments();
       } else if (peek().kind == Tok::Number || peek().kind == Tok::String ||
@@ -998,7 +1004,16 @@ class Parser {
   std::uint32_t postfix_filters(std::uint32_t operand) {
     while (is_op("|")) {
       next();
-      if (peek().kind != Tok::Identifier) fail("expected a filter name after '|'");
+      if (peek().kind != Tok::Identifier) {
+        // llama.cpp reads any value as the filter (x | 'OBJECT'); Jinja2 a name only
+        jinja2_error(peek().position, "expected a filter name after '|'");
+        const std::size_t mark = scratch_.size();
+        scratch_.push_back(operand);
+        scratch_.push_back(primary());
+        if (is_op("(")) arguments();
+        operand = make(NodeKind::Filter, program_.nodes[scratch_[mark + 1]].position, {}, mark);
+        continue;
+      }
       const Token name = next();
       std::string_view filter = name.value;
       // Jinja2 allows dotted filter names (filters registered as a.b).
@@ -1107,7 +1122,18 @@ class Parser {
         scratch_.push_back(expression());
         scratch_.push_back(make(NodeKind::Keyword, t.position, t.value, mark));
       } else {
-        scratch_.push_back(expression());
+        const std::uint32_t value = expression();
+        if (is_op("=")) {
+          // llama.cpp takes any expression before '=' as a keyword's name; Jinja2 a name only
+          jinja2_error(peek().position, "a keyword argument whose name is not a name");
+          next();
+          loose_.push_back(value);
+          const std::size_t mark = scratch_.size();
+          scratch_.push_back(expression());
+          scratch_.push_back(make(NodeKind::Keyword, t.position, {}, mark));
+        } else {
+          scratch_.push_back(value);
+        }
       }
     });
   }
