@@ -1066,7 +1066,7 @@ class TemplateScan {
         report(Code::TemplateSyntaxError, p.position, 1,
                "llama.cpp's Jinja engine (common/jinja/) refuses it: llama-server does not start "
                "with this template; write it in the Jinja that engine reads",
-               "llama.cpp's Jinja engine cannot parse the template: {}", p.message);
+               "llama.cpp's Jinja engine cannot parse the template: {}", escape(p.message, 160));
       }
     }
   }
