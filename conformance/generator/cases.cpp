@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <stdexcept>
@@ -1936,6 +1938,36 @@ std::vector<RealCase> real_cases() {
     out.push_back(std::move(r));
   }
   return out;
+}
+
+std::vector<SparseCase> sparse_cases() {
+  // general.alignment 2^31 and one F32 tensor of 8 elements: the data section starts at 2^31, so
+  // the file is 2^31 + 32 bytes. Valid for the spec and the reader; @huggingface/gguf computes
+  // the data offset in 32-bit arithmetic and gets a negative one (ggufcheck's GGUF9507).
+  constexpr std::uint64_t kAlignment = std::uint64_t{1} << 31;
+  Document doc = one_tensor({8}, 0, {pair("general.alignment", Value::u32(64))});
+  doc.tensors[0].data = std::vector<std::uint8_t>(32);
+  for (std::size_t i = 0; i < 8; ++i) {
+    const float value = static_cast<float>(i) + 0.5f;
+    std::memcpy(doc.tensors[0].data->data() + 4 * i, &value, 4);
+  }
+  Written w = write(doc);
+  patch(w.bytes, w.layout.pairs[1].value_offset, static_cast<std::uint32_t>(kAlignment));
+  const WrittenTensor& t = w.layout.tensors[0];
+  SparseCase s;
+  s.id = "y_align_2p31_with_tensor_data";
+  s.rule =
+      "general.alignment 2^31 with a tensor and its data: the data section starts at 2^31 and the "
+      "file is 2^31 + 32 bytes (a parser must not compute offsets in 32 bits)";
+  s.tags = {"big"};
+  s.size = kAlignment + t.nbytes;
+  const auto at = [&](std::uint64_t offset) {
+    return w.bytes.begin() + static_cast<std::ptrdiff_t>(offset);
+  };
+  s.extents.push_back({0, ByteVector(at(0), at(w.layout.infos_end))});
+  s.extents.push_back(
+      {kAlignment, ByteVector(at(t.data_position), at(t.data_position + t.nbytes))});
+  return {s};
 }
 
 }  // namespace ggufcheck::conformance

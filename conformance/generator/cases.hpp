@@ -82,6 +82,25 @@ struct RealCase {
 [[nodiscard]] std::vector<Case> cases();
 [[nodiscard]] std::vector<RealCase> real_cases();
 
+// A case whose file is too big to commit (over 2 GiB, nearly all zeros). The manifest lists its
+// non-zero extents ("sparse"), and conformance/run writes it as a sparse file under
+// {deps}/generated/, so it costs a few KiB of disk and no download.
+struct SparseCase {
+  std::string id;
+  std::string rule;
+  Verdict spec = Verdict::Accept;
+  Verdict llama_cpp = Verdict::Accept;
+  std::string error_class;
+  std::vector<std::string> tags;
+  std::uint64_t size = 0;  // the file's size; bytes outside the extents are zero
+  struct Extent {
+    std::uint64_t offset = 0;
+    ByteVector bytes;
+  };
+  std::vector<Extent> extents;  // ascending, not overlapping, within size
+};
+[[nodiscard]] std::vector<SparseCase> sparse_cases();
+
 // The vocabulary of conformance.md ("Cases").
 [[nodiscard]] bool is_error_class(const std::string& name);
 // The data verdict's vocabulary: non_finite (a NaN or infinite element or scale, mxfp4's NaN

@@ -1,17 +1,25 @@
 // Writes the conformance suite: DIR/cases/<id>.gguf for every case, DIR/expected/<id>.json (the
 // canonical output, `ggufcheck dump --level 3`) for every case a profile accepts, and
-// DIR/manifest.json. Usage: ggufcheck_make_conformance DIR [--real MODELS_DIR]
+// DIR/manifest.json, which also gives the non-zero extents of the cases too big to commit
+// (conformance/run writes those as sparse files).
+// Usage: ggufcheck_make_conformance DIR [--real MODELS_DIR]
 // The output is the same bytes on every run; conformance/ in the repository holds it, and the
 // ctest conformance_cases_are_reproducible checks that it still does. With --real, the pinned
 // hashes of the fetched real files (and of their canonical outputs) are checked against the
 // files in MODELS_DIR; without it they are written from the table in cases.cpp.
+#include <openssl/evp.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,6 +31,7 @@
 namespace fs = std::filesystem;
 using ggufcheck::conformance::Case;
 using ggufcheck::conformance::RealCase;
+using ggufcheck::conformance::SparseCase;
 using ggufcheck::conformance::Verdict;
 using Json = nlohmann::ordered_json;
 
@@ -69,6 +78,68 @@ bool write_text(const fs::path& path, const std::string& text) {
 
 std::string sha256_of(const std::string& text) {
   return ggufcheck::corpus::sha256_hex(std::vector<std::uint8_t>(text.begin(), text.end()));
+}
+
+std::string hex_of(const std::vector<std::uint8_t>& bytes) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 * bytes.size());
+  for (const std::uint8_t b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+// Calls visit(pointer, length) on the sparse case's bytes in order, zeros in chunks of 1 MiB.
+template <typename Visit>
+void for_each_chunk(const SparseCase& s, Visit visit) {
+  static const std::vector<std::uint8_t> zeros(std::size_t{1} << 20);
+  std::uint64_t at = 0;
+  const auto zero_until = [&](std::uint64_t end) {
+    while (at < end) {
+      const std::uint64_t n = std::min<std::uint64_t>(end - at, zeros.size());
+      visit(zeros.data(), static_cast<std::size_t>(n));
+      at += n;
+    }
+  };
+  for (const SparseCase::Extent& e : s.extents) {
+    zero_until(e.offset);
+    visit(e.bytes.data(), e.bytes.size());
+    at += e.bytes.size();
+  }
+  zero_until(s.size);
+}
+
+std::string sha256_of_sparse(const SparseCase& s) {
+  std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("EVP_DigestInit_ex(sha256) failed");
+  }
+  for_each_chunk(s, [&](const std::uint8_t* p, std::size_t n) {
+    if (EVP_DigestUpdate(ctx.get(), p, n) != 1) throw std::runtime_error("EVP_DigestUpdate failed");
+  });
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), digest, &length) != 1) {
+    throw std::runtime_error("EVP_DigestFinal_ex failed");
+  }
+  return hex_of(std::vector<std::uint8_t>(digest, digest + length));
+}
+
+// Writes the case as a sparse file (the extents, then the size): holes read as zeros.
+bool write_sparse(const fs::path& path, const SparseCase& s) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  for (const SparseCase::Extent& e : s.extents) {
+    out.seekp(static_cast<std::streamoff>(e.offset));
+    out.write(reinterpret_cast<const char*>(e.bytes.data()),
+              static_cast<std::streamsize>(e.bytes.size()));
+  }
+  out.close();
+  if (!out) return false;
+  std::error_code error;
+  fs::resize_file(path, s.size, error);
+  return !error;
 }
 
 }  // namespace
@@ -194,6 +265,60 @@ int main(int argc, char** argv) {
       entry["endianness"] = "little";
       entry["canonical"] = nullptr;
       entry["canonical_sha256"] = r.canonical_sha256;
+      entries.push_back(std::move(entry));
+    }
+    for (const SparseCase& s : ggufcheck::conformance::sparse_cases()) {
+      Json entry;
+      entry["id"] = s.id;
+      entry["file"] = "{deps}/generated/" + s.id + ".gguf";
+      entry["fetched"] = false;
+      entry["sha256"] = sha256_of_sparse(s);
+      entry["size"] = s.size;
+      Json extents = Json::array();
+      for (const SparseCase::Extent& e : s.extents) {
+        extents.push_back({{"offset", e.offset}, {"hex", hex_of(e.bytes)}});
+      }
+      entry["sparse"] = {{"extents", std::move(extents)}};
+      entry["expected"] = {{"spec", to_string(s.spec)}, {"llama.cpp", to_string(s.llama_cpp)}};
+      entry["area"] = s.id.substr(2, s.id.find('_', 2) - 2);
+      entry["rule"] = s.rule;
+      entry["error_class"] = s.error_class.empty() ? Json(nullptr) : Json(s.error_class);
+      entry["level"] = "required";
+      entry["tags"] = s.tags;
+      entry["since"] = kSuiteVersion;
+      describe_header(s.extents.front().bytes, entry);
+      entry["canonical"] = nullptr;
+      entry["canonical_sha256"] = nullptr;
+      if (const auto profile = accepting_profile(s.spec, s.llama_cpp)) {
+        // The canonical output from the file itself, written sparse to a temporary path.
+        const fs::path temporary =
+            fs::temp_directory_path() / ("ggufcheck-conformance-" + s.id + "-" +
+                                         std::to_string(static_cast<long>(::getpid())) + ".gguf");
+        if (!write_sparse(temporary, s)) {
+          std::fprintf(stderr, "cannot write %s\n", temporary.c_str());
+          return 1;
+        }
+        ggufcheck::Options options;
+        options.profile = *profile;
+        const ggufcheck::Dump dump =
+            ggufcheck::dump_file(temporary.string(), options, ggufcheck::DumpLevel::Data);
+        std::error_code ignored;
+        fs::remove(temporary, ignored);
+        if (dump.exit_status != 0) {
+          std::fprintf(
+              stderr, "%s: declared accepted in the %s profile, but ggufcheck rejects it: %s",
+              s.id.c_str(), std::string(ggufcheck::to_string(*profile)).c_str(), dump.json.c_str());
+          ++problems;
+        } else {
+          const std::string canonical = "expected/" + s.id + ".json";
+          if (!write_text(dir / canonical, dump.json)) {
+            std::fprintf(stderr, "cannot write %s\n", (dir / canonical).c_str());
+            return 1;
+          }
+          entry["canonical"] = canonical;
+          entry["canonical_sha256"] = sha256_of(dump.json);
+        }
+      }
       entries.push_back(std::move(entry));
     }
     Json manifest;

@@ -7,6 +7,11 @@ the verdict of the column "model"; a split case's file is the set's first shard,
 <prefix>-00001-of-0000N.gguf, and "shards": [{"file", "sha256", "size"}] lists the others
 (beside it in cases/, named as llama.cpp derives them; a shard left out of a set is missing).
 
+A sparse case (manifest "sparse": {"extents": [{"offset", "hex"}]}) has a file too big to
+commit, nearly all zeros: it is written from those extents and its "size" as a sparse file,
+into {deps}/generated/ when missing (and checked against its sha256 as any case file), and
+again as each run's private copy, so that it never takes its size in disk or memory.
+
 Paths: a case's "file" and "canonical" are relative to the suite directory (conformance/),
 or start with a placeholder ({deps}, {root}, {build}, {adapters}). Committed case files must
 exist and match their sha256; canonical files must match canonical_sha256. A fetched case
@@ -69,6 +74,8 @@ class Case:
         self.id = entry["id"]
         self.path = places.path(entry["file"])
         self.fetched = bool(entry.get("fetched"))
+        self.sparse = entry.get("sparse")
+        self.size = entry.get("size")
         # a data case's third verdict, llama.cpp's tensor data check, is the column "data"
         self.data = entry.get("data")
         # a model case's fourth verdict, llama.cpp's model loader, is the column "model"
@@ -148,6 +155,10 @@ def load_manifest(path, places):
         if "model" in entry["expected"]:
             raise SetupError(f"{where} ({entry['id']}): the model verdict belongs in \"model\", "
                              "not in \"expected\"")
+        sparse = entry.get("sparse")
+        if sparse is not None and not _valid_sparse(sparse, entry.get("size")):
+            raise SetupError(f"{where} ({entry['id']}): \"sparse\" needs \"extents\", a list of "
+                             "{\"offset\", \"hex\"} in ascending order within \"size\"")
         shards = entry.get("shards")
         if shards is not None and (not isinstance(shards, list) or not all(
                 isinstance(shard, dict) and isinstance(shard.get("file"), str)
@@ -170,6 +181,14 @@ def check_files(cases, places):
     cases whose file is missing as unavailable. SetupError on any mismatch."""
     ggufcheck = os.path.join(places.build, "validator", "ggufcheck")
     for case in cases:
+        if case.sparse and (not os.path.isfile(case.path) or
+                            os.path.getsize(case.path) != case.size or
+                            sha256_file(case.path) != case.entry.get("sha256")):
+            # missing, or written from another version of the manifest
+            os.makedirs(os.path.dirname(case.path), exist_ok=True)
+            partial = f"{case.path}.{os.getpid()}.tmp"
+            write_sparse(partial, case.sparse, case.size)
+            os.replace(partial, case.path)
         if not os.path.isfile(case.path):
             if case.fetched:
                 case.unavailable = f"missing {case.path} (run conformance/setup)"
@@ -193,6 +212,31 @@ def check_files(cases, places):
             if case.canonical_sha256 and sha256_file(case.canonical_path) != case.canonical_sha256:
                 raise SetupError(f"case {case.id}: {case.canonical_path} does not match the "
                                  f"manifest's canonical_sha256 {case.canonical_sha256}")
+
+
+def _valid_sparse(sparse, size):
+    if not isinstance(sparse, dict) or not isinstance(sparse.get("extents"), list) or \
+            not isinstance(size, int):
+        return False
+    end = 0
+    for extent in sparse["extents"]:
+        if not isinstance(extent, dict) or not isinstance(extent.get("offset"), int) or \
+                not isinstance(extent.get("hex"), str) or extent["offset"] < end:
+            return False
+        try:
+            end = extent["offset"] + len(bytes.fromhex(extent["hex"]))
+        except ValueError:
+            return False
+    return end <= size
+
+
+def write_sparse(path, sparse, size):
+    """Writes a sparse case's file: its extents, the rest holes (zeros that take no disk)."""
+    with open(path, "wb") as handle:
+        for extent in sparse["extents"]:
+            handle.seek(extent["offset"])
+            handle.write(bytes.fromhex(extent["hex"]))
+        handle.truncate(size)
 
 
 def _materialise(case, places, ggufcheck):
@@ -245,7 +289,10 @@ class CaseCopies:
                 for source in [case.path] + case.shards:
                     target = os.path.join(self.directory,
                                           name if source == case.path else os.path.basename(source))
-                    shutil.copyfile(source, target)
+                    if case.sparse and source == case.path:
+                        write_sparse(target, case.sparse, case.size)
+                    else:
+                        shutil.copyfile(source, target)
                     os.chmod(target, 0o444)
                     copies.append(target)
                 entry[2] = copies

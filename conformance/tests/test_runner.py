@@ -102,6 +102,13 @@ def answer(path, batch):
         return "this is not json", 0
     if case_id in ids("inconsistent-on"):
         return {"ok": True}, 1
+    if case_id in ids("digest-on"):
+        import hashlib
+        with open(path, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        info = os.stat(path)
+        return {"ok": False, "error": json.dumps({"sha256": digest, "size": info.st_size,
+                                                  "allocated": info.st_blocks * 512})}, 1
     if case_id in ids("inspect-on"):
         mode = oct(stat.S_IMODE(os.stat(path).st_mode))
         return {"ok": False, "error": json.dumps({"mode": mode, "path": path})}, 1
@@ -884,6 +891,62 @@ class Fetched(RunnerTest):
         self.assertEqual(code, 2)
         self.assertIn("canonical output", err)
         self.assertNotIn("Traceback", err)
+
+
+class Sparse(RunnerTest):
+    SIZE = (8 << 20) + 7
+    EXTENTS = [(0, b"GGUF head"), (8 << 20, b"tail\x01\x02\x03")]
+
+    def add_sparse(self, sha=None, extents=None):
+        content = bytearray(self.SIZE)
+        for offset, data in self.EXTENTS:
+            content[offset:offset + len(data)] = data
+        self.suite.manifest["cases"].append({
+            "id": "y_align_sparse", "file": "{deps}/generated/y_align_sparse.gguf",
+            "fetched": False, "sha256": sha or hashlib.sha256(content).hexdigest(),
+            "size": self.SIZE,
+            "sparse": {"extents": extents if extents is not None else
+                       [{"offset": offset, "hex": data.hex()} for offset, data in self.EXTENTS]},
+            "expected": {"spec": "reject", "llama.cpp": "reject"}, "area": "align",
+            "rule": "a sparse case", "error_class": "bad_layout", "level": "required",
+            "tags": ["big"], "since": "1.0", "gguf_version": "3", "endianness": "little",
+            "canonical": None, "canonical_sha256": None})
+        return hashlib.sha256(content).hexdigest()
+
+    def test_written_from_its_extents_and_copied_sparse(self):
+        sha = self.add_sparse()
+        self.suite.add_parser("toy", "--digest-on=y_align_sparse")
+        code, out, err, result = self.suite.run("--run", "y_align_sparse")
+        self.assertEqual(code, 0, out + err)
+        generated = os.path.join(self.suite.deps, "generated", "y_align_sparse.gguf")
+        self.assertEqual(os.path.getsize(generated), self.SIZE)
+        self.assertLess(os.stat(generated).st_blocks * 512, 1 << 20)  # holes, not zeros
+        seen = json.loads(outcome_of(result, "y_align_sparse")["error"])
+        self.assertEqual(seen["sha256"], sha)  # the adapter's private copy has the same bytes
+        self.assertEqual(seen["size"], self.SIZE)
+        self.assertLess(seen["allocated"], 1 << 20)
+        self.assertLastLine(out, 1, 0)
+
+    def test_a_wrong_sha256_is_a_setup_error(self):
+        self.add_sparse(sha="0" * 64)
+        self.suite.add_parser("toy")
+        code, _, err, _ = self.suite.run("--run", "y_align_sparse")
+        self.assertEqual(code, 2)
+        self.assertIn("does not match the manifest's sha256", err)
+        self.assertNotIn("Traceback", err)
+
+    def test_overlapping_or_outside_extents_are_a_setup_error(self):
+        self.suite.add_parser("toy")
+        for extents in ([{"offset": 4, "hex": "aabb"}, {"offset": 5, "hex": "cc"}],
+                        [{"offset": self.SIZE - 1, "hex": "aabb"}],
+                        [{"offset": 0, "hex": "zz"}], [{"offset": -1, "hex": "00"}]):
+            with self.subTest(extents=extents):
+                self.suite.manifest["cases"] = []
+                self.add_sparse(extents=extents)
+                code, _, err, _ = self.suite.run("--run", "y_align_sparse")
+                self.assertEqual(code, 2, err)
+                self.assertIn('"sparse" needs', err)
+                self.assertNotIn("Traceback", err)
 
 
 class Results(RunnerTest):
