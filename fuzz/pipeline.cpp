@@ -10,6 +10,7 @@
 
 #include "ggufcheck/document.hpp"
 #include "ggufcheck/dump.hpp"
+#include "ggufcheck/info.hpp"
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
@@ -153,6 +154,20 @@ std::string check_dump(Bytes bytes, const Report& report, const Options& options
   return {};
 }
 
+// `ggufcheck info` of the same bytes: the report's verdict, every pair read listed, text and
+// JSON that render (JSON that parses).
+std::string check_info(Bytes bytes, const Report& report, const Options& options, bool full) {
+  InfoOptions info_options;
+  info_options.full = full;
+  const Info info = info_bytes(bytes, options, info_options);
+  if (info.report.exit_status() != report.exit_status()) return "info: verdict against the report";
+  if (info.metadata.size() != report.facts.kv_read) return "info: pairs lost";
+  if (render_info_text(info, false).empty()) return "info: no text";
+  const auto json = nlohmann::json::parse(render_info_json({info}), nullptr, false);
+  if (json.is_discarded() || json["files"].size() != 1) return "info: the JSON does not parse";
+  return {};
+}
+
 }  // namespace
 
 std::string check_pipeline(Bytes bytes) {
@@ -192,6 +207,9 @@ std::string check_pipeline(Bytes bytes) {
     const Report report = validate(bytes, options);
     std::string problem = check_report(report, options, bytes.size());
     if (problem.empty() && i == rendered) problem = check_renderings(report, options);
+    if (problem.empty() && i == rendered && bytes.size() <= kMaxDumpedInput) {
+      problem = check_info(bytes, report, options, (hash / 8) % 2 == 0);
+    }
     // Every input up to 16 KiB is dumped once, under one of the runs and at one level chosen by
     // its bytes. (A dump validates again and renders every value: on the 64 KiB inputs of
     // fuzz_validate it would cost more than the four validations, for code that small files

@@ -76,5 +76,6 @@ struct Command {
   std::function<int()> run;
 };
 [[nodiscard]] Command add_check_command(CLI::App& app);
+[[nodiscard]] Command add_info_command(CLI::App& app);
 
 }  // namespace ggufcheck::cli

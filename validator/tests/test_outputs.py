@@ -574,6 +574,54 @@ def main():
                 require(jdoc["files"][0]["facts"]["file_size"] == len(bool_bytes), "stdin file_size")
             suite.case(f"{profile} standard input", stdin_case)
 
+        # `info --format json` against docs/info.schema.json, and its verdict against check's.
+        with open(os.path.join(args.source, "docs", "info.schema.json"), encoding="utf-8") as f:
+            info_schema = json.load(f)
+        info_cls = jsonschema.validators.validator_for(info_schema)
+        info_cls.check_schema(info_schema)
+        info_validator = info_cls(info_schema)
+        for path in examples + real + gen_paths + [missing]:
+            label = f"info {os.path.relpath(path, tmp) if path.startswith(tmp) else os.path.basename(path)}"
+
+            def info_case(path=path):
+                for extra in ([], ["--full"]):
+                    proc = suite.run(["info", "--format", "json"] + extra + needs.get(path, []) + [path])
+                    err = proc.stderr.decode(errors="replace")
+                    require(proc.returncode in (0, 1, 2) and "internal error" not in err,
+                            f"info {extra} exited {proc.returncode}: {err.strip()[:300]}")
+                    doc = json.loads(proc.stdout)
+                    errors = list(info_validator.iter_errors(doc))
+                    require(not errors, "info JSON does not match docs/info.schema.json: " +
+                            suite.error_text(errors))
+                    f = doc["files"][0]
+                    require(f["path"] == path, f"path {f['path']}")
+                    require(f["verdict"]["exit_status"] == proc.returncode,
+                            f"verdict exit status {f['verdict']['exit_status']}, process {proc.returncode}")
+                    check = json.loads(suite.run(["--format", "json"] + needs.get(path, []) + [path]).stdout)
+                    require(f["verdict"]["status"] == check["files"][0]["status"],
+                            f"info says {f['verdict']['status']}, check says {check['files'][0]['status']}")
+                    if path in real or path in valid_examples:
+                        require(f["verdict"]["status"] == "pass", f"{path} must pass")
+                        require(len(f["metadata"]) == f["container"]["kv_count"], "every pair is listed")
+                        if extra:
+                            require(len(f["tensors"].get("list", [])) == f["tensors"]["count"],
+                                    "--full lists every tensor")
+                            require(not any(m.get("elided") for m in f["metadata"]), "--full elides nothing")
+                text = suite.run(["info"] + needs.get(path, []) + [path])
+                require(text.returncode == proc.returncode, "text and JSON exit statuses differ")
+                require(b"internal error" not in text.stderr, text.stderr.decode(errors="replace")[:300])
+            suite.case(label, info_case)
+
+        # The example in the README and docs/info.md is what `info` prints.
+        def info_example():
+            proc = subprocess.run([suite.exe, "info", "examples/valid/tiny-llama.gguf"],
+                                  cwd=args.source, stdout=subprocess.PIPE, check=False)
+            block = "$ ggufcheck info examples/valid/tiny-llama.gguf\n" + proc.stdout.decode()
+            for doc in ("README.md", os.path.join("docs", "info.md")):
+                with open(os.path.join(args.source, doc), encoding="utf-8") as f:
+                    require(block in f.read(), f"{doc}: the info example is not what info prints")
+        suite.case("info example in the docs", info_example)
+
         # Options that change severities (the catalogue no longer predicts them: plain=False).
         option_sets = [
             ["--disable", "GGUF2012"],

@@ -18,6 +18,10 @@ struct TextStyle {
 };
 
 [[nodiscard]] std::string render_text(const Report& report, const TextStyle& style);
+// The last line of render_text: "PATH: pass: 0 errors, 1 warning, 0 notes (v3, ...)".
+[[nodiscard]] std::string render_summary_line(const Report& report, const TextStyle& style);
+// "160 bytes", "14.2 KiB", "1.2 GiB" (exact below 1 KiB).
+[[nodiscard]] std::string human_size(std::uint64_t bytes);
 [[nodiscard]] std::string render_json(std::span<const Report> reports, const Options& options,
                                       int exit_status);
 

@@ -322,29 +322,36 @@ std::string render_text(const Report& report, const TextStyle& style) {
     out += fmt::format("{}: {} more findings not shown (--limit findings=N)\n", name,
                        report.findings_dropped);
   }
-  if (!style.quiet) {
-    const Facts& facts = report.facts;
-    std::string shape;
-    if (facts.version) {
-      // With --data, how much tensor data the scan read (absent when it could not run).
-      const std::string data_checked =
-          facts.data_checked ? ", data checked: " + size_text(*facts.data_checked) : "";
-      shape = fmt::format(" (v{}{}, {} kv, {} tensors, {} bytes{})", *facts.version,
-                          facts.endian == Endian::Big ? " big-endian" : "", facts.kv_read,
-                          facts.tensors_read, facts.file_size, data_checked);
-    }
-    const std::string verdict =
-        report.unreadable() ? styled(style.color, severity_style(Severity::Error), "unreadable")
-        : report.passed()
-            ? styled(style.color, fmt::fg(fmt::terminal_color::bright_green) | fmt::emphasis::bold,
-                     "pass")
-            : styled(style.color, severity_style(Severity::Error), "FAIL");
-    out +=
-        fmt::format("{}: {}: {} error{}, {} warning{}, {} note{}{}\n", name, verdict, report.errors,
-                    report.errors == 1 ? "" : "s", report.warnings, report.warnings == 1 ? "" : "s",
-                    report.notes, report.notes == 1 ? "" : "s", shape);
-  }
+  if (!style.quiet) out += render_summary_line(report, style);
   return out;
+}
+
+std::string render_summary_line(const Report& report, const TextStyle& style) {
+  const std::string name = shown_name(report.path);
+  const Facts& facts = report.facts;
+  std::string shape;
+  if (facts.version) {
+    // With --data, how much tensor data the scan read (absent when it could not run).
+    const std::string data_checked =
+        facts.data_checked ? ", data checked: " + size_text(*facts.data_checked) : "";
+    shape = fmt::format(" (v{}{}, {} kv, {} tensors, {} bytes{})", *facts.version,
+                        facts.endian == Endian::Big ? " big-endian" : "", facts.kv_read,
+                        facts.tensors_read, facts.file_size, data_checked);
+  }
+  const std::string verdict =
+      report.unreadable() ? styled(style.color, severity_style(Severity::Error), "unreadable")
+      : report.passed()
+          ? styled(style.color, fmt::fg(fmt::terminal_color::bright_green) | fmt::emphasis::bold,
+                   "pass")
+          : styled(style.color, severity_style(Severity::Error), "FAIL");
+  return fmt::format("{}: {}: {} error{}, {} warning{}, {} note{}{}\n", name, verdict,
+                     report.errors, report.errors == 1 ? "" : "s", report.warnings,
+                     report.warnings == 1 ? "" : "s", report.notes, report.notes == 1 ? "" : "s",
+                     shape);
+}
+
+std::string human_size(std::uint64_t bytes) {
+  return size_text(bytes);
 }
 
 std::string render_json(std::span<const Report> reports, const Options& options, int exit_status) {

@@ -7,7 +7,7 @@ SOURCE_DIR: llama.cpp's source at the pinned release (conformance/setup clones i
 .deps/conformance/llama.cpp). OUTPUT_DIR: validator/src/templates/generated. Writes
 known_templates.inc: every models/templates/*.jinja (the folder's README.md is not a template),
 sorted by name, each with its path in the tree, its byte length, its SHA-256 and its exact text.
-The ctest `known_templates_are_current` (check_current.py) regenerates it and fails on a
+The ctest `known_templates_are_current` (tools/check_generated.py) regenerates it and fails on a
 difference.
 
 The text must reach the binary byte for byte. A template that is valid UTF-8 without control
@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 TEMPLATES = "models/templates"
+REQUIRED = TEMPLATES  # what check_generated.py looks for in the source tree
 OUTPUT = "known_templates.inc"
 
 
