@@ -14,6 +14,7 @@
 // --hash: `ggufcheck hash` (--sha256, --sha256 --no-layer, --xxh64) against sha256sum and cat on
 // the same files (bench/data/README.md, "Hashing").
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,8 +47,9 @@ struct Run {
   int signal = 0;
   double seconds = 0;
   double peak_rss_mib = 0;
-  std::string output;  // standard output, when captured
-  std::string errors;  // standard error
+  double cpu_seconds = 0;  // user + system time of the child
+  std::string output;      // standard output, when captured
+  std::string errors;      // standard error
   [[nodiscard]] bool ok() const { return signal == 0 && exit_code == 0; }
   [[nodiscard]] std::string describe() const {
     return signal != 0 ? "signal " + std::to_string(signal) : "exit " + std::to_string(exit_code);
@@ -101,6 +103,10 @@ Run finish(const Child& child) {
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
   run.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  run.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   return run;
 }
 
@@ -396,27 +402,33 @@ int hash_measurement(const Options& options) {
   struct HashSide {
     std::string label;
     std::vector<std::string> argv;
-    int digests;  // SHA-256 passes over the tensor data (for the per-core figure), 0: none
+    int digests = 0;  // SHA-256 passes over the tensor data (for the per-core figure), 0: none
     std::vector<double> seconds;
+    std::vector<double> cpu_seconds;
     double peak_rss_mib = 0;
     std::optional<Run> failure;
   };
   const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  double load[3] = {0, 0, 0};
+  const bool have_load = ::getloadavg(load, 3) == 3;
   bool all_pass = true;
   for (const std::string& path : options.models) {
     const auto info = load_info(path);
     if (!info) return 2;
+    const auto make = [](std::string label, std::vector<std::string> argv, int digests) {
+      HashSide h;
+      h.label = std::move(label);
+      h.argv = std::move(argv);
+      h.digests = digests;
+      return h;
+    };
     std::vector<HashSide> sides = {
-        {"(h) ggufcheck hash --sha256", {options.cli, "hash", "--sha256", path}, 2, {}, 0, {}},
-        {"(h) ggufcheck hash --sha256 --no-layer",
-         {options.cli, "hash", "--sha256", "--no-layer", path},
-         1,
-         {},
-         0,
-         {}},
-        {"(h) ggufcheck hash --xxh64", {options.cli, "hash", "--xxh64", path}, 0, {}, 0, {}},
-        {"(s) sha256sum FILE", {"/usr/bin/sha256sum", path}, 0, {}, 0, {}},
-        {"(r) cat FILE > /dev/null", {"/bin/cat", path}, 0, {}, 0, {}},
+        make("(h) ggufcheck hash --sha256", {options.cli, "hash", "--sha256", path}, 2),
+        make("(h) ggufcheck hash --sha256 --no-layer",
+             {options.cli, "hash", "--sha256", "--no-layer", path}, 1),
+        make("(h) ggufcheck hash --xxh64", {options.cli, "hash", "--xxh64", path}, 0),
+        make("(s) sha256sum FILE", {"/usr/bin/sha256sum", path}, 1),
+        make("(r) cat FILE > /dev/null", {"/bin/cat", path}, 0),
     };
     for (int round = 0; round < options.rounds; ++round) {
       for (std::size_t k = 0; k < sides.size(); ++k) {
@@ -428,15 +440,18 @@ int hash_measurement(const Options& options) {
           continue;
         }
         side.seconds.push_back(result.seconds);
+        side.cpu_seconds.push_back(result.cpu_seconds);
         side.peak_rss_mib = std::max(side.peak_rss_mib, result.peak_rss_mib);
       }
       std::fprintf(stderr, "round %d of %d done\n", round + 1, options.rounds);
     }
     const double file_bytes = static_cast<double>(info->file_size);
     const double data_bytes = static_cast<double>(info->data_bytes);
-    std::printf("\n%s: %s\n  %.1f MiB file, %.1f MiB of tensor data; median of %d runs, %u cores\n",
-                path.c_str(), model_label(*info).c_str(), file_bytes / kMiB, data_bytes / kMiB,
-                options.rounds, cores);
+    std::printf(
+        "\n%s: %s\n  %.1f MiB file, %.1f MiB of tensor data; median of %d runs, %u cores"
+        " (load average at the start: %.2f)\n",
+        path.c_str(), model_label(*info).c_str(), file_bytes / kMiB, data_bytes / kMiB,
+        options.rounds, cores, have_load ? load[0] : -1.0);
     std::printf("  %-42s %9s %11s %10s\n", "side", "median", "file GB/s", "peak RSS");
     for (const HashSide& side : sides) {
       if (side.failure || side.seconds.empty()) {
@@ -450,10 +465,11 @@ int hash_measurement(const Options& options) {
       std::printf("  %-42s %7.1f ms %11.2f %6.1f MiB", side.label.c_str(), t * 1e3,
                   file_bytes / t / 1e9, side.peak_rss_mib);
       if (side.digests > 0) {
-        // SHA-256 bytes per second per core: the digests over the data, over every core the
-        // run could use (--no-layer: one digest, in order, so one core).
-        const unsigned used = side.digests == 1 ? 1 : cores;
-        std::printf("  (SHA-256 %.2f GB/s per core)", side.digests * data_bytes / t / 1e9 / used);
+        // SHA-256 bytes per CPU second (user + system): what one core hashes, whatever else
+        // the shared machine runs; sha256sum hashes the whole file once.
+        const double hashed =
+            side.label.starts_with("(s)") ? file_bytes : side.digests * data_bytes;
+        std::printf("  (SHA-256 %.2f GB per CPU second)", hashed / median(side.cpu_seconds) / 1e9);
       }
       std::printf("\n");
     }
