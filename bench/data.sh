@@ -7,6 +7,8 @@
 # RSS and the ratios against the targets.
 #   --pipe         instead: a 4 GiB float model, `cat M | ggufcheck check --data -` against the
 #                  path (same JSON report but for "path", peak RSS of ggufcheck < 256 MiB)
+#   --hash         instead: `ggufcheck hash --sha256` (also --no-layer) and `--xxh64` on the two
+#                  models against sha256sum and cat, with the peak RSS of ggufcheck (< 256 MiB)
 #   --rounds N     runs of every side (default 5)
 #   --dir DIR      where the models live (default build/bench-data)
 # Environment: BUILD_DIR (default build/release), GGUFCHECK_GGML_LIB (the libggml-base.so).
@@ -14,16 +16,18 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 pipe=0
+hash=0
 rounds=5
 dir=build/bench-data
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --pipe) pipe=1 ;;
+    --hash) hash=1 ;;
     --rounds) rounds="$2"; shift ;;
     --rounds=*) rounds="${1#--rounds=}" ;;
     --dir) dir="$2"; shift ;;
     --dir=*) dir="${1#--dir=}" ;;
-    *) echo "usage: bench/data.sh [--pipe] [--rounds N] [--dir DIR]" >&2; exit 2 ;;
+    *) echo "usage: bench/data.sh [--pipe | --hash] [--rounds N] [--dir DIR]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -83,6 +87,9 @@ fi
 
 float=$(model float float 1024)
 mixed=$(model mixed mixed 1024)
+if ((hash)); then
+  exec "$bin/ggufcheck_data_bench" --hash --cli "$cli" --rounds "$rounds" "$float" "$mixed"
+fi
 args=(--floor "$bin/ggufcheck_data_floor" --ggml "$bin/ggufcheck_data_ggml" --lib "$lib"
   --rounds "$rounds")
 if ((have_data)); then

@@ -20,6 +20,8 @@ if [[ $what == all ]]; then
              libbenchmark-dev python3 python3-jsonschema
              # the chat-template judge (validator/tests/template_judge.py): Jinja2's sandbox
              python3-jinja2
+             # gguf-py's gguf_hash.py, which test_hash_compat.py compares ggufcheck hash with
+             python3-numpy python3-tqdm python3-yaml
              # fuzzing: libFuzzer and the sanitizer runtimes (only recommended by clang-14),
              # llvm-cov/llvm-profdata/llvm-nm/llvm-symbolizer (fuzz/coverage, fuzz/run), libc++
              # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)

@@ -11,7 +11,10 @@
 // file written by ggufcheck_data_generate (its .info sidecar gives the data section).
 // --pipe: `cat MODEL | ggufcheck check --data --format json -` against the same command on the
 // path: equal reports but for "path", peak RSS of ggufcheck under 256 MiB in both.
+// --hash: `ggufcheck hash` (--sha256, --sha256 --no-layer, --xxh64) against sha256sum and cat on
+// the same files (bench/data/README.md, "Hashing").
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +28,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "models.hpp"
@@ -43,8 +47,9 @@ struct Run {
   int signal = 0;
   double seconds = 0;
   double peak_rss_mib = 0;
-  std::string output;  // standard output, when captured
-  std::string errors;  // standard error
+  double cpu_seconds = 0;  // user + system time of the child
+  std::string output;      // standard output, when captured
+  std::string errors;      // standard error
   [[nodiscard]] bool ok() const { return signal == 0 && exit_code == 0; }
   [[nodiscard]] std::string describe() const {
     return signal != 0 ? "signal " + std::to_string(signal) : "exit " + std::to_string(exit_code);
@@ -98,6 +103,10 @@ Run finish(const Child& child) {
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
   run.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  run.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   return run;
 }
 
@@ -188,6 +197,7 @@ struct Options {
   std::vector<std::string> cli_variants;  // an extra argument each: more (a) sides, not judged
   int rounds = 5;
   bool pipe = false;
+  bool hash = false;
   std::vector<std::string> models;
 };
 
@@ -384,12 +394,115 @@ int pipe_measurement(const Options& options) {
   return same && rss_ok ? 0 : 1;
 }
 
+// --hash: `ggufcheck hash` against the plain tools on the same files, interleaved in rounds:
+// sha256sum (one SHA-256 of the whole file, one core) and cat (the bytes read, nothing hashed).
+// hash --sha256 computes two SHA-256 over the tensor data (each tensor's, and the model's), on
+// every core; --no-layer only the model's, which is one digest in order: one core.
+int hash_measurement(const Options& options) {
+  struct HashSide {
+    std::string label;
+    std::vector<std::string> argv;
+    int digests = 0;  // SHA-256 passes over the tensor data (for the per-core figure), 0: none
+    std::vector<double> seconds;
+    std::vector<double> cpu_seconds;
+    double peak_rss_mib = 0;
+    std::optional<Run> failure;
+  };
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+  double load[3] = {0, 0, 0};
+  const bool have_load = ::getloadavg(load, 3) == 3;
+  bool all_pass = true;
+  for (const std::string& path : options.models) {
+    const auto info = load_info(path);
+    if (!info) return 2;
+    const auto make = [](std::string label, std::vector<std::string> argv, int digests) {
+      HashSide h;
+      h.label = std::move(label);
+      h.argv = std::move(argv);
+      h.digests = digests;
+      return h;
+    };
+    std::vector<HashSide> sides = {
+        make("(h) ggufcheck hash --sha256", {options.cli, "hash", "--sha256", path}, 2),
+        make("(h) ggufcheck hash --sha256 --no-layer",
+             {options.cli, "hash", "--sha256", "--no-layer", path}, 1),
+        make("(h) ggufcheck hash --xxh64", {options.cli, "hash", "--xxh64", path}, 0),
+        make("(s) sha256sum FILE", {"/usr/bin/sha256sum", path}, 1),
+        make("(r) cat FILE > /dev/null", {"/bin/cat", path}, 0),
+    };
+    for (int round = 0; round < options.rounds; ++round) {
+      for (std::size_t k = 0; k < sides.size(); ++k) {
+        HashSide& side = sides[(k + static_cast<std::size_t>(round)) % sides.size()];
+        if (side.failure) continue;
+        Run result = run(side.argv, false);
+        if (!result.ok()) {
+          side.failure = std::move(result);
+          continue;
+        }
+        side.seconds.push_back(result.seconds);
+        side.cpu_seconds.push_back(result.cpu_seconds);
+        side.peak_rss_mib = std::max(side.peak_rss_mib, result.peak_rss_mib);
+      }
+      std::fprintf(stderr, "round %d of %d done\n", round + 1, options.rounds);
+    }
+    const double file_bytes = static_cast<double>(info->file_size);
+    const double data_bytes = static_cast<double>(info->data_bytes);
+    std::printf(
+        "\n%s: %s\n  %.1f MiB file, %.1f MiB of tensor data; median of %d runs, %u cores"
+        " (load average at the start: %.2f)\n",
+        path.c_str(), model_label(*info).c_str(), file_bytes / kMiB, data_bytes / kMiB,
+        options.rounds, cores, have_load ? load[0] : -1.0);
+    std::printf("  %-42s %9s %11s %10s\n", "side", "median", "file GB/s", "peak RSS");
+    for (const HashSide& side : sides) {
+      if (side.failure || side.seconds.empty()) {
+        std::printf("  %-42s FAILED (%s)\n%s", side.label.c_str(),
+                    side.failure ? side.failure->describe().c_str() : "no run",
+                    side.failure ? side.failure->errors.c_str() : "");
+        all_pass = false;
+        continue;
+      }
+      const double t = median(side.seconds);
+      std::printf("  %-42s %7.1f ms %11.2f %6.1f MiB", side.label.c_str(), t * 1e3,
+                  file_bytes / t / 1e9, side.peak_rss_mib);
+      if (side.digests > 0) {
+        // SHA-256 bytes per CPU second (user + system): what one core hashes, whatever else
+        // the shared machine runs; sha256sum hashes the whole file once.
+        const double hashed =
+            side.label.starts_with("(s)") ? file_bytes : side.digests * data_bytes;
+        std::printf("  (SHA-256 %.2f GB per CPU second)", hashed / median(side.cpu_seconds) / 1e9);
+      }
+      std::printf("\n");
+    }
+    const auto time_of = [&](std::size_t i) {
+      return sides[i].seconds.empty() || sides[i].failure ? 0.0 : median(sides[i].seconds);
+    };
+    if (time_of(0) > 0 && time_of(3) > 0) {
+      std::printf("  hash --sha256 / sha256sum = %.2f\n", time_of(0) / time_of(3));
+    }
+    if (time_of(1) > 0 && time_of(3) > 0) {
+      std::printf("  hash --sha256 --no-layer / sha256sum = %.2f\n", time_of(1) / time_of(3));
+    }
+    if (time_of(2) > 0 && time_of(4) > 0) {
+      std::printf("  hash --xxh64 / cat = %.2f\n", time_of(2) / time_of(4));
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (sides[i].seconds.empty()) continue;
+      const bool rss_ok = sides[i].peak_rss_mib < kRssLimitMiB;
+      std::printf("  peak RSS of %s = %.1f MiB (target < %.0f MiB) %s\n", sides[i].label.c_str(),
+                  sides[i].peak_rss_mib, kRssLimitMiB, verdict(rss_ok));
+      all_pass = all_pass && rss_ok;
+    }
+  }
+  return all_pass ? 0 : 1;
+}
+
 int usage() {
   std::fprintf(
       stderr,
       "usage: ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN [--cli-variant ARG]...] "
       "[--lib LIB] [--rounds N] MODEL...\n"
-      "       ggufcheck_data_bench --pipe --cli BIN [--rounds N] MODEL\n");
+      "       ggufcheck_data_bench --pipe --cli BIN [--rounds N] MODEL\n"
+      "       ggufcheck_data_bench --hash --cli BIN [--rounds N] MODEL...\n");
   return 2;
 }
 
@@ -414,6 +527,8 @@ int main(int argc, char** argv) {
       options.rounds = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--pipe") {
       options.pipe = true;
+    } else if (arg == "--hash") {
+      options.hash = true;
     } else if (!arg.starts_with("-")) {
       options.models.push_back(arg);
     } else {
@@ -424,6 +539,10 @@ int main(int argc, char** argv) {
   if (options.pipe) {
     if (options.cli.empty() || options.models.size() != 1) return usage();
     return pipe_measurement(options);
+  }
+  if (options.hash) {
+    if (options.cli.empty()) return usage();
+    return hash_measurement(options);
   }
   if (options.floor.empty() || options.ggml.empty()) return usage();
   return benchmark(options);

@@ -77,5 +77,8 @@ struct Command {
 };
 [[nodiscard]] Command add_check_command(CLI::App& app);
 [[nodiscard]] Command add_info_command(CLI::App& app);
+// `hash` and `verify` (hash.cpp): digests of the tensor data, and files against a manifest.
+[[nodiscard]] Command add_hash_command(CLI::App& app);
+[[nodiscard]] Command add_verify_command(CLI::App& app);
 
 }  // namespace ggufcheck::cli

@@ -26,7 +26,8 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // The command line
 
-const std::vector<std::string> kSubcommands = {"check", "info", "list", "explain", "dump", "help"};
+const std::vector<std::string> kSubcommands = {"check", "info",    "hash", "verify",
+                                               "list",  "explain", "dump", "help"};
 
 // Optimal string alignment distance (Levenshtein with adjacent transpositions).
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -49,8 +50,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 // subcommand but is close to one is a usage error with a suggestion.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  static const std::vector<std::string> kFirst = {"check", "info", "list",   "explain",  "dump",
-                                                  "help",  "-h",   "--help", "--version"};
+  static const std::vector<std::string> kFirst = {"check", "info",    "hash",     "verify",
+                                                  "list",  "explain", "dump",     "help",
+                                                  "-h",    "--help",  "--version"};
   if (args.empty() || std::find(kFirst.begin(), kFirst.end(), args[0]) == kFirst.end()) {
     struct stat st {};
     if (!args.empty() && !args[0].empty() && args[0][0] != '-' && args[0].size() <= 64 &&
@@ -116,7 +118,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   app.allow_extras();
   const Command check = add_check_command(app);
-  const std::vector<Command> commands = {add_info_command(app)};
+  const std::vector<Command> commands = {add_info_command(app), add_hash_command(app),
+                                         add_verify_command(app)};
 
   std::string list_format = "text";
   auto* cmd_list =

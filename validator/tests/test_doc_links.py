@@ -4,7 +4,8 @@
 Checked texts:
 
 - every Markdown file git tracks (every *.md of the tree when it is not a git checkout);
-- `ggufcheck --help` and the `--help` of each subcommand (check, list, explain, dump);
+- `ggufcheck --help` and the `--help` of each subcommand (check, list, explain, dump, hash,
+  verify);
 - every page `ggufcheck explain CODE` prints, for each code of `ggufcheck list --format json`;
 - `conformance/run --help`.
 
@@ -153,7 +154,7 @@ def run(argv, cwd):
 def cli_texts(ggufcheck, root):
     """(name, text, base directory) of each text the CLI prints."""
     texts = [("ggufcheck --help", run([ggufcheck, "--help"], root), "")]
-    for sub in ("check", "list", "explain", "dump"):
+    for sub in ("check", "list", "explain", "dump", "hash", "verify"):
         texts.append((f"ggufcheck {sub} --help", run([ggufcheck, sub, "--help"], root), ""))
     catalogue = json.loads(run([ggufcheck, "list", "--format", "json"], root))["diagnostics"]
     for entry in catalogue:

@@ -2,12 +2,15 @@
 // standard output and its peak resident memory. For the tests of inputs and split sets.
 #pragma once
 
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstddef>
+#include <functional>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -91,6 +94,81 @@ inline CliRun run_cli(const std::vector<std::string>& args, const std::string& p
     while (::waitpid(feeder, &ignored, 0) < 0 && errno == EINTR) {
     }
   }
+  return run;
+}
+
+// Both outputs captured, from a working directory of its choice (so that the names a command
+// prints are short and fixed); `started` runs in this process once the child exists (to signal
+// it, say).
+struct CapturedRun {
+  int status = -1;  // exit status, or -1
+  int signal = 0;   // the signal that ended it, or 0
+  std::string out, err;
+  long max_rss_kib = 0;
+};
+inline std::ostream& operator<<(std::ostream& os, const CapturedRun& r) {
+  return os << "status=" << r.status << " signal=" << r.signal << "\n--- stdout\n"
+            << r.out.substr(0, 3000) << "\n--- stderr\n"
+            << r.err.substr(0, 3000);
+}
+struct CaptureOptions {
+  std::string cwd;
+  std::function<void(pid_t)> started;
+};
+
+inline CapturedRun run_cli_captured(const std::vector<std::string>& args,
+                                    const CaptureOptions& options = {}) {
+  int out_pipe[2], err_pipe[2];
+  if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) throw std::runtime_error("pipe");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (!options.cwd.empty() && ::chdir(options.cwd.c_str()) != 0) ::_exit(126);
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::dup2(err_pipe[1], STDERR_FILENO);
+    for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
+    std::vector<char*> argv;
+    std::string cli = GGUFCHECK_CLI_PATH;
+    argv.push_back(cli.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(cli.c_str(), argv.data());
+    ::_exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (options.started) options.started(child);
+  CapturedRun run;
+  // Both pipes read as they fill, so that neither blocks the child.
+  struct pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* into[2] = {&run.out, &run.err};
+  int open_count = 2;
+  char buffer[65536];
+  while (open_count > 0) {
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || fds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+        continue;
+      }
+      into[i]->append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  run.max_rss_kib = usage.ru_maxrss;
+  if (WIFEXITED(status)) run.status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
   return run;
 }
 
