@@ -423,6 +423,7 @@ std::optional<std::string> with_input(const std::string& path,
 }  // namespace detail
 
 Report validate_file(const std::string& path, const Options& options) {
+  if (is_url(path)) return validate_url(path, options);
   const std::string shown = detail::shown_path(path);
   try {
     const bool is_stdin = path == "-";
