@@ -43,7 +43,7 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-std::string show_report(const Report& report) {
+[[maybe_unused]] std::string show_report(const Report& report) {
   std::string out;
   for (const Finding& f : report.findings) {
     out +=
@@ -257,6 +257,14 @@ TEST(RemoteGrowth, AlwaysGrowsAndStaysInTheFile) {
   model.shortfall = {200, 100, 1, UINT64_MAX, 150};  // one string of 50 bytes out of 2^64
   EXPECT_EQ(detail::next_request_end(model, 200, 1 << 30, 8 << 20), 8U << 20);
   EXPECT_EQ(detail::next_request_end(model, 1000, 1001, 4096), 1001U);
+  // A claim of gigabytes is believed a step at a time: 16 MiB past a first MiB, then 8 times.
+  model.shortfall = {std::uint64_t{3} << 30, 0, 0, 0, 0};
+  EXPECT_EQ(
+      detail::next_request_end(model, 1 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
+      17U << 20);
+  EXPECT_EQ(
+      detail::next_request_end(model, 64 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
+      512U << 20);
 }
 
 TEST(RemoteGrowth, PaddingSpans) {

@@ -40,7 +40,12 @@ std::uint64_t next_request_end(const Model& model, std::uint64_t kept, std::uint
                                 model.tensors.size(), model.tensor_count));
   }
   std::uint64_t end = std::max(add(prediction, kLookahead), add(kept, kept / 2));
-  end = std::min({end, file_size, std::max(limit, add(kept, 1))});
+  // The prediction comes from the file's own numbers: one request never asks for more than
+  // kMaxGrowth times what was read (or kMaxStep past it), so a claim of gigabytes is believed a
+  // step at a time, each paid for by bytes the server really sent.
+  const std::uint64_t step_cap = std::max(
+      kept > UINT64_MAX / kMaxGrowth ? UINT64_MAX : kept * kMaxGrowth, add(kept, kMaxStep));
+  end = std::min({end, step_cap, file_size, std::max(limit, add(kept, 1))});
   return std::max(end, std::min(add(kept, 1), file_size));
 }
 

@@ -5,6 +5,7 @@
 // ends at
 //
 //   max(prediction + kLookahead, kept * 3 / 2), never past the file's end or the metadata limit,
+//   nor past max(kept * kMaxGrowth, kept + kMaxStep),
 //
 // where the prediction is what the reader knows where it stopped: the end of the field or of a
 // fixed-size array exactly (Model::shortfall), the end of a string array or of the tensor infos
@@ -24,6 +25,8 @@ namespace ggufcheck::detail {
 
 inline constexpr std::uint64_t kFirstRequest = std::uint64_t{1} << 20;
 inline constexpr std::uint64_t kLookahead = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kMaxGrowth = 8;
+inline constexpr std::uint64_t kMaxStep = std::uint64_t{16} << 20;
 
 // Where the next request ends, for a reader that stopped on a prefix of `kept` bytes with a
 // shortfall (model.shortfall.needed != 0): always past `kept`, at most `limit` (the most kept of
