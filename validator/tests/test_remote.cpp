@@ -79,11 +79,16 @@ TEST(RemoteUrls, HfMapsToTheResolveUrl) {
   }
 }
 
-TEST(RemoteUrls, RevisionWithSlashIsEncodedWhole) {
-  // "@refs/pr/1": the repository part ends at the first '/', so the revision is "refs" and the
-  // file "pr/1/model.gguf" -- the Hub's own clients write such revisions as refs%2Fpr%2F1.
+TEST(RemoteUrls, RevisionWithSlashIsGivenEncoded) {
+  // "@refs/pr/1" would end the revision at its first '/': a revision with '/' is given encoded,
+  // and sent as the Hub's clients send it, one encoded path segment.
   EXPECT_EQ(detail::map_hf_url("hf://o/r@refs%2Fpr%2F1/m.gguf", "https://huggingface.co").url,
-            "https://huggingface.co/o/r/resolve/refs%252Fpr%252F1/m.gguf");
+            "https://huggingface.co/o/r/resolve/refs%2Fpr%2F1/m.gguf");
+  EXPECT_EQ(detail::map_hf_url("hf://o/r@v%31/m.gguf", "https://huggingface.co").url,
+            "https://huggingface.co/o/r/resolve/v1/m.gguf");
+  for (const char* bad : {"hf://o/r@%2/m.gguf", "hf://o/r@%zz/m.gguf", "hf://o/r@%/m.gguf"}) {
+    EXPECT_TRUE(detail::map_hf_url(bad, "https://huggingface.co").url.empty()) << bad;
+  }
 }
 
 TEST(RemoteUrls, WhatIsAUrl) {
@@ -120,6 +125,31 @@ TEST(RemoteUrls, Origins) {
   EXPECT_FALSE(detail::is_hf_host("huggingface.co.evil.example"));
   EXPECT_FALSE(detail::is_hf_host("evilhuggingface.co"));
   EXPECT_FALSE(detail::is_hf_host("hf.co"));
+}
+
+TEST(RemoteUrls, WhereTheTokenGoesAndWhichRedirectsAreFollowed) {
+  constexpr std::string_view kHub = "https://huggingface.co";
+  const std::string file = "https://huggingface.co/o/r/resolve/main/f.gguf";
+  EXPECT_TRUE(detail::sends_token(file, file, kHub));
+  EXPECT_TRUE(detail::sends_token(file, "https://HUGGINGFACE.CO:443/other", kHub));
+  // A redirect to the Hub's storage, another scheme, another port: no token.
+  EXPECT_FALSE(detail::sends_token(file, "https://cdn-lfs.huggingface.co/x", kHub));
+  EXPECT_FALSE(detail::sends_token(file, "http://huggingface.co/o/r/resolve/main/f.gguf", kHub));
+  EXPECT_FALSE(detail::sends_token(file, "https://huggingface.co:8443/x", kHub));
+  // A file elsewhere never gets it, even on its own origin; the endpoint's origin does.
+  EXPECT_FALSE(
+      detail::sends_token("https://example.com/f.gguf", "https://example.com/f.gguf", kHub));
+  EXPECT_TRUE(detail::sends_token("http://127.0.0.1:8080/f", "http://127.0.0.1:8080/g",
+                                  "http://127.0.0.1:8080"));
+  EXPECT_FALSE(detail::sends_token("http://127.0.0.1:8080/f", "http://localhost:8080/f",
+                                   "http://127.0.0.1:8080"));
+  EXPECT_EQ(detail::refused_redirect("https://a/x", "https://b/y"), "");
+  EXPECT_EQ(detail::refused_redirect("http://a/x", "https://b/y"), "");
+  EXPECT_EQ(detail::refused_redirect("http://a/x", "http://b/y"), "");
+  EXPECT_EQ(detail::refused_redirect("https://a/x", "http://a/x"),
+            "a redirect from https to http is refused");
+  EXPECT_EQ(detail::refused_redirect("https://a/x", "file:///etc/passwd"),
+            "not an http or https URL");
 }
 
 // --- what a server says ----------------------------------------------------------------------
@@ -586,6 +616,13 @@ TEST_F(RemoteTest, HttpErrorsAndRetries) {
       {"/redirect-loop/x.gguf", "more than 10 redirects", 11},
       {"/files/missing.gguf", "HTTP 404 Not Found", 1},
   };
+  // Nothing listens on port 1: a connection refused is transient, tried 3 times.
+  const Report refused = validate_url("http://127.0.0.1:1/x.gguf", options_);
+  ASSERT_NE(unreadable(refused), nullptr);
+  EXPECT_NE(unreadable(refused)->message.find("cannot connect to http://127.0.0.1:1/x.gguf"),
+            std::string::npos)
+      << unreadable(refused)->message;
+  EXPECT_NE(unreadable(refused)->message.find("gave up after 3 tries"), std::string::npos);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path);
     const Report r = validate_url(url(c.path), options_);

@@ -214,9 +214,8 @@ HttpFile::HttpFile(std::string url, const RemoteOptions& options, const std::ato
   token_ = options.hf_token ? *options.hf_token : env != nullptr ? env : "";
   // The token is the Hub's: it goes to the Hub's hosts, or to the endpoint hf:// was pointed at,
   // and only on requests to the origin the file was named by (never after a redirect elsewhere).
-  const auto origin = parse_origin(origin_url_);
-  const auto endpoint = parse_origin(hf_endpoint(options));
-  token_allowed_ = origin && (is_hf_host(origin->host) || (endpoint && *endpoint == *origin));
+  endpoint_ = hf_endpoint(options);
+  token_allowed_ = sends_token(origin_url_, origin_url_, endpoint_);
 }
 
 HttpFile::~HttpFile() {
@@ -288,9 +287,7 @@ HttpFile::Step HttpFile::attempt(std::uint64_t& at, std::uint64_t end, const Tak
   curl_slist* headers = nullptr;
   headers = curl_slist_append(headers, "User-Agent: ggufcheck/" GGUFCHECK_VERSION);
   // The token only to the origin the file was named by, and only if that is the Hub's.
-  const auto here = parse_origin(url_);
-  const auto origin = parse_origin(origin_url_);
-  const bool send_token = token_allowed_ && !token_.empty() && here && origin && *here == *origin;
+  const bool send_token = !token_.empty() && sends_token(origin_url_, url_, endpoint_);
   std::string authorization;
   if (send_token) {
     authorization = "Authorization: Bearer " + token_;
@@ -401,14 +398,8 @@ HttpFile::Step HttpFile::attempt(std::uint64_t& at, std::uint64_t end, const Tak
     if (location == nullptr)
       return fail(fmt::format("{}: {} without a Location", where, status_text));
     const std::string next = location;
-    const auto to = parse_origin(next);
-    if (!to) {
-      return fail(fmt::format("{} redirects to {}, which is not an http or https URL", where,
-                              shown_url(next)));
-    }
-    if (here && here->scheme == "https" && to->scheme == "http") {
-      return fail(fmt::format("{} redirects to {}: a redirect from https to http is refused", where,
-                              shown_url(next)));
+    if (const std::string why = refused_redirect(url_, next); !why.empty()) {
+      return fail(fmt::format("{} redirects to {}: {}", where, shown_url(next), why));
     }
     url_ = next;
     return Step::Redirected;

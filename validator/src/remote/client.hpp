@@ -60,6 +60,7 @@ class HttpFile {
   const RemoteOptions& options_;
   const std::atomic<bool>* cancel_;
   std::string token_;
+  std::string endpoint_;        // where hf:// points (its origin may get the token)
   bool token_allowed_ = false;  // the origin is the Hub's (or the configured endpoint's)
   void* curl_ = nullptr;        // CURL*
   bool size_known_ = false;

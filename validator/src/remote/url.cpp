@@ -51,6 +51,30 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
   }
 }
 
+// %XX escapes decoded (a revision is given encoded when it holds a '/'); nullopt on a bad one.
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    const auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    if (text.size() - i < 3) return std::nullopt;  // "%" and two hex digits
+    const int high = hex(text[i + 1]);
+    const int low = hex(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
+}
+
 bool bad_segment(std::string_view s) {
   return s.empty() || s == "." || s == "..";
 }
@@ -80,11 +104,13 @@ HfMapping map_hf_url(std::string_view hf_url, std::string_view endpoint) {
   }
   const std::string_view owner = parts[0];
   std::string_view repo = parts[1];
-  std::string_view revision = "main";
+  std::string revision = "main";
   if (const std::size_t at = repo.find('@'); at != std::string_view::npos) {
-    revision = repo.substr(at + 1);
+    const auto decoded = percent_decode(repo.substr(at + 1));
     repo = repo.substr(0, at);
-    if (revision.empty()) return {"", "an empty revision after '@'"};
+    if (!decoded) return {"", "a revision with a malformed %-escape"};
+    if (decoded->empty()) return {"", "an empty revision after '@'"};
+    revision = *decoded;
   }
   if (bad_segment(owner) || bad_segment(repo)) {
     return {"", "an empty, '.' or '..' owner or repository name"};
@@ -154,6 +180,24 @@ bool is_hf_host(std::string_view host) {
   if (host == kHub) return true;
   return host.size() > kHub.size() + 1 && host.substr(host.size() - kHub.size()) == kHub &&
          host[host.size() - kHub.size() - 1] == '.';
+}
+
+bool sends_token(std::string_view named, std::string_view url, std::string_view endpoint) {
+  const auto origin = parse_origin(named);
+  const auto here = parse_origin(url);
+  const auto hub = parse_origin(endpoint);
+  if (!origin || !here || *origin != *here) return false;
+  return is_hf_host(origin->host) || (hub && *hub == *origin);
+}
+
+std::string refused_redirect(std::string_view from, std::string_view to) {
+  const auto target = parse_origin(to);
+  if (!target) return "not an http or https URL";
+  const auto source = parse_origin(from);
+  if (source && source->scheme == "https" && target->scheme == "http") {
+    return "a redirect from https to http is refused";
+  }
+  return {};
 }
 
 }  // namespace detail

@@ -37,4 +37,14 @@ struct Origin {
 // Hosts the Hugging Face token is meant for: huggingface.co and its subdomains.
 [[nodiscard]] bool is_hf_host(std::string_view host);
 
+// Whether a request to `url` carries the token of a file named by `named`: only when `named` is
+// the Hub's (is_hf_host, or the origin of `endpoint`, where hf:// points) and `url` has the
+// same origin (a redirect to another scheme, host or port never gets it).
+[[nodiscard]] bool sends_token(std::string_view named, std::string_view url,
+                               std::string_view endpoint);
+
+// Why a redirect from `from` to `to` is not followed (not http or https; https to http), or
+// empty when it is.
+[[nodiscard]] std::string refused_redirect(std::string_view from, std::string_view to);
+
 }  // namespace ggufcheck::detail
