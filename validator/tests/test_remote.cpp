@@ -357,6 +357,10 @@ class RemoteTest : public ::testing::Test {
         fs::copy_file(entry.path(), root / entry.path().filename());
     }
     dir_->write("tokenizer.gguf", bench::tokenizer_file(250000));
+    dir_->write("empty.gguf", {});  // a 416 "bytes */0" to the first request
+    const std::string pointer =
+        "version https://git-lfs.github.com/spec/v1\noid sha256:0000\nsize 123\n";
+    dir_->write("pointer.gguf", ByteVector(pointer.begin(), pointer.end()));
     model_ = new Written(write(model_shaped(300000, 8, 1 << 20)));
     dir_->write("model.gguf", model_->bytes);
     WriteOptions nonzero;
@@ -485,7 +489,8 @@ const Finding* unreadable(const Report& report) {
 }
 
 TEST_F(RemoteTest, SameReportAsTheLocalFile) {
-  for (const char* name : {"tiny-llama.gguf", "vocab-only.gguf", "nonzero-padding.gguf"}) {
+  for (const char* name : {"tiny-llama.gguf", "vocab-only.gguf", "nonzero-padding.gguf",
+                           "empty.gguf", "pointer.gguf"}) {
     SCOPED_TRACE(name);
     const Report remote = validate_url(url(std::string("/files/") + name), options_);
     expect_same_report(remote, validate_file(local(name), options_));
