@@ -16,6 +16,8 @@ POST /_reset clears it. The first segment of a path chooses how the server behav
                             closing the connection) holds N + 4096 bytes
   /change-size/NAME         from the second request on, the total in Content-Range is one more
   /change-etag/NAME         a new ETag on every request
+  /cut/NAME                 the first answer breaks off after half its body (the connection
+                            closed), then as /files/
   /stall/NAME               headers and 16 bytes, then nothing (until the client goes)
   /stall-headers/NAME       nothing at all (until the client goes)
   /status/CODE/NAME         always CODE (with Retry-After: 0 for 429 and 503)
@@ -183,10 +185,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "more-body":
             content_length = None
         return self.send_body(path, 206, headers, first, length, content_length, extra_body,
-                              stall=(mode == "stall"))
+                              stall=(mode == "stall"), cut=(mode == "cut" and n == 1))
 
     def send_body(self, path, status, headers, first, length, content_length, extra=0,
-                  stall=False):
+                  stall=False, cut=False):
         self.send_response(status)
         for k, v in headers.items():
             self.send_header(k, v)
@@ -200,7 +202,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         try:
             with open(path, "rb") as f:
                 f.seek(first)
-                left = length
+                left = length // 2 if cut else length
+                if cut:
+                    self.close_connection = True
                 while left > 0:
                     chunk = f.read(min(left, 65536))
                     if not chunk:

@@ -654,6 +654,17 @@ TEST_F(RemoteTest, TransientFailuresAreRetried) {
   EXPECT_EQ(log().size(), 2U);
 }
 
+TEST_F(RemoteTest, ABrokenTransferIsResumedWhereItStopped) {
+  const Report r = validate_url(url("/cut/tokenizer.gguf"), options_);
+  expect_same_report(r, validate_file(local("tokenizer.gguf"), options_));
+  const json entries = log();
+  ASSERT_GE(entries.size(), 2U);
+  EXPECT_EQ(entries[0]["range"], "bytes=0-1048575");
+  EXPECT_EQ(entries[0]["sent"], 524288);
+  EXPECT_EQ(entries[1]["range"], "bytes=524288-1048575");  // the rest, not the whole again
+  EXPECT_EQ(sent(entries), fs::file_size(local("tokenizer.gguf")));
+}
+
 TEST_F(RemoteTest, RedirectsAndTheToken) {
   options_.remote.hf_token = "secret";
   // The endpoint is this server (127.0.0.1): its own origin gets the token; localhost, where it
