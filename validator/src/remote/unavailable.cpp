@@ -11,7 +11,7 @@ RemoteOutcome visit_remote(const std::string& url, const Options&, const std::st
   (void)url;
   return {RemoteOutcome::State::Unreadable,
           fmt::format("cannot read {}: this ggufcheck was built without remote files "
-                      "(GGUFCHECK_REMOTE=OFF: libcurl was not found)",
+                      "(GGUFCHECK_REMOTE=OFF, or libcurl was not found when it was built)",
                       shown),
           "install libcurl's headers (Debian: libcurl4-openssl-dev) and rebuild, or download the "
           "file and check it locally",
