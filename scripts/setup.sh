@@ -14,7 +14,9 @@ esac
 
 # The command: a compiler, CMake, Ninja and the libraries the library links.
 packages=(cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev libssl-dev
-          libxxhash-dev libhwy-dev)
+          libxxhash-dev libhwy-dev
+          # remote files (https://, hf://; docs/remote.md): optional, on when found
+          libcurl4-openssl-dev)
 if [[ $what == all ]]; then
   packages+=(clang-14 clang-format pkg-config libgtest-dev libgmock-dev librapidcheck-dev
              libbenchmark-dev python3 python3-jsonschema

@@ -41,6 +41,8 @@ struct CheckArgs {
   std::string color = "auto";
   std::string sarif_help_base;
   std::optional<std::string> sarif_root;
+  std::string timeout = "30";  // remote files: seconds
+  std::string retries = "3";
 };
 
 Options make_options(const CheckArgs& args) {
@@ -84,6 +86,18 @@ Options make_options(const CheckArgs& args) {
   options.template_checks = args.template_checks;
   require_one_of("--data-read", args.data_read, {"map", "pread"}, "a way to read");
   options.data.read = args.data_read == "pread" ? DataCheck::Read::Pread : DataCheck::Read::Map;
+  const auto timeout = parse_unsigned(args.timeout);
+  if (!timeout || *timeout < 1 || *timeout > 3600) {
+    throw UsageError{
+        fmt::format("--timeout: '{}' is not a number of seconds (1..3600)", args.timeout)};
+  }
+  options.remote.timeout_seconds = static_cast<std::uint32_t>(*timeout);
+  const auto retries = parse_unsigned(args.retries);
+  if (!retries || *retries > 100) {
+    throw UsageError{
+        fmt::format("--retries: '{}' is not a number of retries (0..100)", args.retries)};
+  }
+  options.remote.retries = static_cast<unsigned>(*retries);
   return options;
 }
 
@@ -264,7 +278,10 @@ Command add_check_command(CLI::App& app) {
       ->add_option("paths", check.paths,
                    "GGUF files; directories are searched recursively for *.gguf (hidden "
                    "entries and links included; what cannot be read is reported); '-' "
-                   "reads standard input. A shard <prefix>-00002-of-00003.gguf checks its whole "
+                   "reads standard input; https:// and http:// URLs, and hf://OWNER/REPO/FILE "
+                   "(hf://OWNER/REPO@REVISION/FILE) for the Hugging Face Hub, are read by range "
+                   "requests, the metadata and tensor infos only (HF_TOKEN is sent to the Hub; "
+                   "docs/remote.md). A shard <prefix>-00002-of-00003.gguf checks its whole "
                    "split set, once however many of its shards are given")
       ->type_name("PATH");
   take_last(cmd_check->add_option("--profile", check.profile,
@@ -353,6 +370,16 @@ Command add_check_command(CLI::App& app) {
           "Colour text output: auto (default: on a terminal; NO_COLOR turns it off, FORCE_COLOR or "
           "CLICOLOR_FORCE on), always, never"),
       "WHEN");
+  take_last(cmd_check->add_option("--timeout", check.timeout,
+                                  "Remote files: seconds to connect, and a transfer slower than "
+                                  "1 KiB/s for this long is a stall (default 30)"),
+            "SECONDS");
+  take_last(cmd_check->add_option("--retries", check.retries,
+                                  "Remote files: further tries of a request after a transient "
+                                  "failure (a failed connection, a 5xx, a 429), with a backoff "
+                                  "from 0.5 s doubling to 8 s, or the server's Retry-After up to "
+                                  "60 s (default 3)"),
+            "N");
   take_last(cmd_check->add_option("--sarif-help-base", check.sarif_help_base,
                                   "SARIF: the URL each rule's helpUri starts with (the page "
                                   "GGUFnnnn.md is appended)"),

@@ -150,7 +150,8 @@ std::vector<InputPath> expand_inputs(const std::vector<std::string>& paths) {
   std::vector<InputPath> inputs;
   for (const std::string& path : paths) {
     struct stat st {};
-    if (path == "-" || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    // A URL is never a local file: not stat'ed, even if a directory "https:" exists.
+    if (path == "-" || is_url(path) || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
       inputs.push_back({path, ""});
       continue;
     }

@@ -46,7 +46,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return d[a.size()][b.size()];
 }
 
-// `ggufcheck FILE` means `ggufcheck check FILE`; a first word that is neither a path nor a
+// `ggufcheck FILE` (or URL) means `ggufcheck check FILE`; a first word that is neither a path nor a
 // subcommand but is close to one is a usage error with a suggestion.
 std::vector<std::string> with_default_subcommand(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
@@ -56,7 +56,7 @@ std::vector<std::string> with_default_subcommand(int argc, char** argv) {
   if (args.empty() || std::find(kFirst.begin(), kFirst.end(), args[0]) == kFirst.end()) {
     struct stat st {};
     if (!args.empty() && !args[0].empty() && args[0][0] != '-' && args[0].size() <= 64 &&
-        ::lstat(args[0].c_str(), &st) != 0) {
+        !is_url(args[0]) && ::lstat(args[0].c_str(), &st) != 0) {
       std::size_t best = 3;
       std::string suggestion;
       for (const std::string& sub : kSubcommands) {

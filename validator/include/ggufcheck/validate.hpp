@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ggufcheck/bytes.hpp"
@@ -54,6 +55,25 @@ struct DataCheck {
   const std::atomic<bool>* cancel = nullptr;
 };
 
+// Remote files (https://, http://, hf://; docs/remote.md): read by HTTP range requests, the
+// header, metadata and tensor infos only (and the tensor data with DataCheck::enabled).
+struct RemoteOptions {
+  // Further tries of a request after a transient failure (a connection that fails, a 5xx, a
+  // 429), each after a wait that doubles from backoff_ms (at most 8 s; a 429's or 503's
+  // Retry-After instead, up to retry_after_cap_seconds; a longer one ends the tries).
+  unsigned retries = 3;
+  std::uint32_t backoff_ms = 500;
+  std::uint32_t retry_after_cap_seconds = 60;
+  // The connect timeout; and a transfer slower than 1 KiB/s for this long is a stall (GGUF0001).
+  std::uint32_t timeout_seconds = 30;
+  std::uint32_t max_redirects = 10;
+  // The token sent as "Authorization: Bearer" to the Hugging Face Hub (huggingface.co and its
+  // subdomains, or the endpoint below) and to no other host: unset, HF_TOKEN's value.
+  std::optional<std::string> hf_token;
+  // Where hf:// points: unset, GGUFCHECK_HF_ENDPOINT's value or https://huggingface.co.
+  std::optional<std::string> hf_endpoint;
+};
+
 struct Options {
   Profile profile = Profile::Strict;
   bool werror = false;                          // warnings count as errors
@@ -71,6 +91,7 @@ struct Options {
   // their own while the file is read, on a machine with more than one core. The findings are
   // the same either way. The CLI's -j 1 turns it off.
   bool helper_thread = true;
+  RemoteOptions remote;
 
   [[nodiscard]] Severity severity(Code code) const;
 };
@@ -122,8 +143,21 @@ struct Report {
 [[nodiscard]] Report validate(Bytes bytes, const Options& options, std::string path = "<buffer>");
 // The report of an input that could not be read: one GGUF0001 error saying why.
 [[nodiscard]] Report unreadable_report(std::string path, std::string why);
-// Maps the file read-only; "-" reads standard input. Unreadable input gives a GGUF0001 report.
+// Maps the file read-only; "-" reads standard input; a URL (is_url) is validate_url's.
+// Unreadable input gives a GGUF0001 report.
 [[nodiscard]] Report validate_file(const std::string& path, const Options& options);
+
+// --- remote files ------------------------------------------------------------------------------
+// Whether the path is a URL: http://, https:// or hf:// (any case), never a local file.
+[[nodiscard]] bool is_url(std::string_view path);
+// Whether this build reads URLs (CMake option GGUFCHECK_REMOTE, with libcurl).
+[[nodiscard]] bool remote_supported();
+// Validates the file at `url` by HTTP range requests (Options::remote): the report is that of
+// the same bytes as a local file, but for what remote reading cannot see without the tensor
+// data (docs/remote.md). A URL that cannot be read (an HTTP error, a server without range
+// support or one that contradicts itself, a file that changes while it is read, a stall, a build
+// without GGUFCHECK_REMOTE) gives a GGUF0001 report.
+[[nodiscard]] Report validate_url(const std::string& url, const Options& options);
 
 // --- split sets --------------------------------------------------------------------------------
 // A model written as shards <prefix>-00001-of-0000N.gguf .. <prefix>-0000N-of-0000N.gguf (each

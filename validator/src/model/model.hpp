@@ -87,9 +87,23 @@ struct StreamTail {
   [[nodiscard]] const Probe* first_nonzero(std::uint64_t begin, std::uint64_t end) const;
 };
 
+// Where the reader stopped for want of bytes that the file has but the input does not: the
+// input is a prefix of a file whose size the tail gives (a remote file read by growing ranges,
+// remote/). needed: an input size that takes the reader past the field it stopped in (at least
+// one byte more than it has); 0 when it did not stop so. In a string array it also says how far
+// the walk got, from which the array's end can be extrapolated.
+struct Shortfall {
+  std::uint64_t needed = 0;
+  std::uint64_t elements_offset = 0;  // the array's first element
+  std::uint64_t walked = 0;           // elements walked
+  std::uint64_t count = 0;            // elements in all
+  std::uint64_t at = 0;               // where the walk stopped
+};
+
 struct Model {
   Input input;                       // the input's bytes (a stream's: those kept)
   const StreamTail* tail = nullptr;  // a stream's bytes past the input, or null
+  Shortfall shortfall;               // set by the reader on a prefix (tail != null) only
   Dialect dialect;
   std::uint32_t version = 0;
   Endian endian = Endian::Little;

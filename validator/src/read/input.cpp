@@ -35,14 +35,20 @@
 #include "ggufcheck/validate.hpp"
 #include "read/cursor.hpp"
 #include "read/file_kind.hpp"
+#include "read/growing.hpp"
 
 namespace ggufcheck {
 
 using detail::DataScan;
+using detail::GrowingBuffer;
 using detail::Input;
 using detail::Layout;
 using detail::Model;
+using detail::Probe;
+using detail::probe_input;
 using detail::StreamTail;
+using detail::tail_probes;
+using detail::TailPass;
 
 const StreamTail::Probe* detail::StreamTail::first_nonzero(std::uint64_t begin,
                                                            std::uint64_t end) const {
@@ -209,82 +215,13 @@ std::string changed_text(const std::string& path, const struct stat& before, int
 
 // --- streams ----------------------------------------------------------------------------------
 
-// Bytes read from a stream, in an anonymous mapping that grows in place (mremap), so growing
-// never holds two copies.
-class StreamBuffer {
- public:
-  StreamBuffer() = default;
-  ~StreamBuffer() {
-    if (data_ != nullptr) ::munmap(data_, capacity_);
-  }
-  StreamBuffer(const StreamBuffer&) = delete;
-  StreamBuffer& operator=(const StreamBuffer&) = delete;
-
-  [[nodiscard]] Bytes bytes() const { return {data_, size_}; }
-  [[nodiscard]] std::size_t size() const { return size_; }
-
-  // Reads until `want` bytes are kept or the stream ends. False with errno on a read error.
-  bool fill(int fd, std::size_t want, bool& eof) {
-    if (want > capacity_) reserve(want);
-    while (size_ < want && !eof) {
-      const ssize_t n = ::read(fd, data_ + size_, want - size_);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return false;
-      }
-      if (n == 0) eof = true;
-      size_ += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
-
- private:
-  void reserve(std::size_t want) {
-    const std::size_t capacity = (want + kMiB - 1) / kMiB * kMiB;
-    void* data = data_ == nullptr ? ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE,
-                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-                                  : ::mremap(data_, capacity_, capacity, MREMAP_MAYMOVE);
-    if (data == MAP_FAILED) throw std::bad_alloc();
-    data_ = static_cast<std::uint8_t*>(data);
-    capacity_ = capacity;
-  }
-
-  std::uint8_t* data_ = nullptr;
-  std::size_t size_ = 0;
-  std::size_t capacity_ = 0;
-};
-
-struct Probe {
-  bool tensors_complete = false;
-  std::uint64_t stop = 0;  // how far the reader got
-  Model model;
-  Layout layout;
-};
-
-// The reader over the bytes read so far, with the run's options (its limits decide where it
-// stops). Findings are counted, not kept.
-Probe probe_stream(Bytes bytes, const Options& options) {
-  Options quiet = options;
-  quiet.limits.max_findings = 0;
-  detail::Sink sink(quiet);
-  Probe probe;
-  probe.model.input = Input(bytes);
-  detail::read_model(probe.model, sink);
-  const Model& m = probe.model;
-  probe.layout = resolve_layout(m, sink);
-  probe.tensors_complete = m.tensors_complete;
-  probe.stop = std::max(m.metadata_end, m.infos_end);
-  return probe;
-}
-
-// Passes the rest of the stream, recording the first non-zero byte after each probe's begin.
-// With a data scan, each chunk also goes through it (and a cancelled scan stops the reading).
+// Passes the rest of the stream through `pass` (its padding probes and, with a data scan, the
+// scan; a cancelled scan stops the reading).
 bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_size,
                DataScan* scan) {
   std::vector<std::uint8_t> chunk(chunk_size);
-  std::vector<std::size_t> pending;  // probes begun, not yet answered
-  std::size_t next = 0;              // the first probe not begun
-  std::uint64_t at = kept;           // file offset of chunk[0]
+  TailPass pass(tail, scan);
+  std::uint64_t at = kept;  // file offset of chunk[0]
   if (scan != nullptr) {
     // A pipe holds 64 KiB by default: a larger one lets the writer run ahead while a chunk is
     // scanned (a failure, e.g. not a pipe, changes nothing).
@@ -315,39 +252,10 @@ bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_s
     }
     if (failed) return false;
     if (interrupted || n == 0) break;
-    const std::uint64_t chunk_end = at + static_cast<std::uint64_t>(n);
-    if (scan != nullptr && !scan->feed(at, Bytes(chunk.data(), static_cast<std::size_t>(n)))) {
+    if (!pass.feed(at, Bytes(chunk.data(), static_cast<std::size_t>(n)))) {
       break;  // interrupted: the report says so, and nothing more is read
     }
-    std::uint64_t pos = at;
-    while (pos < chunk_end) {
-      while (next < tail.probes.size() && tail.probes[next].begin <= pos) pending.push_back(next++);
-      const std::uint64_t limit =
-          next < tail.probes.size() ? std::min(chunk_end, tail.probes[next].begin) : chunk_end;
-      if (pending.empty()) {
-        pos = limit;
-        if (next >= tail.probes.size()) break;
-        continue;
-      }
-      const Input passing(Bytes(chunk.data(), static_cast<std::size_t>(n)));
-      const auto hit = passing.first_nonzero(pos - at, limit - at);
-      if (!hit) {
-        pos = limit;
-        continue;
-      }
-      const std::uint64_t where = at + hit->first;
-      for (const std::size_t i : pending) {
-        StreamTail::Probe& probe = tail.probes[i];
-        if (where < probe.end) {
-          probe.found = true;
-          probe.nonzero = where;
-          probe.value = hit->second;
-        }
-      }
-      pending.clear();
-      pos = where + 1;
-    }
-    at = chunk_end;
+    at += static_cast<std::uint64_t>(n);
   }
   tail.size = at - kept;
   return true;
@@ -355,19 +263,9 @@ bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_s
 
 // The report of a stream given up before its end, with a finding that says so at `offset`.
 Report limit_report(Report report, std::uint64_t offset, std::string message) {
-  // Always an error: bytes that were not read must never pass.
-  const Finding finding{Code::LimitExceeded,
-                        Severity::Error,
-                        offset,
-                        0,
-                        "file",
-                        std::move(message),
-                        "give the file itself instead of a stream: a file is read whole"};
-  const auto at = std::upper_bound(report.findings.begin(), report.findings.end(), offset,
-                                   [](std::uint64_t o, const Finding& f) { return o < f.offset; });
-  report.findings.insert(at, finding);
-  ++report.errors;
-  return report;
+  return detail::with_limit_finding(
+      std::move(report), offset, std::move(message),
+      "give the file itself instead of a stream: a file is read whole");
 }
 
 }  // namespace
@@ -377,7 +275,7 @@ namespace detail {
 // Validates a stream: the metadata and a window after it kept, the rest passed (see top).
 Report validate_stream(int fd, const std::string& path, const std::string& shown,
                        const Options& options, const StreamLimits& limits) {
-  StreamBuffer buffer;
+  GrowingBuffer buffer;
   bool eof = false;
   std::size_t want = limits.chunk;
   for (;;) {
@@ -393,7 +291,7 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
       }
       return validate(buffer.bytes(), options, shown);
     }
-    Probe probe = probe_stream(bytes, options);
+    Probe probe = probe_input(bytes, options);
     if (probe.tensors_complete) {
       std::uint64_t window_end = 0;
       if (!checked_add(probe.model.infos_end, limits.window, window_end)) {
@@ -408,24 +306,13 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
       probe.model.input = Input(buffer.bytes());
       if (eof) return validate(buffer.bytes(), options, shown);
       StreamTail tail;
-      for (const auto& [begin, end] : probe.layout.padding_ranges(probe.model, buffer.size())) {
-        tail.probes.push_back({begin, end, 0, 0, false});
-      }
+      tail.probes = tail_probes(probe, buffer.size());
       // The data scan sees the kept bytes first, then the rest as it passes.
       std::unique_ptr<DataScan> scan;
       if (options.data.enabled && DataScan::has_data(probe.model, probe.layout)) {
         scan = std::make_unique<DataScan>(probe.model, probe.layout, options);
         (void)scan->feed(0, buffer.bytes());
       }
-      std::sort(tail.probes.begin(), tail.probes.end(),
-                [](const StreamTail::Probe& a, const StreamTail::Probe& b) {
-                  return a.begin != b.begin ? a.begin < b.begin : a.end > b.end;
-                });
-      tail.probes.erase(std::unique(tail.probes.begin(), tail.probes.end(),
-                                    [](const StreamTail::Probe& a, const StreamTail::Probe& b) {
-                                      return a.begin == b.begin;
-                                    }),
-                        tail.probes.end());
       const std::size_t chunk = scan ? limits.data_chunk : limits.chunk;
       if (!pass_tail(fd, buffer.size(), tail, chunk, scan.get())) {
         return unreadable_report(shown, errno_text("read", path));
@@ -518,7 +405,7 @@ std::optional<std::string> with_input(const std::string& path,
   }
   // dump needs every byte (it hashes the tensor data): the stream is read whole, up to a limit,
   // and no further than a magic that is not GGUF.
-  StreamBuffer buffer;
+  GrowingBuffer buffer;
   bool eof = false;
   for (std::size_t want = kStreamChunk; !eof; want += std::min(want, kStreamWindow)) {
     if (!buffer.fill(fd, want, eof)) return errno_text("read", path);
@@ -536,6 +423,7 @@ std::optional<std::string> with_input(const std::string& path,
 }  // namespace detail
 
 Report validate_file(const std::string& path, const Options& options) {
+  if (is_url(path)) return validate_url(path, options);
   const std::string shown = detail::shown_path(path);
   try {
     const bool is_stdin = path == "-";

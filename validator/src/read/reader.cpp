@@ -80,6 +80,18 @@ class Reader {
     return false;
   }
   [[nodiscard]] std::uint64_t to_end(std::uint64_t offset) const { return model_.size() - offset; }
+  // The file's bytes after the cursor: the input's, and on a prefix the tail's too. Whether a
+  // count or a length is possible is decided by the file, not by the bytes read so far.
+  [[nodiscard]] std::uint64_t file_left() const { return to_end(cursor_.pos()); }
+  // On a prefix (the file goes on past the input, model.hpp's Shortfall): records that the input
+  // must be `needed` bytes long for the reader to go on, and returns true: the caller stops
+  // without a finding, since the bytes are the file's, just not read yet. False on a whole input.
+  bool short_of(std::uint64_t needed) {
+    const std::uint64_t have = model_.input.size();
+    if (have >= model_.size()) return false;
+    model_.shortfall.needed = std::max(needed, have + 1);
+    return true;
+  }
 
   bool read_header() {
     const Input& input = model_.input;
@@ -99,13 +111,14 @@ class Reader {
       return false;
     }
     if (size < 8) {
+      if (short_of(8)) return false;
       sink_.report(Code::TruncatedHeader, 0, size, "header", "",
                    "file is {} bytes long; a GGUF header needs at least 24", size);
       return false;
     }
-    if (size >= kOffsetLimit) {  // offsets are kept in 60 bits (model.hpp)
+    if (model_.size() >= kOffsetLimit) {  // offsets are kept in 60 bits (model.hpp)
       sink_.report(Code::LimitExceeded, 0, 4, "header", "",
-                   "the input is {} bytes long, more than 2^60", size);
+                   "the input is {} bytes long, more than 2^60", model_.size());
       return false;
     }
     Cursor probe = input.cursor(4, Endian::Little);
@@ -140,6 +153,7 @@ class Reader {
     }
     const std::uint64_t header_size = ggufcheck::header_size(narrow()) + header_extra();
     if (size < header_size) {
+      if (short_of(header_size)) return false;
       sink_.report(Code::TruncatedHeader, 0, size, "header", "",
                    "file is {} bytes long; a version {} header needs {}", size, version,
                    header_size);
@@ -164,7 +178,7 @@ class Reader {
     }
     model_.header_complete = true;
 
-    const std::uint64_t remaining = cursor_.remaining();
+    const std::uint64_t remaining = file_left();
     const std::uint64_t min_pair = min_pair_size(narrow());
     const std::uint64_t min_tensor = min_tensor_info_size(narrow());
     // An impossible tensor count does not move the metadata: it is still read and checked.
@@ -216,6 +230,7 @@ class Reader {
   }
 
   bool truncated_metadata(std::uint64_t pair_start, const Field& path, const char* field) {
+    if (short_of(0)) return false;
     const std::string hint =
         cursor_.remaining() == 0 && cursor_.pos() == pair_start
             ? fmt::format("the file ends after {} of the {} pairs header.kv_count declares",
@@ -234,18 +249,22 @@ class Reader {
     if (!cursor_.read_size(key_length, narrow())) {
       return truncated_metadata(start, index_path, "the key length");
     }
-    if (key_length > cursor_.remaining()) {
+    if (key_length > file_left()) {
       over_string_limit(start, key_length, index_path + " key");
       sink_.report(Code::TruncatedString, start, to_end(start), index_path + " key",
                    "string lengths count bytes and are followed by exactly that many bytes",
                    "key length {} runs past the end of the file ({} left)", key_length,
-                   byte_count(cursor_.remaining()));
+                   byte_count(file_left()));
       return false;
     }
     if (key_length > std::min(limits_.max_string_length, kMaxRecordedKeyLength)) {
       sink_.report(Code::LimitExceeded, start, size_width(), index_path + " key", "",
                    "key length {} is above the limit of {}", key_length,
                    std::min(limits_.max_string_length, kMaxRecordedKeyLength));
+      return false;
+    }
+    if (key_length > cursor_.remaining()) {  // only on a prefix: the file holds it
+      (void)short_of(cursor_.pos() + key_length);
       return false;
     }
     std::string_view key;
@@ -314,17 +333,21 @@ class Reader {
     if (!cursor_.read_size(length, narrow())) {
       return truncated_metadata(pair_start, path, "a string length");
     }
-    if (length > cursor_.remaining()) {
+    if (length > file_left()) {
       over_string_limit(length_offset, length, path);
       sink_.report(Code::TruncatedString, length_offset, to_end(length_offset), path,
                    "string lengths count bytes and are followed by exactly that many bytes",
                    "string length {} runs past the end of the file ({} left)", length,
-                   byte_count(cursor_.remaining()));
+                   byte_count(file_left()));
       return false;
     }
     if (length > limits_.max_string_length) {
       sink_.report(Code::LimitExceeded, length_offset, size_width(), path, "",
                    "string length {} is above the limit of {}", length, limits_.max_string_length);
+      return false;
+    }
+    if (length > cursor_.remaining()) {  // only on a prefix: the file holds it
+      (void)short_of(cursor_.pos() + length);
       return false;
     }
     (void)cursor_.read_bytes(length, out);
@@ -382,7 +405,7 @@ class Reader {
                                       : array.element_type == ValueType::Array
                                           ? 4 + size_width()
                                           : scalar_size(array.element_type);
-    if (array.count > cursor_.remaining() / min_element) {
+    if (array.count > file_left() / min_element) {
       if (array.count > kReferenceArrayLimit) {
         sink_.report(Code::ArrayTooLong, array.count_offset, size_width(), path + " count",
                      "ggml rejects arrays of more than 2^30 elements before reading them",
@@ -391,13 +414,20 @@ class Reader {
       sink_.report(Code::ImpossibleArrayCount, array.count_offset, size_width(), path + " count",
                    "array counts are element counts, not byte counts",
                    "array of {} {} elements cannot fit in the {} left", array.count,
-                   to_string(array.element_type), byte_count(cursor_.remaining()));
+                   to_string(array.element_type), byte_count(file_left()));
       return false;
     }
     if (array.count > limits_.max_array_length) {
       sink_.report(Code::LimitExceeded, array.count_offset, size_width(), path + " count", "",
                    "array of {} elements is above the limit of {}", array.count,
                    limits_.max_array_length);
+      return false;
+    }
+    // Fixed-size elements are skipped at once, so they must all be in the input: on a prefix,
+    // the array's end is what the reader needs. Strings and arrays are walked element by element
+    // (each one checked), and on a prefix the walk says how far it got.
+    if (scalar_size(array.element_type) != 0 && array.count > cursor_.remaining() / min_element) {
+      (void)short_of(cursor_.pos() + array.count * min_element);  // <= file_left(): no overflow
       return false;
     }
     return true;
@@ -409,7 +439,7 @@ class Reader {
                      std::uint32_t depth, StringLengths* top_lengths = nullptr) {
     const std::uint32_t element_size = scalar_size(array.element_type);
     if (element_size != 0) {
-      (void)cursor_.skip(array.count * element_size);  // fits: count <= remaining / size
+      (void)cursor_.skip(array.count * element_size);  // fits: read_array_header checked it
     } else if (array.element_type == ValueType::String && nul_strings()) {
       // Writer diagnosis only: string by string, each with its NUL, away from the hot loop below.
       for (std::uint64_t i = 0; i < array.count; ++i) {
@@ -418,6 +448,7 @@ class Reader {
       }
     } else if (array.element_type == ValueType::String) {
       std::uint64_t chunk_start = cursor_.pos();
+      const std::uint64_t elements_offset = chunk_start;
       // The hot loop of a vocabulary: inline reads; read_string only to report a bad one.
       // A local cursor keeps the position in a register.
       const bool narrow_sizes = narrow();
@@ -433,6 +464,12 @@ class Reader {
           cursor_.rewind(at);
           std::string_view ignored;
           (void)read_string(pair_start, path, ignored);
+          if (model_.shortfall.needed != 0) {  // a prefix: how far the walk got
+            model_.shortfall.elements_offset = elements_offset;
+            model_.shortfall.walked = i;
+            model_.shortfall.count = array.count;
+            model_.shortfall.at = at;
+          }
           return false;
         }
         note_length(lengths, length);
@@ -484,7 +521,7 @@ class Reader {
 
   bool read_tensor_infos() {
     if (!tensor_count_ok_) return false;  // reported with the header
-    const std::uint64_t remaining = cursor_.remaining();
+    const std::uint64_t remaining = file_left();
     const std::uint64_t min_tensor = min_tensor_info_size(narrow());
     if (model_.tensor_count > remaining / min_tensor) {
       sink_.report(Code::ImpossibleCount, 8, size_width(), "header.tensor_count", "",
@@ -500,6 +537,7 @@ class Reader {
   }
 
   bool truncated_tensor(std::uint64_t start, const Field& path, const char* field) {
+    if (short_of(0)) return false;
     const std::string hint =
         cursor_.remaining() == 0 && cursor_.pos() == start
             ? fmt::format(
@@ -519,18 +557,22 @@ class Reader {
     if (!cursor_.read_size(name_length, narrow())) {
       return truncated_tensor(start, index_path, "the name length");
     }
-    if (name_length > cursor_.remaining()) {
+    if (name_length > file_left()) {
       over_string_limit(start, name_length, index_path + " name");
       sink_.report(Code::TruncatedString, start, to_end(start), index_path + " name",
                    "string lengths count bytes and are followed by exactly that many bytes",
                    "tensor name length {} runs past the end of the file ({} left)", name_length,
-                   byte_count(cursor_.remaining()));
+                   byte_count(file_left()));
       return false;
     }
     if (name_length > limits_.max_string_length) {
       sink_.report(Code::LimitExceeded, start, size_width(), index_path + " name", "",
                    "tensor name length {} is above the limit of {}", name_length,
                    limits_.max_string_length);
+      return false;
+    }
+    if (name_length > cursor_.remaining()) {  // only on a prefix: the file holds it
+      (void)short_of(cursor_.pos() + name_length);
       return false;
     }
     std::string_view name;

@@ -105,6 +105,7 @@ struct ArtifactUri {
 
 ArtifactUri artifact_uri(std::string_view path, const std::optional<std::filesystem::path>& root) {
   if (path == kStdin) return {};
+  if (is_url(path)) return {std::string(path), false};  // a remote file is named by its URL
   const std::filesystem::path p = absolute_path(path);
   if (root) {
     auto r = root->begin();

@@ -477,6 +477,7 @@ class SetCheck {
 
 // Whether something is at the path (a file the loader could open, or at least try to).
 bool exists(const std::string& path) {
+  if (is_url(path)) return true;  // known only by asking: the set's report says what is missing
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
 }

@@ -12,6 +12,7 @@
 
 #include "checks/checks.hpp"
 #include "model/keys.hpp"
+#include "remote/remote.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -124,6 +125,37 @@ void visit_shard(SetShard& shard, bool alone, const Options& options, const Shar
       progress(shard.path, p);
     };
   }
+  // A shard read (its bytes still held): its report, what the set checks need, then `use`
+  // (once: `used` is set first, so a failure inside it does not call it again).
+  const auto read = [&](Validated& validated, bool& used) {
+    shard.report = std::move(validated.report);
+    shard.state = SetShard::State::Read;
+    Model& model = validated.model;
+    if (options.model_checks && model.metadata_complete) {
+      shard.keys = read_split_keys(model, options.profile);
+    }
+    shard.tensors_read = model.metadata_complete && model.tensors_complete;
+    shard.tensor_count = model.tensors.size();
+    used = true;
+    use(&model);
+  };
+  if (is_url(shard.path)) {
+    // A remote shard: its bytes are held while `use` runs, as a mapping's are. One the server
+    // says is not there (404, 410) is a missing shard of its set.
+    Validated validated;
+    bool used = false;
+    const RemoteOutcome outcome =
+        visit_remote(shard.path, file_options, shown, validated, [&] { read(validated, used); });
+    if (outcome.state == RemoteOutcome::State::Missing && !alone) {
+      shard.state = SetShard::State::Missing;
+      shard.missing = outcome.status;
+    } else if (outcome.state != RemoteOutcome::State::Read) {
+      mark_unreadable(shard, outcome.why);
+      shard.report = remote_failure_report(shown, outcome);
+    }
+    if (!used) use(nullptr);
+    return;
+  }
   struct stat st {};
   const bool stated = shard.path != "-" && ::stat(shard.path.c_str(), &st) == 0;
   if (!alone) {
@@ -159,16 +191,7 @@ void visit_shard(SetShard& shard, bool alone, const Options& options, const Shar
     Validated validated;
     const auto error = with_input(shard.path, [&](const Input& input) {
       validate_input(input, nullptr, file_options, shown, validated);
-      shard.report = std::move(validated.report);
-      shard.state = SetShard::State::Read;
-      Model& model = validated.model;
-      if (options.model_checks && model.metadata_complete) {
-        shard.keys = read_split_keys(model, options.profile);
-      }
-      shard.tensors_read = model.metadata_complete && model.tensors_complete;
-      shard.tensor_count = model.tensors.size();
-      used = true;
-      use(&model);
+      read(validated, used);
     });
     if (error) mark_unreadable(shard, *error);
   } catch (const std::bad_alloc&) {

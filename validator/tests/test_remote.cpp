@@ -1,0 +1,779 @@
+// Remote files (docs/remote.md): the parsers of what a server says and the growth arithmetic on
+// their own, then the whole client against a local server (http_server.py, on 127.0.0.1 and an
+// ephemeral port, started and stopped here) that counts the requests and bytes it serves and
+// records the Authorization header of each: the same report as the local file, within the
+// request and byte bounds, and a GGUF0001 finding for every way a server can fail or lie.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/fixtures.hpp"
+#include "cli_run.hpp"
+#include "documents.hpp"
+#include "ggufcheck/validate.hpp"
+#include "ggufcheck/writer.hpp"
+#include "read/growing.hpp"
+#include "remote/growth.hpp"
+#include "remote/http.hpp"
+#include "remote/url.hpp"
+#include "splits/names.hpp"
+#include "test_support.hpp"
+
+#ifdef GGUFCHECK_TEST_REMOTE
+#include <curl/curl.h>
+#endif
+
+namespace ggufcheck::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+[[maybe_unused]] std::string show_report(const Report& report) {
+  std::string out;
+  for (const Finding& f : report.findings) {
+    out +=
+        std::string(code_string(f.code)) + " @" + std::to_string(f.offset) + " " + f.message + "\n";
+  }
+  return out;
+}
+using detail::parse_content_range;
+using detail::parse_origin;
+
+// --- hf:// and origins -----------------------------------------------------------------------
+
+TEST(RemoteUrls, HfMapsToTheResolveUrl) {
+  const auto map = [](std::string_view url) {
+    return detail::map_hf_url(url, "https://huggingface.co");
+  };
+  EXPECT_EQ(map("hf://owner/repo/model.gguf").url,
+            "https://huggingface.co/owner/repo/resolve/main/model.gguf");
+  EXPECT_EQ(map("hf://owner/repo@v1.0/dir/model-Q4_K_M.gguf").url,
+            "https://huggingface.co/owner/repo/resolve/v1.0/dir/model-Q4_K_M.gguf");
+  // A revision with '/' is one segment; spaces and '%' in a file name are encoded.
+  EXPECT_EQ(map("hf://owner/repo@refs/pr/1/model.gguf").url,
+            "https://huggingface.co/owner/repo/resolve/refs/pr/1/model.gguf");
+  EXPECT_EQ(map("HF://o/r/a b%.gguf").url, "https://huggingface.co/o/r/resolve/main/a%20b%25.gguf");
+  EXPECT_EQ(detail::map_hf_url("hf://o/r/f.gguf", "http://127.0.0.1:8080/").url,
+            "http://127.0.0.1:8080/o/r/resolve/main/f.gguf");
+  for (const char* bad : {"hf://owner", "hf://owner/repo", "hf://owner/repo/", "hf:///repo/f.gguf",
+                          "hf://o/../f.gguf", "hf://o/r/./f.gguf", "hf://o/r@/f.gguf",
+                          "hf://o/r/f.gguf?download=1", "https://o/r/f.gguf"}) {
+    const auto mapped = map(bad);
+    EXPECT_TRUE(mapped.url.empty()) << bad << " -> " << mapped.url;
+    EXPECT_FALSE(mapped.error.empty()) << bad;
+  }
+}
+
+TEST(RemoteUrls, RevisionWithSlashIsGivenEncoded) {
+  // "@refs/pr/1" would end the revision at its first '/': a revision with '/' is given encoded,
+  // and sent as the Hub's clients send it, one encoded path segment.
+  EXPECT_EQ(detail::map_hf_url("hf://o/r@refs%2Fpr%2F1/m.gguf", "https://huggingface.co").url,
+            "https://huggingface.co/o/r/resolve/refs%2Fpr%2F1/m.gguf");
+  EXPECT_EQ(detail::map_hf_url("hf://o/r@v%31/m.gguf", "https://huggingface.co").url,
+            "https://huggingface.co/o/r/resolve/v1/m.gguf");
+  for (const char* bad : {"hf://o/r@%2/m.gguf", "hf://o/r@%zz/m.gguf", "hf://o/r@%/m.gguf"}) {
+    EXPECT_TRUE(detail::map_hf_url(bad, "https://huggingface.co").url.empty()) << bad;
+  }
+}
+
+TEST(RemoteUrls, WhatIsAUrl) {
+  EXPECT_TRUE(is_url("https://huggingface.co/x"));
+  EXPECT_TRUE(is_url("HTTP://x"));
+  EXPECT_TRUE(is_url("hf://o/r/f.gguf"));
+  EXPECT_FALSE(is_url("model.gguf"));
+  EXPECT_FALSE(is_url("-"));
+  EXPECT_FALSE(is_url("https:/x"));
+  EXPECT_FALSE(is_url("ftp://x/y.gguf"));
+  EXPECT_FALSE(is_url("./https://x"));
+}
+
+TEST(RemoteUrls, Origins) {
+  const auto o = [](std::string_view url) { return parse_origin(url); };
+  ASSERT_TRUE(o("https://HuggingFace.co/a/b"));
+  EXPECT_EQ(o("https://HuggingFace.co/a/b")->host, "huggingface.co");
+  EXPECT_EQ(o("https://huggingface.co/a")->port, 443);
+  EXPECT_EQ(o("http://h/a")->port, 80);
+  EXPECT_EQ(o("http://user:pw@h:8080/a")->host, "h");
+  EXPECT_EQ(o("http://user:pw@h:8080/a")->port, 8080);
+  EXPECT_EQ(o("http://[::1]:9/x")->host, "[::1]");
+  EXPECT_EQ(o("http://[::1]:9/x")->port, 9);
+  EXPECT_EQ(o("https://huggingface.co./x")->host, "huggingface.co");
+  EXPECT_EQ(*o("https://h/x"), *o("HTTPS://H:443/y"));
+  EXPECT_NE(*o("https://h/x"), *o("http://h/x"));
+  EXPECT_NE(*o("https://h/x"), *o("https://h:444/x"));
+  for (const char* bad : {"ftp://h/x", "https://", "https://:80/", "http://h:0/", "http://h:65536/",
+                          "http://h:x/", "http://[::1/", "http://h h/", "//h/x", "h/x"}) {
+    EXPECT_FALSE(o(bad)) << bad;
+  }
+  EXPECT_TRUE(detail::is_hf_host("huggingface.co"));
+  EXPECT_TRUE(detail::is_hf_host("cdn-lfs.huggingface.co"));
+  EXPECT_FALSE(detail::is_hf_host("huggingface.co.evil.example"));
+  EXPECT_FALSE(detail::is_hf_host("evilhuggingface.co"));
+  EXPECT_FALSE(detail::is_hf_host("hf.co"));
+}
+
+TEST(RemoteUrls, WhereTheTokenGoesAndWhichRedirectsAreFollowed) {
+  constexpr std::string_view kHub = "https://huggingface.co";
+  const std::string file = "https://huggingface.co/o/r/resolve/main/f.gguf";
+  EXPECT_TRUE(detail::sends_token(file, file, kHub));
+  EXPECT_TRUE(detail::sends_token(file, "https://HUGGINGFACE.CO:443/other", kHub));
+  // A redirect to the Hub's storage, another scheme, another port: no token.
+  EXPECT_FALSE(detail::sends_token(file, "https://cdn-lfs.huggingface.co/x", kHub));
+  EXPECT_FALSE(detail::sends_token(file, "http://huggingface.co/o/r/resolve/main/f.gguf", kHub));
+  EXPECT_FALSE(detail::sends_token(file, "https://huggingface.co:8443/x", kHub));
+  // A file elsewhere never gets it, even on its own origin; the endpoint's origin does.
+  EXPECT_FALSE(
+      detail::sends_token("https://example.com/f.gguf", "https://example.com/f.gguf", kHub));
+  EXPECT_TRUE(detail::sends_token("http://127.0.0.1:8080/f", "http://127.0.0.1:8080/g",
+                                  "http://127.0.0.1:8080"));
+  EXPECT_FALSE(detail::sends_token("http://127.0.0.1:8080/f", "http://localhost:8080/f",
+                                   "http://127.0.0.1:8080"));
+  EXPECT_EQ(detail::refused_redirect("https://a/x", "https://b/y"), "");
+  EXPECT_EQ(detail::refused_redirect("http://a/x", "https://b/y"), "");
+  EXPECT_EQ(detail::refused_redirect("http://a/x", "http://b/y"), "");
+  EXPECT_EQ(detail::refused_redirect("https://a/x", "http://a/x"),
+            "a redirect from https to http is refused");
+  EXPECT_EQ(detail::refused_redirect("https://a/x", "file:///etc/passwd"),
+            "not an http or https URL");
+}
+
+// --- what a server says ----------------------------------------------------------------------
+
+TEST(RemoteHeaders, ContentRange) {
+  const auto r = parse_content_range("bytes 0-1048575/16777216");
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->satisfied);
+  EXPECT_EQ(r->first, 0U);
+  EXPECT_EQ(r->last, 1048575U);
+  EXPECT_EQ(r->total, 16777216U);
+  EXPECT_EQ(parse_content_range("  Bytes 5-9/*")->total, std::nullopt);
+  EXPECT_TRUE(parse_content_range("bytes 0-9/10 "));  // whitespace around a field value is allowed
+  const auto unsatisfied = parse_content_range("bytes */0");
+  ASSERT_TRUE(unsatisfied);
+  EXPECT_FALSE(unsatisfied->satisfied);
+  EXPECT_EQ(unsatisfied->total, 0U);
+  for (const char* bad :
+       {"", "bytes", "bytes 0-9", "bytes 9-0/10", "bytes 0-10/10", "bytes -1-9/10", "bytes 0-9/-1",
+        "bytes */*", "items 0-9/10", "bytes 0 - 9/10",
+        "bytes 0-99999999999999999999/"
+        "100000000000000000000",
+        "bytes 0x0-9/10", "bytes +0-9/10", "bytes 0-9/1e3"}) {
+    EXPECT_FALSE(parse_content_range(bad)) << bad;
+  }
+  EXPECT_EQ(detail::parse_decimal("18446744073709551615"), std::nullopt);  // 20 digits: refused
+  EXPECT_EQ(detail::parse_decimal("9999999999999999999"), 9999999999999999999ULL);
+}
+
+TEST(RemoteHeaders, RetryAfter) {
+  const std::time_t now = 784111777;  // Sun, 06 Nov 1994 08:49:37 GMT
+  EXPECT_EQ(detail::parse_retry_after("120", now), 120U);
+  EXPECT_EQ(detail::parse_retry_after("Sun, 06 Nov 1994 08:50:37 GMT", now), 60U);
+  EXPECT_EQ(detail::parse_retry_after("Sun, 06 Nov 1994 08:40:37 GMT", now), 0U);
+  EXPECT_EQ(detail::parse_retry_after("-1", now), std::nullopt);
+  EXPECT_EQ(detail::parse_retry_after("Sunday, 06-Nov-94 08:49:37 GMT", now), std::nullopt);
+  EXPECT_EQ(detail::parse_retry_after("Sun, 36 Nov 1994 08:50:37 GMT", now), std::nullopt);
+  EXPECT_EQ(detail::parse_retry_after("soon", now), std::nullopt);
+}
+
+TEST(RemoteHeaders, ResponsesAndTheirFields) {
+  detail::ResponseHeaders h;
+  h.add_line("HTTP/1.1 302 Found\r\n");
+  h.add_line("Location: /x\r\n");
+  h.add_line("ETag: \"old\"\r\n");
+  EXPECT_EQ(h.status, 302);
+  h.add_line("HTTP/2 206\r\n");  // the redirect's target answers: its fields only
+  h.add_line("content-range:  bytes 0-9/10 \r\n");
+  h.add_line("Content-Length: 10\r\n");
+  h.add_line("\r\n");
+  EXPECT_EQ(h.status, 206);
+  EXPECT_EQ(h.reason, "");
+  EXPECT_EQ(h.content_range, "bytes 0-9/10");
+  EXPECT_EQ(h.content_length, "10");
+  EXPECT_EQ(h.etag, std::nullopt);
+  h.add_line("HTTP/1.1 9999 Nope\r\n");
+  EXPECT_TRUE(h.malformed);
+  detail::ResponseHeaders big;
+  big.add_line("HTTP/1.1 200 OK\r\n");
+  for (int i = 0; i < 100 && !big.too_large; ++i) big.add_line(std::string(1000, 'x') + ": y\r\n");
+  EXPECT_TRUE(big.too_large);
+}
+
+// --- growth ----------------------------------------------------------------------------------
+
+struct Growth {
+  unsigned requests = 0;
+  std::uint64_t kept = 0;
+  detail::Probe probe;
+};
+
+// The reads of a remote file as remote.cpp makes them, over bytes in memory.
+Growth grow(const std::vector<std::uint8_t>& file) {
+  Growth g;
+  Options options;
+  detail::StreamTail tail;
+  g.kept = std::min<std::uint64_t>(detail::kFirstRequest, file.size());
+  g.requests = 1;
+  for (;;) {
+    tail.size = file.size() - g.kept;
+    g.probe = detail::probe_input(Bytes(file.data(), g.kept), options, &tail);
+    if (g.probe.tensors_complete || g.probe.model.shortfall.needed == 0 || g.kept >= file.size()) {
+      return g;
+    }
+    const std::uint64_t next =
+        detail::next_request_end(g.probe.model, g.kept, file.size(), std::uint64_t{4} << 30);
+    EXPECT_GT(next, g.kept);
+    g.kept = next;
+    ++g.requests;
+  }
+}
+
+TEST(RemoteGrowth, TheTokenizerFileTakesAtMostFourRequests) {
+  const std::vector<std::uint8_t> file = bench::tokenizer_file(250000);
+  const Growth g = grow(file);
+  std::cout << "tokenizer file: " << file.size() << " bytes, " << g.requests << " requests\n";
+  EXPECT_LE(g.requests, 4U);
+  EXPECT_EQ(g.kept, file.size());  // all metadata: every byte, none twice
+  EXPECT_TRUE(g.probe.tensors_complete);
+}
+
+// general.architecture, a vocabulary of `tokens`, `tensors` F32 tensors of `floats` each (and one
+// of 7, whose data is not a multiple of the alignment: padding after it).
+Document model_shaped(std::size_t tokens, std::size_t tensors, std::uint64_t floats) {
+  Document doc;
+  doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
+  std::vector<Value> vocab;
+  for (std::size_t i = 0; i < tokens; ++i)
+    vocab.push_back(Value::string("tok" + std::to_string(i)));
+  doc.metadata.push_back(
+      {"tokenizer.ggml.tokens", Value::array(ValueType::String, std::move(vocab)), {}});
+  for (std::size_t i = 0; i < tensors; ++i) {
+    doc.tensors.push_back({"t" + std::to_string(i), {floats}, 0, {}, {}});
+    if (i == tensors / 2) doc.tensors.push_back({"odd", {7}, 0, {}, {}});
+  }
+  return doc;
+}
+
+TEST(RemoteGrowth, AModelIsReadToItsTensorInfosAndLittleMore) {
+  const Written w = write(model_shaped(300000, 8, 1 << 20));  // 4 MB of vocabulary, 32 MiB data
+  const Growth g = grow(w.bytes);
+  std::cout << "model: tensor infos end at " << w.layout.infos_end << ", kept " << g.kept
+            << " bytes in " << g.requests << " requests\n";
+  EXPECT_TRUE(g.probe.tensors_complete);
+  EXPECT_LE(g.kept, w.layout.infos_end + detail::kLookahead + w.layout.infos_end / 16);
+  EXPECT_LE(g.requests, 4U);
+}
+
+TEST(RemoteGrowth, AlwaysGrowsAndStaysInTheFile) {
+  detail::Model model;
+  model.shortfall.needed = 10;
+  EXPECT_EQ(detail::next_request_end(model, 100, 1000, 4096), 1000U);  // lookahead, clipped
+  model.shortfall.needed = UINT64_MAX;                                 // an absurd count
+  EXPECT_EQ(detail::next_request_end(model, 100, UINT64_MAX, 4096), 4096U);
+  model.shortfall = {200, 100, 1, UINT64_MAX, 150};  // one string of 50 bytes out of 2^64
+  EXPECT_EQ(detail::next_request_end(model, 200, 1 << 30, 8 << 20), 8U << 20);
+  EXPECT_EQ(detail::next_request_end(model, 1000, 1001, 4096), 1001U);
+  // A claim of gigabytes is believed a step at a time: 16 MiB past a first MiB, then 8 times.
+  model.shortfall = {std::uint64_t{3} << 30, 0, 0, 0, 0};
+  EXPECT_EQ(
+      detail::next_request_end(model, 1 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
+      17U << 20);
+  EXPECT_EQ(
+      detail::next_request_end(model, 64 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
+      512U << 20);
+}
+
+TEST(RemoteGrowth, PaddingSpans) {
+  using P = detail::StreamTail::Probe;
+  std::vector<P> probes = {{100, 104, 0, 0, false}, {1000, 1010, 0, 0, false}};
+  auto plan = detail::plan_padding(probes);
+  ASSERT_EQ(plan.spans.size(), 1U);  // less than kPaddingGap apart: one request
+  EXPECT_EQ(plan.spans[0].begin, 100U);
+  EXPECT_EQ(plan.spans[0].end, 1010U);
+  probes.clear();
+  for (std::uint64_t i = 0; i < 40; ++i) probes.push_back({i << 30, (i << 30) + 8, 0, 0, false});
+  plan = detail::plan_padding(probes);
+  EXPECT_EQ(plan.spans.size(), detail::kPaddingRequests);
+  EXPECT_EQ(plan.unchecked, 40 - detail::kPaddingRequests);
+  EXPECT_EQ(plan.first_unchecked, std::uint64_t{detail::kPaddingRequests} << 30);
+  plan = detail::plan_padding({{0, std::uint64_t{1} << 31, 0, 0, false}});  // a hostile alignment
+  EXPECT_TRUE(plan.spans.empty());
+  EXPECT_EQ(plan.unchecked, 1U);
+}
+
+#ifndef GGUFCHECK_TEST_REMOTE
+TEST(RemoteOff, UrlsAreUnreadableAndSaySo) {
+  EXPECT_FALSE(remote_supported());
+  const Report r = validate_file("https://huggingface.co/o/r/resolve/main/f.gguf", Options{});
+  ASSERT_EQ(r.findings.size(), 1U);
+  EXPECT_EQ(r.findings[0].code, Code::UnreadableFile);
+  EXPECT_NE(r.findings[0].message.find("built without remote files"), std::string::npos);
+  EXPECT_EQ(r.exit_status(), 2);
+}
+#else
+// --- the server ------------------------------------------------------------------------------
+
+std::string body_of(const std::string& url, const char* method = "GET") {
+  CURL* curl = curl_easy_init();
+  std::string body;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+  curl_easy_setopt(
+      curl, CURLOPT_WRITEFUNCTION, +[](char* data, std::size_t size, std::size_t n, void* user) {
+        static_cast<std::string*>(user)->append(data, size * n);
+        return size * n;
+      });
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  const CURLcode rc = curl_easy_perform(curl);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) throw std::runtime_error("control request failed: " + url);
+  return body;
+}
+
+// The files it serves, the server, and its log.
+class RemoteTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!remote_supported()) return;
+    dir_ = new TempDir();
+    const fs::path root = dir_->path();
+    const fs::path examples = fs::path(GGUFCHECK_SOURCE_DIR) / "examples" / "valid";
+    for (const auto& entry : fs::directory_iterator(examples)) {
+      if (entry.path().extension() == ".gguf")
+        fs::copy_file(entry.path(), root / entry.path().filename());
+    }
+    dir_->write("tokenizer.gguf", bench::tokenizer_file(250000));
+    dir_->write("empty.gguf", {});  // a 416 "bytes */0" to the first request
+    const std::string pointer =
+        "version https://git-lfs.github.com/spec/v1\noid sha256:0000\nsize 123\n";
+    dir_->write("pointer.gguf", ByteVector(pointer.begin(), pointer.end()));
+    model_ = new Written(write(model_shaped(300000, 8, 1 << 20)));
+    dir_->write("model.gguf", model_->bytes);
+    WriteOptions nonzero;
+    nonzero.padding_byte = 0x5a;
+    dir_->write("nonzero-padding.gguf", write_bytes(model_shaped(1000, 8, 1 << 16), nonzero));
+    Document nan = model_shaped(10, 2, 1 << 16);
+    std::vector<std::uint8_t> data(std::size_t{4} << 16, 0);
+    data[4 * 1000 + 2] = 0xc0;  // 0x7fc00000: a NaN at element 1000
+    data[4 * 1000 + 3] = 0x7f;
+    nan.tensors[0].data = data;
+    dir_->write("nan.gguf", write_bytes(nan));
+    const auto shards = model_shards(3);
+    for (std::size_t k = 0; k < shards.size(); ++k) {
+      dir_->write("set/" + detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 3),
+                  write_bytes(shards[k]));
+      if (k != 1) {
+        dir_->write("gap/" + detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 3),
+                    write_bytes(shards[k]));
+      }
+    }
+    dir_->write("hf/owner/repo/main/model.gguf", read_file(root / "tiny-llama.gguf"));
+    dir_->write("hf/owner/repo/v2/model.gguf", read_file(root / "vocab-only.gguf"));
+
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("pipe");
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the tests
+      if (::getppid() != parent) ::_exit(1);
+      ::dup2(out[1], STDOUT_FILENO);
+      ::close(out[0]);
+      ::close(out[1]);
+      const std::string script =
+          std::string(GGUFCHECK_SOURCE_DIR) + "/validator/tests/http_server.py";
+      ::execl("/usr/bin/python3", "python3", script.c_str(), root.c_str(),
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(out[1]);
+    std::string line;
+    char c = 0;
+    while (::read(out[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(out[0]);
+    base_ = "http://127.0.0.1:" + line;
+  }
+  static void TearDownTestSuite() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
+    }
+    delete model_;
+    delete dir_;
+  }
+  void SetUp() override {
+    if (!remote_supported()) GTEST_SKIP() << "built without GGUFCHECK_REMOTE";
+    ASSERT_FALSE(base_.empty() || base_ == "http://127.0.0.1:") << "the server did not start";
+    (void)body_of(base_ + "/_reset", "POST");
+    options_ = Options{};
+    options_.remote.backoff_ms = 10;  // retries in tests wait little
+    options_.remote.hf_token = "";
+    options_.remote.hf_endpoint = base_;
+  }
+
+  // The server's log once every request in it was answered (a request the client gave up on is
+  // through when the server's write fails, a moment after the client moved on; polled, at most
+  // 30 s). The stalls of AStallEndsAtTheTimeout are never through: that test reads no log.
+  static json log() {
+    json entries = json::parse(body_of(base_ + "/_log"));
+    const auto through = [&] {
+      return std::all_of(entries.begin(), entries.end(),
+                         [](const json& e) { return e["done"].get<bool>(); });
+    };
+    for (int i = 0; i < 3000 && !through(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      entries = json::parse(body_of(base_ + "/_log"));
+    }
+    return entries;
+  }
+  static std::uint64_t sent(const json& entries) {
+    std::uint64_t n = 0;
+    for (const auto& e : entries) n += e["sent"].get<std::uint64_t>();
+    return n;
+  }
+  static std::string url(const std::string& path) { return base_ + path; }
+  static std::string local(const std::string& name) { return (dir_->path() / name).string(); }
+
+  static TempDir* dir_;
+  static Written* model_;
+  static pid_t pid_;
+  static std::string base_;
+  Options options_;
+};
+TempDir* RemoteTest::dir_ = nullptr;
+Written* RemoteTest::model_ = nullptr;
+pid_t RemoteTest::pid_ = -1;
+std::string RemoteTest::base_;
+
+// Findings and facts, without the path.
+void expect_same_report(const Report& remote, const Report& local) {
+  EXPECT_EQ(remote.facts.file_size, local.facts.file_size);
+  EXPECT_EQ(remote.facts.data_start, local.facts.data_start);
+  EXPECT_EQ(remote.facts.tensors_read, local.facts.tensors_read);
+  EXPECT_EQ(remote.facts.kv_read, local.facts.kv_read);
+  EXPECT_EQ(remote.facts.data_checked, local.facts.data_checked);
+  EXPECT_EQ(remote.exit_status(), local.exit_status());
+  ASSERT_EQ(remote.findings.size(), local.findings.size()) << show_report(remote);
+  for (std::size_t i = 0; i < local.findings.size(); ++i) {
+    const Finding& a = remote.findings[i];
+    const Finding& b = local.findings[i];
+    EXPECT_EQ(a.code, b.code) << i;
+    EXPECT_EQ(a.severity, b.severity) << i;
+    EXPECT_EQ(a.offset, b.offset) << i;
+    EXPECT_EQ(a.length, b.length) << i;
+    EXPECT_EQ(a.path, b.path) << i;
+    EXPECT_EQ(a.message, b.message) << i;
+  }
+}
+
+const Finding* unreadable(const Report& report) {
+  for (const Finding& f : report.findings) {
+    if (f.code == Code::UnreadableFile) return &f;
+  }
+  return nullptr;
+}
+
+TEST_F(RemoteTest, SameReportAsTheLocalFile) {
+  for (const char* name : {"tiny-llama.gguf", "vocab-only.gguf", "nonzero-padding.gguf",
+                           "empty.gguf", "pointer.gguf"}) {
+    SCOPED_TRACE(name);
+    const Report remote = validate_url(url(std::string("/files/") + name), options_);
+    expect_same_report(remote, validate_file(local(name), options_));
+    EXPECT_EQ(remote.path, url(std::string("/files/") + name));
+  }
+}
+
+TEST_F(RemoteTest, TheTokenizerFileWithinFourRequestsAndItsMetadataPlusOneMiB) {
+  const Report remote = validate_url(url("/files/tokenizer.gguf"), options_);
+  const Report here = validate_file(local("tokenizer.gguf"), options_);
+  expect_same_report(remote, here);
+  const json entries = log();
+  const std::uint64_t metadata = fs::file_size(local("tokenizer.gguf"));  // no tensors
+  std::cout << "tokenizer file of " << metadata << " bytes: " << entries.size() << " requests, "
+            << sent(entries) << " bytes served\n";
+  EXPECT_LE(entries.size(), 4U);
+  EXPECT_LE(sent(entries), metadata + (1 << 20));
+  for (const auto& e : entries) {
+    EXPECT_EQ(e["status"], 206);
+    std::cout << "  " << e["range"].get<std::string>() << ": " << e["sent"] << " bytes\n";
+  }
+}
+
+TEST_F(RemoteTest, AModelsTensorDataIsNotFetched) {
+  const Report remote = validate_url(url("/files/model.gguf"), options_);
+  expect_same_report(remote, validate_file(local("model.gguf"), options_));
+  const json entries = log();
+  const std::uint64_t infos_end = model_->layout.infos_end;
+  std::cout << "model of " << model_->bytes.size() << " bytes, tensor infos end at " << infos_end
+            << ": " << entries.size() << " requests, " << sent(entries) << " bytes served\n";
+  // The metadata and tensor infos, at most a lookahead past their predicted end, and the padding
+  // after the odd tensor (a few bytes).
+  EXPECT_LE(sent(entries), infos_end + detail::kLookahead + infos_end / 16 + 64);
+  EXPECT_LE(entries.size(), 5U);
+}
+
+TEST_F(RemoteTest, NonzeroPaddingBetweenTensorsIsFoundWithoutTheData) {
+  const Report remote = validate_url(url("/files/nonzero-padding.gguf"), options_);
+  bool found = false;
+  for (const Finding& f : remote.findings) found = found || f.code == Code::NonzeroPadding;
+  EXPECT_TRUE(found) << show_report(remote);
+}
+
+TEST_F(RemoteTest, DataOverHttp) {
+  options_.data.enabled = true;
+  options_.data.threads = 1;
+  const Report remote = validate_url(url("/files/nan.gguf"), options_);
+  const Report here = validate_file(local("nan.gguf"), options_);
+  expect_same_report(remote, here);
+  ASSERT_TRUE(remote.facts.data_checked);
+  EXPECT_GT(*remote.facts.data_checked, 0U);
+  bool nan = false;
+  for (const Finding& f : remote.findings) nan = nan || f.code == Code::NonFiniteElement;
+  EXPECT_TRUE(nan) << show_report(remote);
+  EXPECT_EQ(sent(log()), fs::file_size(local("nan.gguf")));  // every byte, once
+}
+
+TEST_F(RemoteTest, AServerWithoutRangesIsStoppedEarly) {
+  const Report r = validate_url(url("/norange/model.gguf"), options_);
+  const Finding* f = unreadable(r);
+  ASSERT_NE(f, nullptr) << show_report(r);
+  EXPECT_NE(f->message.find("does not support range requests"), std::string::npos) << f->message;
+  EXPECT_EQ(r.exit_status(), 2);
+  const json entries = log();
+  ASSERT_EQ(entries.size(), 1U);
+  // What the server got out before the client closed: socket buffers, never the file.
+  std::cout << "no range support: " << sent(entries) << " of " << model_->bytes.size()
+            << " bytes went out\n";
+  EXPECT_LT(sent(entries), model_->bytes.size() / 2);
+}
+
+TEST_F(RemoteTest, ASmallFileFromAServerWithoutRangesIsRead) {
+  // A 200 with the whole file is harmless when the file is no more than the first request.
+  const Report remote = validate_url(url("/norange/tiny-llama.gguf"), options_);
+  expect_same_report(remote, validate_file(local("tiny-llama.gguf"), options_));
+}
+
+TEST_F(RemoteTest, LyingServers) {
+  const std::vector<std::pair<std::string, std::string> > cases = {
+      {"/lie-range/tokenizer.gguf", "not the bytes asked for"},
+      {"/lie-length/tokenizer.gguf", "contradicts its Content-Range"},
+      {"/more-body/tokenizer.gguf", "sent more than"},
+      {"/change-size/tokenizer.gguf", "changed while being read: it was"},
+      {"/change-etag/tokenizer.gguf", "changed while being read: its ETag"},
+  };
+  for (const auto& [path, words] : cases) {
+    SCOPED_TRACE(path);
+    const Report r = validate_url(url(path), options_);
+    const Finding* f = unreadable(r);
+    ASSERT_NE(f, nullptr) << show_report(r);
+    EXPECT_NE(f->message.find(words), std::string::npos) << f->message;
+    EXPECT_EQ(r.findings.size(), 1U);
+  }
+  // Each stopped at the first answer that contradicts what was asked or seen: no retry of a lie.
+  std::map<std::string, int> requests;
+  for (const auto& e : log()) requests[e["path"].get<std::string>()]++;
+  EXPECT_EQ(requests["/lie-range/tokenizer.gguf"], 1);
+  EXPECT_EQ(requests["/change-size/tokenizer.gguf"], 2);
+}
+
+TEST_F(RemoteTest, AStallEndsAtTheTimeout) {
+  options_.remote.timeout_seconds = 1;
+  for (const char* path : {"/stall/tokenizer.gguf", "/stall-headers/tokenizer.gguf"}) {
+    SCOPED_TRACE(path);
+    const auto start = std::chrono::steady_clock::now();
+    const Report r = validate_url(url(path), options_);
+    const auto took = std::chrono::steady_clock::now() - start;
+    const Finding* f = unreadable(r);
+    ASSERT_NE(f, nullptr) << show_report(r);
+    EXPECT_NE(f->message.find("stalled"), std::string::npos) << f->message;
+    // Bounded by the client's own timeout (1 s, libcurl checks once a second), not the server's
+    // 60 s: a generous bound, since the machine is shared.
+    EXPECT_LT(took, std::chrono::seconds(20));
+  }
+}
+
+TEST_F(RemoteTest, HttpErrorsAndRetries) {
+  options_.remote.retries = 2;
+  struct Case {
+    std::string path;
+    std::string words;
+    int requests;
+  };
+  const std::vector<Case> cases = {
+      {"/status/404/x.gguf", "HTTP 404 Not Found", 1},
+      {"/status/401/x.gguf", "HTTP 401 Unauthorized", 1},
+      {"/status/403/x.gguf", "HTTP 403 Forbidden", 1},
+      {"/status/500/x.gguf", "HTTP 500 Internal Server Error (gave up after 3 tries)", 3},
+      {"/status/429/x.gguf", "HTTP 429 Too Many Requests (gave up after 3 tries)", 3},
+      {"/retry-after/3600/x.gguf", "retry after 3600 s, more than the 60 s", 1},
+      {"/redirect-loop/x.gguf", "more than 10 redirects", 11},
+      {"/files/missing.gguf", "HTTP 404 Not Found", 1},
+  };
+  // Nothing listens on port 1: a connection refused is transient, tried 3 times.
+  const Report refused = validate_url("http://127.0.0.1:1/x.gguf", options_);
+  ASSERT_NE(unreadable(refused), nullptr);
+  EXPECT_NE(unreadable(refused)->message.find("cannot connect to http://127.0.0.1:1/x.gguf"),
+            std::string::npos)
+      << unreadable(refused)->message;
+  EXPECT_NE(unreadable(refused)->message.find("gave up after 3 tries"), std::string::npos);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    const Report r = validate_url(url(c.path), options_);
+    const Finding* f = unreadable(r);
+    ASSERT_NE(f, nullptr) << show_report(r);
+    EXPECT_NE(f->message.find(c.words), std::string::npos) << f->message;
+    if (c.path.find("/401/") != std::string::npos || c.path.find("/403/") != std::string::npos) {
+      EXPECT_NE(f->hint.find("HF_TOKEN"), std::string::npos) << f->hint;
+    }
+  }
+  std::map<std::string, int> requests;
+  for (const auto& e : log()) requests[e["path"].get<std::string>()]++;
+  for (const Case& c : cases) EXPECT_EQ(requests[c.path], c.requests) << c.path;
+}
+
+TEST_F(RemoteTest, TransientFailuresAreRetried) {
+  options_.remote.retries = 3;
+  const Report r = validate_url(url("/flaky/2/tiny-llama.gguf"), options_);
+  expect_same_report(r, validate_file(local("tiny-llama.gguf"), options_));
+  EXPECT_EQ(log().size(), 3U);  // two 503s, then the file
+  options_.remote.retries = 1;
+  (void)body_of(base_ + "/_reset", "POST");
+  EXPECT_NE(unreadable(validate_url(url("/flaky/2/tiny-llama.gguf"), options_)), nullptr);
+  EXPECT_EQ(log().size(), 2U);
+}
+
+TEST_F(RemoteTest, ABrokenTransferIsResumedWhereItStopped) {
+  const Report r = validate_url(url("/cut/tokenizer.gguf"), options_);
+  expect_same_report(r, validate_file(local("tokenizer.gguf"), options_));
+  const json entries = log();
+  ASSERT_GE(entries.size(), 2U);
+  EXPECT_EQ(entries[0]["range"], "bytes=0-1048575");
+  EXPECT_EQ(entries[0]["sent"], 524288);
+  EXPECT_EQ(entries[1]["range"], "bytes=524288-1048575");  // the rest, not the whole again
+  EXPECT_EQ(sent(entries), fs::file_size(local("tokenizer.gguf")));
+}
+
+TEST_F(RemoteTest, RedirectsAndTheToken) {
+  options_.remote.hf_token = "secret";
+  // The endpoint is this server (127.0.0.1): its own origin gets the token; localhost, where it
+  // redirects, is another host and never does.
+  const Report r = validate_url(url("/redirect/tiny-llama.gguf"), options_);
+  expect_same_report(r, validate_file(local("tiny-llama.gguf"), options_));
+  const Report same = validate_url(url("/redirect-same/vocab-only.gguf"), options_);
+  expect_same_report(same, validate_file(local("vocab-only.gguf"), options_));
+  const json entries = log();
+  ASSERT_EQ(entries.size(), 4U) << entries.dump();
+  EXPECT_EQ(entries[0]["path"], "/redirect/tiny-llama.gguf");
+  EXPECT_EQ(entries[0]["authorization"], "Bearer secret");
+  EXPECT_EQ(entries[1]["path"], "/files/tiny-llama.gguf");
+  EXPECT_EQ(entries[1]["host"].get<std::string>().rfind("localhost:", 0), 0U);
+  EXPECT_TRUE(entries[1]["authorization"].is_null()) << entries[1].dump();
+  EXPECT_EQ(entries[2]["path"], "/redirect-same/vocab-only.gguf");
+  EXPECT_EQ(entries[3]["path"], "/files/vocab-only.gguf");
+  EXPECT_EQ(entries[3]["authorization"], "Bearer secret");  // the same origin
+}
+
+TEST_F(RemoteTest, TheTokenGoesToTheHubOnly) {
+  // Another endpoint: this server is then no Hub, and gets no token.
+  options_.remote.hf_token = "secret";
+  options_.remote.hf_endpoint = "https://huggingface.co";
+  (void)validate_url(url("/files/vocab-only.gguf"), options_);
+  const json entries = log();
+  ASSERT_EQ(entries.size(), 1U);
+  EXPECT_TRUE(entries[0]["authorization"].is_null());
+}
+
+TEST_F(RemoteTest, HfUrlsThroughTheEndpoint) {
+  options_.remote.hf_token = "secret";
+  const Report r = validate_url("hf://owner/repo/model.gguf", options_);
+  EXPECT_EQ(r.path, "hf://owner/repo/model.gguf");
+  expect_same_report(r, validate_file(local("tiny-llama.gguf"), options_));
+  const Report v2 = validate_url("hf://owner/repo@v2/model.gguf", options_);
+  expect_same_report(v2, validate_file(local("vocab-only.gguf"), options_));
+  const json entries = log();
+  ASSERT_EQ(entries.size(), 4U) << entries.dump();
+  EXPECT_EQ(entries[0]["path"], "/owner/repo/resolve/main/model.gguf");
+  EXPECT_EQ(entries[0]["authorization"], "Bearer secret");
+  EXPECT_EQ(entries[1]["path"], "/files/hf/owner/repo/main/model.gguf");
+  EXPECT_TRUE(entries[1]["authorization"].is_null());  // the storage host: no token
+  EXPECT_EQ(entries[2]["path"], "/owner/repo/resolve/v2/model.gguf");
+  const Report bad = validate_url("hf://owner/repo", options_);
+  ASSERT_NE(unreadable(bad), nullptr);
+  EXPECT_NE(unreadable(bad)->message.find("expected hf://OWNER/REPO/FILE"), std::string::npos);
+}
+
+TEST_F(RemoteTest, ASplitSetByUrl) {
+  const std::string first = url("/files/set/" + detail::shard_path("model", 1, 3));
+  const auto groups = group_inputs({first});
+  ASSERT_EQ(groups.size(), 1U);
+  ASSERT_EQ(groups[0].size(), 3U);  // the other shards' URLs, derived by name
+  EXPECT_EQ(groups[0][2], url("/files/set/" + detail::shard_path("model", 3, 3)));
+  const SetReports remote = validate_set(groups[0], options_);
+  const SetReports here =
+      validate_set(group_inputs({local("set/model-00001-of-00003.gguf")})[0], options_);
+  ASSERT_EQ(remote.reports.size(), 3U);
+  ASSERT_EQ(here.reports.size(), 3U);
+  for (std::size_t k = 0; k < 3; ++k) expect_same_report(remote.reports[k], here.reports[k]);
+
+  // A shard the server does not have is the set's finding, as a missing file is.
+  const SetReports gap = validate_set(
+      group_inputs({url("/files/gap/" + detail::shard_path("model", 1, 3))})[0], options_);
+  ASSERT_EQ(gap.reports.size(), 2U);
+  bool missing = false;
+  for (const Finding& f : gap.reports[0].findings) {
+    if (f.code == Code::SplitShardMissing) {
+      missing = true;
+      EXPECT_NE(f.message.find("HTTP 404 Not Found"), std::string::npos) << f.message;
+    }
+  }
+  EXPECT_TRUE(missing) << show_report(gap.reports[0]);
+}
+
+TEST_F(RemoteTest, TheCommandLine) {
+  // `ggufcheck URL` is `ggufcheck check URL`; the options reach the client.
+  const CliRun ok = run_cli({url("/files/tiny-llama.gguf")});
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  const CliRun missing = run_cli({"--retries", "0", url("/status/500/x.gguf"), "--format", "json"});
+  EXPECT_EQ(missing.status, 2) << missing.out;
+  EXPECT_NE(missing.out.find("HTTP 500"), std::string::npos) << missing.out;
+  const CliRun stall = run_cli({"check", "--timeout", "1", url("/stall-headers/x.gguf")});
+  EXPECT_EQ(stall.status, 2) << stall.out;
+  EXPECT_NE(stall.out.find("stalled"), std::string::npos) << stall.out;
+  EXPECT_EQ(run_cli({"check", "--timeout", "0", url("/files/x.gguf")}).status, 3);
+  EXPECT_EQ(run_cli({"check", "--retries", "-1", url("/files/x.gguf")}).status, 3);
+  // hf:// through GGUFCHECK_HF_ENDPOINT, the token from HF_TOKEN.
+  ::setenv("GGUFCHECK_HF_ENDPOINT", base_.c_str(), 1);
+  ::setenv("HF_TOKEN", "from-env", 1);
+  (void)body_of(base_ + "/_reset", "POST");
+  const CliRun hf = run_cli({"hf://owner/repo/model.gguf"});
+  ::unsetenv("GGUFCHECK_HF_ENDPOINT");
+  ::unsetenv("HF_TOKEN");
+  EXPECT_EQ(hf.status, 0) << hf.out;
+  const json entries = log();
+  ASSERT_GE(entries.size(), 2U);
+  EXPECT_EQ(entries[0]["authorization"], "Bearer from-env");
+  EXPECT_TRUE(entries[1]["authorization"].is_null());
+  const CliRun help = run_cli({"check", "--help"});
+  EXPECT_NE(help.out.find("--timeout"), std::string::npos);
+  EXPECT_NE(help.out.find("--retries"), std::string::npos);
+}
+
+#endif  // GGUFCHECK_TEST_REMOTE
+
+}  // namespace
+}  // namespace ggufcheck::testing
