@@ -595,7 +595,7 @@ void line(std::string& out, std::string_view label, std::string_view text) {
 
 std::string render_info_text(const Info& info, bool color) {
   std::string out;
-  const std::string name = shown_name(info.path);
+  const std::string name = shown_name(info.path == "-" ? "<stdin>" : info.path);
   if (info.report.unreadable()) return render_text(info.report, TextStyle{color, false});
   out += fmt::format("{}\n", name);
   if (info.version) {
