@@ -80,6 +80,28 @@ std::string sha256_of(const std::string& text) {
   return ggufcheck::corpus::sha256_hex(std::vector<std::uint8_t>(text.begin(), text.end()));
 }
 
+// Writes DIR/expected/<id>.json, the dump of a case by the profile declared to accept it, and
+// records it in the case's entry. A rejection is counted in `problems`: the declaration comes
+// from the format docs, so ggufcheck disagreeing is a bug in one of the two, and the suite cannot
+// have a canonical output until it is settled. False when the file cannot be written.
+bool record_canonical(const fs::path& dir, const std::string& id, ggufcheck::Profile profile,
+                      const ggufcheck::Dump& dump, Json& entry, int& problems) {
+  if (dump.exit_status != 0) {
+    std::fprintf(stderr, "%s: declared accepted in the %s profile, but ggufcheck rejects it: %s",
+                 id.c_str(), std::string(ggufcheck::to_string(profile)).c_str(), dump.json.c_str());
+    ++problems;
+    return true;
+  }
+  const std::string canonical = "expected/" + id + ".json";
+  if (!write_text(dir / canonical, dump.json)) {
+    std::fprintf(stderr, "cannot write %s\n", (dir / canonical).c_str());
+    return false;
+  }
+  entry["canonical"] = canonical;
+  entry["canonical_sha256"] = sha256_of(dump.json);
+  return true;
+}
+
 std::string hex_of(const std::vector<std::uint8_t>& bytes) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;
@@ -216,22 +238,7 @@ int main(int argc, char** argv) {
         options.profile = *profile;
         const ggufcheck::Dump dump = ggufcheck::dump(ggufcheck::Bytes(bytes.data(), bytes.size()),
                                                      options, ggufcheck::DumpLevel::Data);
-        if (dump.exit_status != 0) {
-          // The declaration comes from the format docs; ggufcheck disagreeing is a bug in one
-          // of the two, and the suite cannot have a canonical output until it is settled.
-          std::fprintf(
-              stderr, "%s: declared accepted in the %s profile, but ggufcheck rejects it: %s",
-              c.id.c_str(), std::string(ggufcheck::to_string(*profile)).c_str(), dump.json.c_str());
-          ++problems;
-        } else {
-          const std::string canonical = "expected/" + c.id + ".json";
-          if (!write_text(dir / canonical, dump.json)) {
-            std::fprintf(stderr, "cannot write %s\n", (dir / canonical).c_str());
-            return 1;
-          }
-          entry["canonical"] = canonical;
-          entry["canonical_sha256"] = sha256_of(dump.json);
-        }
+        if (!record_canonical(dir, c.id, *profile, dump, entry, problems)) return 1;
       }
       entries.push_back(std::move(entry));
     }
@@ -304,20 +311,7 @@ int main(int argc, char** argv) {
             ggufcheck::dump_file(temporary.string(), options, ggufcheck::DumpLevel::Data);
         std::error_code ignored;
         fs::remove(temporary, ignored);
-        if (dump.exit_status != 0) {
-          std::fprintf(
-              stderr, "%s: declared accepted in the %s profile, but ggufcheck rejects it: %s",
-              s.id.c_str(), std::string(ggufcheck::to_string(*profile)).c_str(), dump.json.c_str());
-          ++problems;
-        } else {
-          const std::string canonical = "expected/" + s.id + ".json";
-          if (!write_text(dir / canonical, dump.json)) {
-            std::fprintf(stderr, "cannot write %s\n", (dir / canonical).c_str());
-            return 1;
-          }
-          entry["canonical"] = canonical;
-          entry["canonical_sha256"] = sha256_of(dump.json);
-        }
+        if (!record_canonical(dir, s.id, *profile, dump, entry, problems)) return 1;
       }
       entries.push_back(std::move(entry));
     }
