@@ -20,30 +20,16 @@ time and a test recomputes every SHA-256.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from pinned import commit, version  # noqa: E402  (the pinned release, named once)
 
 TEMPLATES = "models/templates"
 REQUIRED = TEMPLATES  # what check_generated.py looks for in the source tree
 OUTPUT = "known_templates.inc"
-
-
-def _llama_tables_version():
-    # The pinned release is named once, by the llama.cpp tables' generator.
-    path = Path(__file__).resolve().parent.parent / "llama_tables" / "generate.py"
-    spec = importlib.util.spec_from_file_location("llama_tables_generate", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.version
-
-
-version = _llama_tables_version()
-
-
-def commit(source: Path) -> str:
-    stamp = source / ".installed"
-    return stamp.read_text().strip() if stamp.exists() else "unknown"
 
 
 def quote(text: str) -> str:

@@ -15,16 +15,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import arch  # noqa: E402
-
-NODE_LLAMA_CPP = "3.22.1"
-
-
-def version(source: Path) -> str:
-    stamp = source / ".installed"
-    commit = stamp.read_text().strip()[:12] if stamp.exists() else "unknown"
-    return f"llama.cpp {commit} (node-llama-cpp {NODE_LLAMA_CPP})"
+from pinned import version  # noqa: E402,F401  (vocab.py and the other generators use it)
 
 
 REQUIRED = "src/llama-arch.cpp"  # what check_generated.py looks for in the source tree
