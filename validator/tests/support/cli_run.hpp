@@ -24,6 +24,29 @@ struct CliRun {
   long max_rss_kib = 0;
 };
 
+// In a forked child: becomes the CLI run with `args` (exit 127 when it cannot be started).
+[[noreturn]] inline void exec_cli(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  std::string cli = GGUFCHECK_CLI_PATH;
+  argv.push_back(cli.data());
+  std::vector<std::string> copy = args;
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(cli.c_str(), argv.data());
+  ::_exit(127);
+}
+
+// Waits for the child: its exit status (or -1), the signal that ended it (or 0), its peak RSS.
+inline void wait_for(pid_t child, int& exit_status, int& signal, long& max_rss_kib) {
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  max_rss_kib = usage.ru_maxrss;
+  if (WIFEXITED(status)) exit_status = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) signal = WTERMSIG(status);
+}
+
 // Runs the CLI with `args`; standard input from `input` (a path: through `cat`, so a pipe) when
 // given.
 inline CliRun run_cli(const std::vector<std::string>& args, const std::string& piped_file = "",
@@ -59,14 +82,7 @@ inline CliRun run_cli(const std::vector<std::string>& args, const std::string& p
     ::dup2(out_pipe[1], STDOUT_FILENO);
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
-    std::vector<char*> argv;
-    std::string cli = GGUFCHECK_CLI_PATH;
-    argv.push_back(cli.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(cli.c_str(), argv.data());
-    ::_exit(127);
+    exec_cli(args);
   }
   if (in_pipe[0] >= 0) {
     ::close(in_pipe[0]);
@@ -82,13 +98,7 @@ inline CliRun run_cli(const std::vector<std::string>& args, const std::string& p
     run.out.append(buffer, static_cast<std::size_t>(n));
   }
   ::close(out_pipe[0]);
-  int status = 0;
-  struct rusage usage {};
-  while (::wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
-  run.max_rss_kib = usage.ru_maxrss;
-  if (WIFEXITED(status)) run.status = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  wait_for(child, run.status, run.signal, run.max_rss_kib);
   if (feeder > 0) {
     int ignored = 0;
     while (::waitpid(feeder, &ignored, 0) < 0 && errno == EINTR) {
@@ -126,14 +136,7 @@ inline CapturedRun run_cli_captured(const std::vector<std::string>& args,
     ::dup2(out_pipe[1], STDOUT_FILENO);
     ::dup2(err_pipe[1], STDERR_FILENO);
     for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
-    std::vector<char*> argv;
-    std::string cli = GGUFCHECK_CLI_PATH;
-    argv.push_back(cli.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(cli.c_str(), argv.data());
-    ::_exit(127);
+    exec_cli(args);
   }
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -162,13 +165,7 @@ inline CapturedRun run_cli_captured(const std::vector<std::string>& args,
       into[i]->append(buffer, static_cast<std::size_t>(n));
     }
   }
-  int status = 0;
-  struct rusage usage {};
-  while (::wait4(child, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
-  run.max_rss_kib = usage.ru_maxrss;
-  if (WIFEXITED(status)) run.status = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) run.signal = WTERMSIG(status);
+  wait_for(child, run.status, run.signal, run.max_rss_kib);
   return run;
 }
 
