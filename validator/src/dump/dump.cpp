@@ -36,10 +36,10 @@ class ScalarText {
       case ValueType::Uint16:
       case ValueType::Uint32:
       case ValueType::Uint64: number(bits); break;
-      case ValueType::Int8: number(sign_extended(bits, 1)); break;
-      case ValueType::Int16: number(sign_extended(bits, 2)); break;
-      case ValueType::Int32: number(sign_extended(bits, 4)); break;
-      case ValueType::Int64: number(sign_extended(bits, 8)); break;
+      case ValueType::Int8: number(detail::sign_extended(bits, 1)); break;
+      case ValueType::Int16: number(detail::sign_extended(bits, 2)); break;
+      case ValueType::Int32: number(detail::sign_extended(bits, 4)); break;
+      case ValueType::Int64: number(detail::sign_extended(bits, 8)); break;
       case ValueType::Float32:
         floating(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
         break;
@@ -53,11 +53,6 @@ class ScalarText {
   [[nodiscard]] std::string_view view() const { return {buffer_, length_}; }
 
  private:
-  // Two's complement at the stored width, as the file holds it.
-  static std::int64_t sign_extended(std::uint64_t bits, std::uint32_t width) {
-    const std::uint32_t shift = 64 - 8 * width;
-    return static_cast<std::int64_t>(bits << shift) >> shift;
-  }
   template <typename Number>
   void number(Number value) {
     const auto result = std::to_chars(buffer_, buffer_ + sizeof buffer_, value);

@@ -118,10 +118,6 @@ struct Scalar {
   std::string json;
 };
 Scalar scalar_of(ValueType type, std::uint64_t bits) {
-  const auto sign = [&](unsigned width) {
-    const std::uint64_t m = std::uint64_t{1} << (width - 1);
-    return static_cast<std::int64_t>((bits ^ m) - m);
-  };
   switch (type) {
     case ValueType::Uint8:
     case ValueType::Uint16:
@@ -130,10 +126,13 @@ Scalar scalar_of(ValueType type, std::uint64_t bits) {
       const std::string t = std::to_string(bits);
       return {t, t};
     }
-    case ValueType::Int8: return {std::to_string(sign(8)), std::to_string(sign(8))};
-    case ValueType::Int16: return {std::to_string(sign(16)), std::to_string(sign(16))};
-    case ValueType::Int32: return {std::to_string(sign(32)), std::to_string(sign(32))};
-    case ValueType::Int64: return {std::to_string(sign(64)), std::to_string(sign(64))};
+    case ValueType::Int8:
+    case ValueType::Int16:
+    case ValueType::Int32:
+    case ValueType::Int64: {
+      const std::string t = std::to_string(detail::sign_extended(bits, scalar_size(type)));
+      return {t, t};
+    }
     case ValueType::Float32: {
       const float f = std::bit_cast<float>(static_cast<std::uint32_t>(bits));
       return {fmt::format("{}", f), number_json(static_cast<double>(f))};
@@ -280,9 +279,7 @@ class Reader {
       case ValueType::Int16:
       case ValueType::Int32:
       case ValueType::Int64: {
-        const unsigned width = 8 * scalar_size(type);
-        const std::uint64_t m = std::uint64_t{1} << (width - 1);
-        const auto v = static_cast<std::int64_t>((bits ^ m) - m);
+        const std::int64_t v = detail::sign_extended(bits, scalar_size(type));
         if (v < 0) return std::nullopt;
         return static_cast<std::uint64_t>(v);
       }

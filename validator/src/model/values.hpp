@@ -13,6 +13,13 @@
 
 namespace ggufcheck::detail {
 
+// A signed integer value from its raw bits (host order, zero-extended from `width` bytes): two's
+// complement at the stored width, as the file holds it.
+[[nodiscard]] inline std::int64_t sign_extended(std::uint64_t bits, std::uint32_t width) {
+  const std::uint32_t shift = 64 - 8 * width;
+  return static_cast<std::int64_t>(bits << shift) >> shift;
+}
+
 // What a visitor sees. Each call returns false to stop the walk.
 //   bool scalar(ValueType type, std::uint64_t bits, std::uint64_t offset)
 //   bool string(std::string_view text, std::uint64_t offset, std::uint64_t length)
