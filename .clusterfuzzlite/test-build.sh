@@ -14,7 +14,8 @@
 #      files (plus the target's fuzz/regressions/ crashers), and no fuzz_differential;
 #   3. runs each target on its unzipped seed corpus: -runs=0 (every seed once, uncut), then
 #      fuzzing for $TEST_BUILD_FUZZ_SECONDS (default 10) seconds with the flags of its .options,
-#      under the sanitizer options ClusterFuzzLite's runner uses; any crash fails.
+#      under the sanitizer options ClusterFuzzLite's runner uses; any crash fails. Targets run
+#      $TEST_BUILD_JOBS (default 2) at a time.
 # Prints PASS or FAIL per check and a summary line; exits 0 only when every check passed.
 # The temporary tree is removed on success (kept with --keep, and always on failure).
 # Needs clang-14, libc++-14-dev, cmake, ninja, zip, unzip (scripts/setup.sh installs them).
@@ -24,6 +25,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 me="test-build"
 groups=(valid threats codes hostile writers)
 fuzz_seconds="${TEST_BUILD_FUZZ_SECONDS:-10}"
+jobs="${TEST_BUILD_JOBS:-2}"
 
 usage() {
   cat <<EOF
@@ -36,6 +38,7 @@ target on its seed corpus (-runs=0, then ${fuzz_seconds} s of fuzzing with its .
   --keep   keep the temporary \$SRC/\$WORK/\$OUT (kept anyway when a check fails)
 
 Environment: TEST_BUILD_FUZZ_SECONDS  seconds of fuzzing per target (default 10)
+             TEST_BUILD_JOBS          targets run at a time (default 2; each is one process)
 EOF
 }
 
@@ -49,6 +52,8 @@ for arg in "$@"; do
 done
 [[ $fuzz_seconds =~ ^[0-9]+$ && $fuzz_seconds -gt 0 ]] ||
   { echo "$me: error: TEST_BUILD_FUZZ_SECONDS must be a positive whole number" >&2; exit 2; }
+[[ $jobs =~ ^[0-9]+$ && $jobs -gt 0 ]] ||
+  { echo "$me: error: TEST_BUILD_JOBS must be a positive whole number" >&2; exit 2; }
 
 missing=()
 for tool in clang-14 clang++-14 cmake ninja zip unzip llvm-nm-14; do
@@ -196,17 +201,20 @@ export ASAN_OPTIONS="alloc_dealloc_mismatch=0:allocator_may_return_null=1:detect
 export UBSAN_OPTIONS="print_stacktrace=1:print_summary=1:silence_unsigned_overflow=1:symbolize=1:dedup_token_length=3"
 command -v llvm-symbolizer >/dev/null 2>&1 || export ASAN_SYMBOLIZER_PATH=/usr/bin/llvm-symbolizer-14
 
-run_start=$SECONDS
-for t in "${targets[@]}"; do
-  binary="$OUT/$t"
-  [[ -x $binary && -s $OUT/${t}_seed_corpus.zip ]] || { fail "$t: not run (not built)"; continue; }
-  seeds="$tmp/seeds/$t"
-  corpus="$tmp/corpus/$t"
-  artifacts="$tmp/artifacts/$t"
+# Each target's checks go to its own result file (lines "PASS message" / "FAIL message" /
+# "  | context"), read back in target order, so that targets can run $jobs at a time.
+run_target() {
+  local t="$1" result="$tmp/results/$1"
+  local binary="$OUT/$t" seeds="$tmp/seeds/$t" corpus="$tmp/corpus/$t" artifacts="$tmp/artifacts/$t"
+  : >"$result"
+  if [[ ! -x $binary || ! -s $OUT/${t}_seed_corpus.zip ]]; then
+    echo "FAIL $t: not run (not built)" >>"$result"
+    return
+  fi
   mkdir -p "$seeds" "$corpus" "$artifacts"
   unzip -q "$OUT/${t}_seed_corpus.zip" -d "$seeds"
   # The .options' [libfuzzer] flags, the dict resolved in $OUT (as the runner does).
-  options=()
+  local options=() line key value option
   while IFS= read -r line; do
     [[ $line =~ ^[[:space:]]*([A-Za-z_]+)[[:space:]]*=[[:space:]]*(.*[^[:space:]])[[:space:]]*$ ]] || continue
     key="${BASH_REMATCH[1]}" value="${BASH_REMATCH[2]}"
@@ -214,32 +222,56 @@ for t in "${targets[@]}"; do
     options+=("-$key=$value")
   done < <(sed -n '/^\[libfuzzer\]/,/^\[/p' "$OUT/$t.options")
   # Every seed once, whole: without -max_len, which would cut the larger seeds to it.
-  replay_options=()
+  local replay_options=()
   for option in "${options[@]}"; do
     [[ $option == -max_len=* || $option == -dict=* ]] || replay_options+=("$option")
   done
-  log="$tmp/$t.replay.log"
+  local log="$tmp/$t.replay.log" count
   if (cd "$OUT" && "$binary" ${replay_options[@]+"${replay_options[@]}"} -runs=0 \
         "-artifact_prefix=$artifacts/" "$seeds") >"$log" 2>&1 &&
      grep -q 'INITED' "$log"; then
     count="$(sed -n 's/^INFO: seed corpus: files: \([0-9]*\).*/\1/p' "$log" | tail -n1)"
-    pass "$t: replayed the seed corpus (${count:-?} non-empty files, -runs=0)"
+    echo "PASS $t: replayed the seed corpus (${count:-?} non-empty files, -runs=0)" >>"$result"
   else
-    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/  | /'
-    fail "$t: failed on its seed corpus (log: $log)"
-    continue
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/  | /' >>"$result" || true
+    echo "FAIL $t: failed on its seed corpus (log: $log)" >>"$result"
+    return
   fi
   log="$tmp/$t.fuzz.log"
+  local execs rate shown
   if (cd "$OUT" && "$binary" ${options[@]+"${options[@]}"} "-max_total_time=$fuzz_seconds" -print_final_stats=1 \
         "-artifact_prefix=$artifacts/" "$corpus" "$seeds") >"$log" 2>&1; then
     execs="$(sed -n 's/^stat::number_of_executed_units:[[:space:]]*//p' "$log")"
     rate="$(sed -n 's/^stat::average_exec_per_sec:[[:space:]]*//p' "$log")"
     shown="${options[*]}"
-    pass "$t: fuzzed ${fuzz_seconds} s with ${shown//$OUT\//} (${execs:-?} executions, ${rate:-?} exec/s), no crash"
+    echo "PASS $t: fuzzed ${fuzz_seconds} s with ${shown//$OUT\//} (${execs:-?} executions, ${rate:-?} exec/s), no crash" >>"$result"
   else
-    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/  | /'
-    fail "$t: crashed while fuzzing (log: $log; artifacts: $artifacts)"
+    grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/  | /' >>"$result" || true
+    echo "FAIL $t: crashed while fuzzing (log: $log; artifacts: $artifacts)" >>"$result"
   fi
+}
+
+run_start=$SECONDS
+mkdir -p "$tmp/results"
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= jobs)); then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait || true
+for t in "${targets[@]}"; do
+  [[ -s $tmp/results/$t ]] || { fail "$t: not run (its runner left no result)"; continue; }
+  while IFS= read -r line; do
+    case "$line" in
+      "PASS "*) pass "${line#PASS }" ;;
+      "FAIL "*) fail "${line#FAIL }" ;;
+      *) echo "$line" ;;
+    esac
+  done <"$tmp/results/$t"
 done
 run_seconds=$((SECONDS - run_start))
 finish

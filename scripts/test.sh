@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Quick start, part two: install what is missing, build, and run the whole test suite.
-# Usage: scripts/test.sh [dev|asan|release|fuzz|builds]   (default dev)
+# Usage: scripts/test.sh [dev|asan|release|fuzz|cflite|builds]   (default dev)
 #   builds: the release preset (g++ -O3) with warnings as errors, and its unit tests. clang 14's
 #   warnings are errors in the asan preset (the whole tree but the benchmark) and the fuzz preset.
+#   fuzz: the fuzz preset's targets for GGUFCHECK_FUZZ_SECONDS (default 60) each, then the
+#   ClusterFuzzLite build (each target fuzzed 10 s more).
+#   cflite: the ClusterFuzzLite build as OSS-Fuzz makes it, every target replayed on its seed
+#   corpus and fuzzed GGUFCHECK_FUZZ_SECONDS (default 60), two at a time (CI's fuzz stage: one
+#   build of the targets instead of two).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-dev}"
@@ -24,6 +29,13 @@ if [[ $preset == builds ]]; then
   export RC_PARAMS="${RC_PARAMS:-seed=20261129}"
   # The suite's own programs at -O3 (the conformance and differential runs are the dev build's).
   ctest --preset release -E 'conformance|dump_agrees|Differential'
+  exit 0
+fi
+if [[ $preset == cflite ]]; then
+  # The fuzz preset is configured (its flags and options are valid); the targets themselves are
+  # built once, the ClusterFuzzLite way, and fuzzed there.
+  cmake --preset fuzz >/dev/null
+  TEST_BUILD_FUZZ_SECONDS="${GGUFCHECK_FUZZ_SECONDS:-60}" bash .clusterfuzzlite/test-build.sh
   exit 0
 fi
 if [[ $preset == fuzz ]]; then

@@ -684,6 +684,20 @@ TEST_F(Verify, MalformedManifestsAreClearErrors) {
   }
 }
 
+// Member names are matched whole: a key spelling a schema path ("models.#.files") or an array
+// position ("#") is an unknown member, never a place in the schema (a fuzzer found the first
+// reading a file of a model that did not exist).
+TEST(HashManifest, KeysSpellingSchemaPathsAreUnknownMembers) {
+  const std::string head = "{\"format\": \"ggufcheck-hash-manifest\", \"version\": 1, ";
+  for (const std::string& odd :
+       {std::string("\"models.#.files\": [{}]"), std::string("\"models.#\": {\"files\": [{}]}"),
+        std::string("\"models\": [], \"#\": {\"tensors\": [{}]}")}) {
+    const ManifestRead read = parse_manifest(head + odd + "}");
+    EXPECT_FALSE(read.manifest.has_value()) << odd;
+    EXPECT_NE(read.error.find("no model"), std::string::npos) << odd << ": " << read.error;
+  }
+}
+
 TEST(HashCli, HelpAndUsage) {
   const CapturedRun hash = run_cli_captured({"hash", "--help"});
   EXPECT_EQ(hash.status, 0);

@@ -247,13 +247,21 @@ class ManifestReader final : public json::json_sax_t {
 
   // The path of the value about to be read under frames [0, depth], as "models.#.files.#.size";
   // `where` the same with indices, for messages.
+  // A key that is not a schema identifier ("models.#.files", "#") stands as "?", which no
+  // schema path holds: such a member is unknown wherever it is, never a schema position.
   [[nodiscard]] std::string pattern(std::size_t depth) const {
     std::string p;
     for (std::size_t i = 0; i < depth; ++i) {
       if (!p.empty()) p += '.';
-      p += frames_[i].array ? "#" : frames_[i].key;
+      p += frames_[i].array ? "#" : identifier_or_unknown(frames_[i].key);
     }
     return p;
+  }
+  static std::string identifier_or_unknown(const std::string& key) {
+    const bool identifier = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    return identifier ? key : "?";
   }
   // Where the value about to be read is, as "models[0].tensors[3].sha256", from the frames
   // [0, depth) (default: all).
