@@ -162,7 +162,7 @@ class ProgressLine {
 };
 
 int run_check(const CheckArgs& args) {
-  require_one_of("--format", args.format, {"text", "json", "sarif"}, "a format");
+  require_one_of("--format", args.format, {"text", "json", "sarif", "github"}, "a format");
   require_one_of("--color", args.color, {"auto", "always", "never"}, "a colour mode");
   const std::string jobs_text = args.jobs.value_or(args.data ? "0" : "1");
   const auto jobs_arg = parse_unsigned(jobs_text);
@@ -248,6 +248,8 @@ int run_check(const CheckArgs& args) {
     sarif.help_base = args.sarif_help_base;
     sarif.root = args.sarif_root;
     emit(render_sarif(reports, options, sarif));
+  } else if (args.format == "github") {
+    emit(render_github(reports));
   } else {
     const TextStyle style{use_color(args.color), args.quiet};
     for (const Report& r : reports) emit(render_text(r, style));
@@ -256,7 +258,7 @@ int run_check(const CheckArgs& args) {
     if (reports.size() > 1 && !args.quiet) emit(render_text_total(reports, style));
   }
   for (const Report& r : reports) {
-    if (r.unreadable() && args.format != "text") {
+    if (r.unreadable() && (args.format == "json" || args.format == "sarif")) {
       for (const Finding& f : r.findings) {
         if (f.code == Code::UnreadableFile)
           std::fprintf(stderr, "ggufcheck: %s\n", shown_name(f.message).c_str());
@@ -289,9 +291,10 @@ Command add_check_command(CLI::App& app) {
                                   "specification requires) or llama.cpp (errors exactly where "
                                   "llama.cpp fails to load)"),
             "PROFILE");
-  take_last(
-      cmd_check->add_option("--format", check.format, "Output: text (default), json or sarif"),
-      "FORMAT");
+  take_last(cmd_check->add_option("--format", check.format,
+                                  "Output: text (default), json, sarif, or github (GitHub Actions "
+                                  "workflow commands: an annotation per finding)"),
+            "FORMAT");
   cmd_check->add_flag("--werror", check.werror, "Treat warnings as errors");
   cmd_check
       ->add_option_function<std::string>(

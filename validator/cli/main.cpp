@@ -114,7 +114,9 @@ int run(int argc, char** argv) {
       "4 internal error (or the report could not be written); with several files the worst "
       "wins.",
       "ggufcheck"};
-  app.set_version_flag("--version", std::string("ggufcheck ") + std::string(tool_version()));
+  app.set_version_flag("--version", version_text(),
+                       "Print the version, the git commit and the llama.cpp the llama.cpp "
+                       "profile follows, and exit");
   app.require_subcommand(1);
   app.allow_extras();
   const Command check = add_check_command(app);

@@ -501,7 +501,7 @@ TEST(CliExitStatus, WorstStatusWinsWhateverTheOrder) {
       {{broken, missing, valid}, 2},
   };
   for (const Case& c : cases) {
-    for (const std::string format : {"text", "json", "sarif"}) {
+    for (const std::string format : {"text", "json", "sarif", "github"}) {
       std::vector<std::string> args = {"--format", format};
       args.insert(args.end(), c.files.begin(), c.files.end());
       const RunResult r = run_cli(args);
@@ -1074,11 +1074,11 @@ TEST(CliOutput, JsonMatchesTheExitStatusAndTheFindings) {
 TEST(CliOutput, MachineFormatsSurviveANonUtf8FileName) {
   TempDir dir;
   const std::string file = dir.write("name-\xff\xfe.gguf", bool2_bytes()).string();
-  for (const std::string format : {"text", "json", "sarif"}) {
+  for (const std::string format : {"text", "json", "sarif", "github"}) {
     const RunResult r = run_cli({"--format", format, file});
     EXPECT_TRUE(r.exited && r.status == 1) << format << "\n" << r;
     EXPECT_FALSE(contains(r.err, "internal error")) << format << "\n" << r;
-    if (format != "text") {
+    if (format == "json" || format == "sarif") {
       EXPECT_TRUE(json::accept(r.out)) << format << "\n" << r;
     }
   }
@@ -1858,6 +1858,105 @@ TEST(CliConventions, SarifOptionsReachTheReport) {
                              .at("physicalLocation")
                              .at("artifactLocation");
   EXPECT_FALSE(artifact.contains("uriBaseId")) << artifact;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --format github, --version, and the options a machine-readable report records
+
+// One workflow command per finding, the file and title escaped as GitHub's runner parses
+// properties ("%", ":" and "," inside one would end it), the message with its line breaks
+// escaped, the severities mapped to error/warning/notice, then the summary lines.
+TEST(CliGithub, AnnotationPerFindingWithEscapedProperties) {
+  TempDir dir;
+  const std::string file = dir.write("a,b:c%d.gguf", bool2_bytes()).string();
+  std::string escaped_file = file;
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::string, std::string>>{{"%", "%25"}, {":", "%3A"}, {",", "%2C"}}) {
+    for (std::size_t at = 0; (at = escaped_file.find(from, at)) != std::string::npos;) {
+      escaped_file.replace(at, from.size(), to);
+      at += to.size();
+    }
+  }
+  const RunResult r = run_cli({"--format", "github", file, example("valid/tiny-llama.gguf")});
+  EXPECT_TRUE(r.exited && r.status == 1) << r;
+  std::istringstream lines(r.out);
+  std::vector<std::string> commands, plain;
+  for (std::string line; std::getline(lines, line);) {
+    (line.starts_with("::") ? commands : plain).push_back(line);
+  }
+  ASSERT_FALSE(commands.empty()) << r;
+  const std::regex command(R"(^::(error|warning|notice) file=([^,:]+),title=(GGUF[0-9]{4}) )"
+                           R"(([a-z0-9-]+)::(.+) \(at 0x[0-9a-f]+, .+\)(%0Ahint: .+)?$)");
+  bool bool_error = false;
+  for (const std::string& c : commands) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(c, m, command)) << c;
+    EXPECT_EQ(m[2].str(), escaped_file) << c;
+    EXPECT_EQ(c.find('\r'), std::string::npos) << c;
+    if (m[1] == "error" && m[3] == "GGUF2012") bool_error = true;
+  }
+  EXPECT_TRUE(bool_error) << r;
+  // The text output's summary lines and total, as plain log lines.
+  ASSERT_EQ(plain.size(), 3U) << r;
+  EXPECT_TRUE(contains(plain[0], ": FAIL: ")) << r;
+  EXPECT_TRUE(contains(plain[1], "tiny-llama.gguf: pass: ")) << r;
+  EXPECT_EQ(plain[2], "2 files: 1 passed, 1 failed, 0 unreadable") << r;
+  EXPECT_EQ(r.err, "") << r;
+}
+
+TEST(CliGithub, WarningsAndNotesBecomeWarningAndNotice) {
+  const RunResult strict = run_cli({"--format", "github", "--severity", "GGUF2012=warning",
+                                    example("broken/three-problems.gguf")});
+  EXPECT_TRUE(contains(strict.out, "::warning file=")) << strict;
+  EXPECT_TRUE(contains(strict.out, "title=GGUF2012 non-canonical-bool::")) << strict;
+  const RunResult notes = run_cli(
+      {"--format", "github", "--severity", "GGUF2012=note", example("broken/three-problems.gguf")});
+  EXPECT_TRUE(contains(notes.out, "::notice file=")) << notes;
+  const RunResult unreadable = run_cli({"--format", "github", "no-such-file.gguf"});
+  EXPECT_EQ(unreadable.status, 2) << unreadable;
+  EXPECT_TRUE(contains(
+      unreadable.out, "::error file=no-such-file.gguf,title=GGUF0001 unreadable-file::cannot open"))
+      << unreadable;
+  EXPECT_EQ(unreadable.err, "") << unreadable;  // once, in the log, not twice
+}
+
+TEST(CliVersion, NamesTheCommitAndThePinnedLlamaCpp) {
+  const RunResult r = run_cli({"--version"});
+  EXPECT_TRUE(r.exited && r.status == 0) << r;
+  const std::regex version(
+      R"(^ggufcheck [0-9]+\.[0-9]+\.[0-9]+ \(git ([0-9a-f]{12}(-modified)?|unknown)\)\n)"
+      R"(llama\.cpp profile: llama\.cpp [0-9a-f]{12} \(node-llama-cpp [0-9.]+\)\n$)");
+  EXPECT_TRUE(std::regex_match(r.out, version)) << r;
+}
+
+// A stored report says what it was checked against: JSON and SARIF record the options.
+TEST(CliOutput, JsonAndSarifRecordTheOptionsInForce) {
+  const std::vector<std::string> options = {
+      "--profile",     "spec",    "--werror",    "--disable",         "GGUF2012", "--severity",
+      "GGUF2004=note", "--limit", "kv-count=99", "--no-model-checks", "--data"};
+  std::vector<std::string> args = {"--format", "json"};
+  args.insert(args.end(), options.begin(), options.end());
+  args.push_back(example("valid/tiny-llama.gguf"));
+  const RunResult j = run_cli(args);
+  ASSERT_TRUE(json::accept(j.out)) << j;
+  args[1] = "sarif";
+  const RunResult s = run_cli(args);
+  ASSERT_TRUE(json::accept(s.out)) << s;
+  const json from_json = json::parse(j.out).at("options");
+  const json from_sarif = json::parse(s.out).at("runs").at(0).at("properties").at("options");
+  EXPECT_EQ(from_json, from_sarif);
+  EXPECT_EQ(from_json.at("profile"), "spec");
+  EXPECT_EQ(from_json.at("werror"), true);
+  EXPECT_EQ(from_json.at("severity_overrides"), json({{"GGUF2012", "off"}, {"GGUF2004", "note"}}));
+  EXPECT_EQ(from_json.at("limits").at("kv-count"), 99);
+  EXPECT_TRUE(from_json.at("limits").at("tensor-count").is_null());
+  EXPECT_EQ(from_json.at("limits").at("depth"), 64);
+  EXPECT_EQ(from_json.at("data"), true);
+  EXPECT_EQ(from_json.at("model_checks"), false);
+  EXPECT_EQ(from_json.at("template_checks"), true);
+  const json tool = json::parse(j.out).at("tool");
+  EXPECT_TRUE(contains(tool.at("llama_cpp").get<std::string>(), "node-llama-cpp")) << tool;
+  EXPECT_FALSE(tool.at("commit").get<std::string>().empty()) << tool;
 }
 
 }  // namespace

@@ -6,11 +6,11 @@
 #include <string>
 
 #include "ggufcheck/validate.hpp"
+#include "ggufcheck/version.hpp"
 
 namespace ggufcheck {
 
 inline constexpr int kJsonSchemaVersion = 1;
-[[nodiscard]] std::string_view tool_version();
 
 struct TextStyle {
   bool color = false;
@@ -24,6 +24,11 @@ struct TextStyle {
 [[nodiscard]] std::string human_size(std::uint64_t bytes);
 [[nodiscard]] std::string render_json(std::span<const Report> reports, const Options& options,
                                       int exit_status);
+
+// GitHub Actions workflow commands: one "::error file=PATH,title=CODE name::message" line per
+// finding (warning, notice for the other severities), which the runner shows as annotations on
+// the file, then each file's summary line and, with several files, the total line.
+[[nodiscard]] std::string render_github(std::span<const Report> reports);
 
 struct SarifOptions {
   // The base of each rule's helpUri (the page GGUFnnnn.md is appended); empty: the build's

@@ -285,10 +285,6 @@ std::string severities_line(const CatalogueEntry& e) {
 
 }  // namespace
 
-std::string_view tool_version() {
-  return GGUFCHECK_VERSION;
-}
-
 std::string shown_name(std::string_view name) {
   return needs_escape(name) ? detail::escape(name, name.size()) : std::string(name);
 }
@@ -351,9 +347,109 @@ std::string render_summary_line(const Report& report, const TextStyle& style) {
                      shape);
 }
 
+namespace {
+
+// GitHub's workflow-command escaping: the message may hold no raw line breaks or '%'; a
+// property value also no ':' or ',' (they end the property).
+std::string github_data(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '%': out += "%25"; break;
+      case '\r': out += "%0D"; break;
+      case '\n': out += "%0A"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+std::string github_property(std::string_view text) {
+  std::string out;
+  for (const char c : github_data(text)) {
+    switch (c) {
+      case ':': out += "%3A"; break;
+      case ',': out += "%2C"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+std::string_view github_level(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    default: return "notice";
+  }
+}
+
+}  // namespace
+
+std::string render_github(std::span<const Report> reports) {
+  std::string out;
+  for (const Report& r : reports) {
+    const std::string file = github_property(shown_name(r.path));
+    for (const Finding& f : r.findings) {
+      const std::string title =
+          github_property(fmt::format("{} {}", code_string(f.code), catalogue_entry(f.code).name));
+      std::string message =
+          f.code == Code::UnreadableFile ? shown_name(f.message) : std::string(f.message);
+      if (!r.unreadable()) message += fmt::format(" (at 0x{:x}, {})", f.offset, f.path);
+      if (!f.hint.empty()) message += "\nhint: " + f.hint;
+      out += fmt::format("::{} file={},title={}::{}\n", github_level(f.severity), file, title,
+                         github_data(message));
+    }
+    if (r.findings_dropped != 0) {
+      out += fmt::format(
+          "::warning file={},title=findings not shown::{} more findings not shown "
+          "(--limit findings=N)\n",
+          file, r.findings_dropped);
+    }
+    out += render_summary_line(r, TextStyle{});
+  }
+  if (reports.size() > 1) out += render_text_total(reports, TextStyle{});
+  return out;
+}
+
 std::string human_size(std::uint64_t bytes) {
   return size_text(bytes);
 }
+
+namespace {
+
+// The options in force, as JSON and SARIF record them: a report says what it was checked
+// against. Limits left unlimited are null.
+json options_json(const Options& options) {
+  const auto limit = [](std::uint64_t v) { return v == UINT64_MAX ? json(nullptr) : json(v); };
+  json overrides = json::object();
+  for (const auto& [code, severity] : options.severity_overrides) {
+    // As --severity spells it: "off", not the catalogue's "silent".
+    overrides[std::string(code_string(code))] =
+        severity == Severity::Silent ? "off" : std::string(to_string(severity));
+  }
+  return {{"profile", to_string(options.profile)},
+          {"werror", options.werror},
+          {"severity_overrides", std::move(overrides)},
+          {"limits",
+           {{"depth", options.limits.max_depth},
+            {"kv-count", limit(options.limits.max_kv_count)},
+            {"tensor-count", limit(options.limits.max_tensor_count)},
+            {"string-length", limit(options.limits.max_string_length)},
+            {"array-length", limit(options.limits.max_array_length)},
+            {"findings", limit(options.limits.max_findings)},
+            {"template-bytes", limit(options.limits.max_template_bytes)}}},
+          {"data", options.data.enabled},
+          {"model_checks", options.model_checks},
+          {"template_checks", options.template_checks}};
+}
+
+json tool_json() {
+  return {{"name", "ggufcheck"},
+          {"version", tool_version()},
+          {"commit", tool_commit()},
+          {"llama_cpp", llama_cpp_version()}};
+}
+
+}  // namespace
 
 std::string render_json(std::span<const Report> reports, const Options& options, int exit_status) {
   json files = json::array();
@@ -396,9 +492,10 @@ std::string render_json(std::span<const Report> reports, const Options& options,
                      {"findings", std::move(findings)}});
   }
   json doc = {{"schema_version", kJsonSchemaVersion},
-              {"tool", {{"name", "ggufcheck"}, {"version", tool_version()}}},
+              {"tool", tool_json()},
               {"profile", to_string(options.profile)},
               {"werror", options.werror},
+              {"options", options_json(options)},
               {"files", std::move(files)},
               {"summary",
                {{"files", reports.size()},
@@ -530,7 +627,11 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
               {"invocations", json::array({std::move(invocation)})},
               {"artifacts", std::move(artifacts)},
               {"results", std::move(results)},
-              {"properties", {{"profile", to_string(options.profile)}}}};
+              {"properties",
+               {{"profile", to_string(options.profile)},
+                {"options", options_json(options)},
+                {"commit", tool_commit()},
+                {"llama_cpp", llama_cpp_version()}}}};
   if (root) {
     std::string root_uri = file_uri(*root);
     if (root_uri.back() != '/') root_uri += '/';
