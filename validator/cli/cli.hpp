@@ -16,6 +16,11 @@
 
 namespace ggufcheck::cli {
 
+// The whole command line (main.cpp): parses argv, runs the subcommand, writes the report and
+// closes standard output; returns the exit status. The ggufcheck executable's main() and the
+// Python module's `python -m ggufcheck` call it.
+int cli_main(int argc, char** argv);
+
 inline constexpr int kExitUsage = 3;
 inline constexpr int kExitInternal = 4;
 inline constexpr int kExitInterrupted = 130;

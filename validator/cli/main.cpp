@@ -229,7 +229,7 @@ int run_guarded(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int ggufcheck::cli::cli_main(int argc, char** argv) {
   // A reader that goes away is a write error (EPIPE, exit 4), not a silent death by SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
   occupy_closed_standard_descriptors();
