@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs on Debian 12 (only what is missing).
 #   scripts/setup.sh demo   what building the ggufcheck command needs (the demo, a user's build)
+#   scripts/setup.sh python that and the Python package's build (scripts/install-python.sh)
 #   scripts/setup.sh        everything the test suite needs, then llama.cpp's prebuilt GGUF reader
 #                           (libggml-base.so, npm) for the benchmark and the differential tests
 # Safe to run again: it does nothing when everything is there.
@@ -8,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
 case "$what" in
-  demo | all) ;;
-  *) echo "usage: scripts/setup.sh [demo]" >&2; exit 3 ;;
+  demo | python | all) ;;
+  *) echo "usage: scripts/setup.sh [demo|python]" >&2; exit 3 ;;
 esac
 
 # The command: a compiler, CMake, Ninja and the libraries the library links.
@@ -17,9 +18,15 @@ packages=(cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev libss
           libxxhash-dev libhwy-dev
           # remote files (https://, hf://; docs/remote.md): optional, on when found
           libcurl4-openssl-dev)
+# The Python package (python/): pybind11 and Python's headers.
+if [[ $what == python || $what == all ]]; then
+  packages+=(python3 python3-dev pybind11-dev)
+fi
 if [[ $what == all ]]; then
   packages+=(clang-14 clang-format pkg-config libgtest-dev libgmock-dev librapidcheck-dev
              libbenchmark-dev python3 python3-jsonschema
+             # the Python package's tests (python/tests/)
+             python3-pytest
              # the chat-template judge (validator/tests/template_judge.py): Jinja2's sandbox
              python3-jinja2
              # gguf-py's gguf_hash.py, which test_hash_compat.py compares ggufcheck hash with
@@ -50,7 +57,7 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-[[ $what == demo ]] && exit 0
+[[ $what == demo || $what == python ]] && exit 0
 
 # llama.cpp's own reader, pinned: the version the llama.cpp profile follows.
 ggml_version="3.22.1"
