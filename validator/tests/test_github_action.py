@@ -8,7 +8,10 @@ Static checks of action.yml:
   every mapping is read, and every declared input is used somewhere in the steps;
 - no `run:` has an expression in its text (inputs reach scripts as environment variables
   only), each is one line, and the scripts name no INPUT_ variable themselves;
-- each step's `uses:` is one the emulator below knows.
+- each step's `uses:` is one the emulator below knows;
+- the workflows of the documentation (docs/examples/*.yml, the YAML blocks of
+  docs/github-actions.md) give the action only inputs it declares, and those that upload SARIF
+  have the permission security-events: write.
 
 Checked first on broken variants of action.yml, which must fail, so a broken check cannot pass.
 
@@ -865,6 +868,58 @@ def static_scenarios(checks, source):
                  "an if: without a status function ran after a failure")
 
 
+def uses_of_action(document):
+    """Each mapping with uses: ggufcheck/ggufcheck@..., anywhere in a YAML document."""
+    if isinstance(document, dict):
+        if str(document.get("uses", "")).startswith("ggufcheck/ggufcheck@"):
+            yield document
+        for value in document.values():
+            yield from uses_of_action(value)
+    elif isinstance(document, list):
+        for value in document:
+            yield from uses_of_action(value)
+
+
+def documented_workflow_problems(documents, declared):
+    """documents: (label, parsed YAML). Problems of the action's uses in them."""
+    problems, uses_count = [], 0
+    for label, document in documents:
+        for step in uses_of_action(document):
+            uses_count += 1
+            given = set((step.get("with") or {}).keys())
+            for name in sorted(given - declared):
+                problems.append(f"{label}: with: {name}, an input the action does not declare")
+            if str((step.get("with") or {}).get("sarif", "")).lower() == "true":
+                text = yaml.safe_dump(document)
+                if "security-events: write" not in text:
+                    problems.append(f"{label}: uploads SARIF without security-events: write")
+    return problems, uses_count
+
+
+def documentation_scenarios(checks, source, action):
+    checks.start("the documented workflows")
+    declared = set(action["inputs"])
+    documents = []
+    examples = os.path.join(source, "docs", "examples")
+    for name in sorted(os.listdir(examples)):
+        if name.startswith("github-workflow") and name.endswith(".yml"):
+            with open(os.path.join(examples, name), encoding="utf-8") as handle:
+                documents.append((f"docs/examples/{name}", yaml.safe_load(handle)))
+    with open(os.path.join(source, "docs", "github-actions.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    for number, block in enumerate(re.findall(r"^```yaml\n(.*?)^```", page, re.M | re.S)):
+        documents.append((f"docs/github-actions.md yaml block {number + 1}", yaml.safe_load(block)))
+    problems, uses_count = documented_workflow_problems(documents, declared)
+    checks.check(len(documents) >= 4 and uses_count >= 4,
+                 f"only {len(documents)} documented workflows, {uses_count} uses of the action")
+    checks.check(not problems, "problems:\n    " + "\n    ".join(problems))
+    wrong = [("x", {"steps": [{"uses": "ggufcheck/ggufcheck@v1", "with": {"path": "."}}]}),
+             ("y", {"steps": [{"uses": "ggufcheck/ggufcheck@v1", "with": {"sarif": True}}]})]
+    problems, _ = documented_workflow_problems(wrong, declared)
+    checks.check(len(problems) == 2 and "path" in problems[0] and "security-events" in problems[1],
+                 f"the documentation check misses a wrong input or permission: {problems}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ggufcheck", required=True)
@@ -878,6 +933,8 @@ def main():
     root = tempfile.mkdtemp(prefix="ggufcheck-action-test-")
     try:
         static_scenarios(checks, source)
+        with open(os.path.join(source, "action.yml"), encoding="utf-8") as handle:
+            documentation_scenarios(checks, source, yaml.safe_load(handle))
         scenarios_with_binary(checks, source, args.ggufcheck, root)
         scenario_build(checks, source, args.ggufcheck, root)
     finally:

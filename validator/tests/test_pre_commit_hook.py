@@ -14,6 +14,8 @@ runs it.
   hook's repository, then the args, then the files); its exit status and messages are checked,
   alone, in batches and together, with args, without ggufcheck on PATH, and with a .gitattributes
   that tracks *.gguf by Git LFS without Git LFS set up.
+- The documented configurations (docs/examples/pre-commit-config.yaml, the `repos:` block of
+  docs/github-actions.md) name hooks that exist, with args the hook accepts.
 - With git-lfs installed (else said and skipped): a model committed by Git LFS passes (the hook
   sees the working tree's model while git stores a pointer), a clone made without smudging has
   the pointer and fails with the pointer message, and `git lfs pull`, as the message says, fixes
@@ -262,6 +264,30 @@ def scenarios_direct(checks, hook, source, ggufcheck, root):
     return env
 
 
+def scenario_documented(checks, hook, source, env, root):
+    checks.start("the documented configurations")
+    configs = []
+    with open(os.path.join(source, "docs", "examples", "pre-commit-config.yaml"),
+              encoding="utf-8") as handle:
+        configs.append(("docs/examples/pre-commit-config.yaml", yaml.safe_load(handle)))
+    with open(os.path.join(source, "docs", "github-actions.md"), encoding="utf-8") as handle:
+        page = handle.read()
+    for block in re.findall(r"^```yaml\n(.*?)^```", page, re.M | re.S):
+        if block.startswith("repos:"):
+            configs.append(("docs/github-actions.md", yaml.safe_load(block)))
+    checks.check(len(configs) == 2, f"{len(configs)} documented configurations, not 2")
+    repo = os.path.join(root, "repo")
+    for label, config in configs:
+        hooks = [h for r in config.get("repos", []) if r.get("repo", "").endswith("/ggufcheck")
+                 for h in r.get("hooks", [])]
+        checks.check(hooks and all(h.get("id") == hook.definition["id"] for h in hooks),
+                     f"{label}: no hook, or a hook id that .pre-commit-hooks.yaml lacks: {hooks}")
+        for entry in hooks:
+            status, output = hook.run(repo, ["valid.gguf"], env, args=entry.get("args", []))
+            checks.check(status == 0, f"{label}: args {entry.get('args')} do not pass a valid model",
+                         output)
+
+
 def scenario_git_lfs(checks, hook, source, env, root):
     checks.start("with Git LFS")
     if subprocess.run(["git", "lfs", "version"], env=env, stdout=subprocess.DEVNULL,
@@ -360,6 +386,7 @@ def main():
     try:
         if check_definition(checks, hook, source):
             env = scenarios_direct(checks, hook, source, args.ggufcheck, root)
+            scenario_documented(checks, hook, source, env, root)
             scenario_git_lfs(checks, hook, source, env, root)
             scenario_pre_commit(checks, hook, source, args.ggufcheck, env, root)
     finally:
