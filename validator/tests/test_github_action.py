@@ -28,7 +28,10 @@ were ever evaluated, wrong input values, ggufcheck-path, and the build: a fake c
 setup.sh, cached, restored, and rebuilt when a source file changes.
 
 Usage: /usr/bin/python3 test_github_action.py --ggufcheck PATH --source REPO
-Prints a line per failed check and `N scenarios, M checks, F failed`; exits 1 on a failure.
+Last, shellcheck on the scripts when it is installed (else said and skipped).
+
+Prints a line per failed check, what was skipped, and `N scenarios, M checks, F failed`; exits 1
+on a failure.
 """
 
 import argparse
@@ -452,6 +455,7 @@ class Checks:
         self.failures = []
         self.scenarios = 0
         self.scenario = ""
+        self.skipped = []
 
     def start(self, name):
         self.scenarios += 1
@@ -920,6 +924,20 @@ def documentation_scenarios(checks, source, action):
                  f"the documentation check misses a wrong input or permission: {problems}")
 
 
+def shellcheck_scenario(checks, source):
+    checks.start("shellcheck")
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        checks.skipped.append("shellcheck: not installed")
+        return
+    directory = os.path.join(source, "scripts", "action")
+    scripts = sorted(os.path.join(directory, n) for n in os.listdir(directory) if n.endswith(".sh"))
+    completed = subprocess.run([shellcheck, "-x", *scripts], cwd=source, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+    checks.check(len(scripts) >= 4 and completed.returncode == 0,
+                 "shellcheck: " + completed.stdout.decode("utf-8", "replace"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ggufcheck", required=True)
@@ -937,10 +955,13 @@ def main():
             documentation_scenarios(checks, source, yaml.safe_load(handle))
         scenarios_with_binary(checks, source, args.ggufcheck, root)
         scenario_build(checks, source, args.ggufcheck, root)
+        shellcheck_scenario(checks, source)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     for failure in checks.failures:
         print(f"FAIL {failure}")
+    for skipped in checks.skipped:
+        print(f"skipped: {skipped}")
     print(f"{checks.scenarios} scenarios, {checks.count} checks, {len(checks.failures)} failed")
     return 1 if checks.failures else 0
 

@@ -20,6 +20,7 @@ runs it.
   sees the working tree's model while git stores a pointer), a clone made without smudging has
   the pointer and fails with the pointer message, and `git lfs pull`, as the message says, fixes
   it.
+- shellcheck on the hook's script when it is installed (else said and skipped).
 - With pre-commit installed (else said and skipped): `pre-commit try-repo` of a repository
   holding the hook, on the staged files, for real.
 
@@ -371,6 +372,19 @@ def scenario_pre_commit(checks, hook, source, ggufcheck, env, root):
                  f"pre-commit exit status {completed.returncode} on valid models", output)
 
 
+def scenario_shellcheck(checks, hook, source):
+    checks.start("shellcheck")
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        checks.skipped.append("shellcheck: not installed")
+        return
+    script = os.path.join(source, shlex.split(hook.definition["entry"])[0])
+    completed = subprocess.run([shellcheck, script], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT)
+    checks.check(completed.returncode == 0,
+                 "shellcheck: " + completed.stdout.decode("utf-8", "replace"))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--ggufcheck", required=True)
@@ -387,6 +401,7 @@ def main():
         if check_definition(checks, hook, source):
             env = scenarios_direct(checks, hook, source, args.ggufcheck, root)
             scenario_documented(checks, hook, source, env, root)
+            scenario_shellcheck(checks, hook, source)
             scenario_git_lfs(checks, hook, source, env, root)
             scenario_pre_commit(checks, hook, source, args.ggufcheck, env, root)
     finally:
