@@ -35,6 +35,8 @@ if [[ $what == all ]]; then
              # llvm-cov/llvm-profdata/llvm-nm/llvm-symbolizer (fuzz/coverage, fuzz/run), libc++
              # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)
              libclang-rt-14-dev llvm-14 libc++-14-dev libc++abi-14-dev zip unzip
+             # the pre-commit hook's test runs pre-commit and Git LFS for real
+             pre-commit git-lfs
              # the pinned llama.cpp below comes from the npm registry
              ca-certificates)
   # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
