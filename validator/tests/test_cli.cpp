@@ -1904,6 +1904,24 @@ TEST(CliGithub, AnnotationPerFindingWithEscapedProperties) {
   EXPECT_EQ(r.err, "") << r;
 }
 
+// A file named like a workflow command must not become one: only the annotations start "::".
+TEST(CliGithub, AFileNamedLikeACommandStartsNoCommand) {
+  TempDir dir;
+  dir.write("::warning::x.gguf", bool2_bytes());
+  const RunResult r =
+      run_cli({"--format", "github", "::warning::x.gguf"}, in_directory(dir.path()));
+  EXPECT_TRUE(r.exited && r.status == 1) << r;
+  std::istringstream lines(r.out);
+  std::size_t commands = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("::")) continue;
+    ++commands;
+    EXPECT_TRUE(line.starts_with("::error file=%3A%3Awarning%3A%3Ax.gguf,title=GGUF2012 ")) << r;
+  }
+  EXPECT_EQ(commands, 1U) << r;
+  EXPECT_TRUE(contains(r.out, "\n./::warning::x.gguf: FAIL: 1 error")) << r;
+}
+
 TEST(CliGithub, WarningsAndNotesBecomeWarningAndNotice) {
   const RunResult strict = run_cli({"--format", "github", "--severity", "GGUF2012=warning",
                                     example("broken/three-problems.gguf")});

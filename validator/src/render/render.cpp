@@ -404,7 +404,15 @@ std::string render_github(std::span<const Report> reports) {
           "(--limit findings=N)\n",
           file, r.findings_dropped);
     }
-    out += render_summary_line(r, TextStyle{});
+    // The runner reads any line that starts with "::" (after blanks) as a command: a summary
+    // line names the file first, so a relative name such as "::warning::x.gguf" is shown as
+    // "./::warning::x.gguf", the same file.
+    std::string summary = render_summary_line(r, TextStyle{});
+    const std::size_t first = summary.find_first_not_of(" \t");
+    if (first != std::string::npos && summary.compare(first, 2, "::") == 0) {
+      summary.insert(first, "./");
+    }
+    out += summary;
   }
   if (reports.size() > 1) out += render_text_total(reports, TextStyle{});
   return out;
