@@ -16,10 +16,12 @@ esac
 packages=(cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev libssl-dev
           libxxhash-dev libhwy-dev
           # remote files (https://, hf://; docs/remote.md): optional, on when found
-          libcurl4-openssl-dev)
+          libcurl4-openssl-dev
+          # writes the man page and the shell completions from the built command's --help
+          python3)
 if [[ $what == all ]]; then
   packages+=(clang-14 clang-format pkg-config libgtest-dev libgmock-dev librapidcheck-dev
-             libbenchmark-dev python3 python3-jsonschema
+             libbenchmark-dev python3-jsonschema
              # the chat-template judge (validator/tests/template_judge.py): Jinja2's sandbox
              python3-jinja2
              # gguf-py's gguf_hash.py, which test_hash_compat.py compares ggufcheck hash with
@@ -29,7 +31,9 @@ if [[ $what == all ]]; then
              # (OSS-Fuzz builds with it: .clusterfuzzlite/test-build.sh), zip/unzip (seed corpora)
              libclang-rt-14-dev llvm-14 libc++-14-dev libc++abi-14-dev zip unzip
              # the pinned llama.cpp below comes from the npm registry
-             ca-certificates)
+             ca-certificates
+             # the man page's check (groff -ww)
+             groff-base)
   # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
