@@ -32,8 +32,8 @@ if [[ $what == all ]]; then
              libclang-rt-14-dev llvm-14 libc++-14-dev libc++abi-14-dev zip unzip
              # the pinned llama.cpp below comes from the npm registry
              ca-certificates
-             # the man page's check (groff -ww)
-             groff-base)
+             # the man page's check (groff -ww), the Debian package (dpkg-shlibdeps: Depends)
+             groff-base dpkg-dev)
   # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
