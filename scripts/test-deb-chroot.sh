@@ -5,7 +5,8 @@
 #   scripts/test-deb-chroot.sh CHROOT_DIR DEB [LOG]
 # Needs root, debootstrap and the network (a Debian mirror: DEBIAN_MIRROR, default
 # http://deb.debian.org/debian). CHROOT_DIR is made with `debootstrap --variant=minbase bookworm`
-# when it holds no system yet, and reused otherwise. Every command and its output go to LOG
+# when it holds no system yet, and reused otherwise (a ggufcheck installed by an earlier run is
+# purged first, with the libraries apt pulled for it). Every command and its output go to LOG
 # (default CHROOT_DIR.log) and to stdout; the exit status is 1 when a command's status is not
 # the expected one.
 set -euo pipefail
@@ -79,6 +80,9 @@ step() {
   echo "# chroot: Debian $(cat "$chroot_dir/etc/debian_version") (debootstrap --variant=minbase bookworm $mirror)"
   echo
 } | tee -a "$log"
+if chroot "$chroot_dir" dpkg-query -W -f='${Status}' ggufcheck 2>/dev/null | grep -q "ok installed"; then
+  step 0 "apt-get purge -y -q --autoremove ggufcheck"
+fi
 step 0 "apt-get update -q"
 step 0 "apt-get install -y -q --no-install-recommends $package"
 step 0 "ggufcheck --version"
