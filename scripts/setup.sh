@@ -17,14 +17,16 @@ esac
 packages=(cmake ninja-build g++ libfmt-dev libcli11-dev nlohmann-json3-dev libssl-dev
           libxxhash-dev libhwy-dev
           # remote files (https://, hf://; docs/remote.md): optional, on when found
-          libcurl4-openssl-dev)
+          libcurl4-openssl-dev
+          # writes the man page and the shell completions from the built command's --help
+          python3)
 # The Python package (python/): pybind11 and Python's headers.
 if [[ $what == python || $what == all ]]; then
-  packages+=(python3 python3-dev pybind11-dev)
+  packages+=(python3-dev pybind11-dev)
 fi
 if [[ $what == all ]]; then
   packages+=(clang-14 clang-format pkg-config libgtest-dev libgmock-dev librapidcheck-dev
-             libbenchmark-dev python3 python3-jsonschema
+             libbenchmark-dev python3-jsonschema
              # the Python package's tests (python/tests/)
              python3-pytest
              # the chat-template judge (validator/tests/template_judge.py): Jinja2's sandbox
@@ -38,7 +40,9 @@ if [[ $what == all ]]; then
              # the pre-commit hook's test runs pre-commit and Git LFS for real
              pre-commit git-lfs
              # the pinned llama.cpp below comes from the npm registry
-             ca-certificates)
+             ca-certificates
+             # the man page's check (groff -ww), the Debian package (dpkg-shlibdeps: Depends)
+             groff-base dpkg-dev)
   # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, part two: install what is missing, build, and run the whole test suite.
 # Usage: scripts/test.sh [dev|asan|release|fuzz|cflite|builds]   (default dev)
-#   builds: the release preset (g++ -O3) with warnings as errors, and its unit tests. clang 14's
+#   builds: the release preset (g++ -O3) with warnings as errors, and its unit tests; then the
+#   Debian package (scripts/package.sh checks what it holds). clang 14's
 #   warnings are errors in the asan preset (the whole tree but the benchmark) and the fuzz preset.
 #   fuzz: the fuzz preset's targets for GGUFCHECK_FUZZ_SECONDS (default 60) each, then the
 #   ClusterFuzzLite build (each target fuzzed 10 s more).
@@ -29,6 +30,8 @@ if [[ $preset == builds ]]; then
   export RC_PARAMS="${RC_PARAMS:-seed=20261129}"
   # The suite's own programs at -O3 (the conformance and differential runs are the dev build's).
   ctest --preset release -E 'conformance|dump_agrees|Differential'
+  # The Debian package as users build it (the package preset), and what it holds.
+  bash scripts/package.sh >/dev/null
   exit 0
 fi
 if [[ $preset == cflite ]]; then
