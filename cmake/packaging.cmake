@@ -16,7 +16,9 @@ string(CONCAT CPACK_PACKAGE_DESCRIPTION
   "field, as text, JSON or SARIF. It also shows what a model holds (info), hashes\n"
   "its tensor data (hash, verify) and prints a file's canonical JSON (dump).\n"
   "This package holds the ggufcheck command with its man page and bash, zsh and\n"
-  "fish completions, and the library with its headers and CMake package files.")
+  "fish completions, the C++ library with its headers and CMake package files,\n"
+  "the C interface (libggufcheck.so.0, ggufcheck.h) and, when it was built, the\n"
+  "Python package (import ggufcheck).")
 set(CPACK_PACKAGE_HOMEPAGE_URL "https://github.com/ggufcheck/ggufcheck")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 # The licence goes with the binaries, where Debian keeps a package's (/usr/share/doc/PACKAGE/).
@@ -40,6 +42,13 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # library's own shlibs file, for the packages that link it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# The Python package's extension is for the python3 it was built with (Debian 12: 3.11); the
+# command and the libraries need no Python, so it is a recommendation, not a dependency.
+if(GGUFCHECK_PYTHON)
+  math(EXPR ggufcheck_python_next "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PACKAGE_RECOMMENDS
+      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}), python3 (<< ${Python3_VERSION_MAJOR}.${ggufcheck_python_next})")
+endif()
 
 # Said when cpack runs (CPackConfig.cmake includes this file): a build for /usr/local has
 # CMAKE_INSTALL_LIBDIR lib, which the package would put in /usr/lib.

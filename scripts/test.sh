@@ -25,13 +25,16 @@ if [[ $preset == builds ]]; then
   # CI sees what a user's g++ -O3 build would print.
   # The benchmark is left out: its -O3 build adds minutes, and bench/run.sh builds it for users
   # (without -Werror); the dev preset compiles it with warnings as errors.
-  cmake --preset release -DGGUFCHECK_WERROR=ON -DGGUFCHECK_BUILD_BENCH=OFF >/dev/null
+  # Installed under /usr, so that the same build is the Debian package below.
+  cmake --preset release -DGGUFCHECK_WERROR=ON -DGGUFCHECK_BUILD_BENCH=OFF \
+    -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
   cmake --build --preset release
   export RC_PARAMS="${RC_PARAMS:-seed=20261129}"
   # The suite's own programs at -O3 (the conformance and differential runs are the dev build's).
   ctest --preset release -E 'conformance|dump_agrees|Differential'
-  # The Debian package as users build it (the package preset), and what it holds.
-  bash scripts/package.sh >/dev/null
+  # The Debian package of this build, and what it holds (users run scripts/package.sh alone,
+  # which builds the package preset: the same install rules).
+  bash scripts/package.sh build/release >/dev/null
   exit 0
 fi
 if [[ $preset == cflite ]]; then

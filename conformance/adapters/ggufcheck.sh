@@ -22,7 +22,8 @@ usage() {
 [[ $# -eq 3 || ($# -eq 4 && ($3 == --data || $3 == --model)) ]] || usage
 ggufcheck=$1 profile=$2 arg=$3
 if [[ $arg == --capabilities ]]; then
-  version=$("$ggufcheck" --version 2>/dev/null | awk '{ print $2 }') || exit 3
+  # "ggufcheck 0.1.0 (git ...)" then the llama.cpp line: the version is the first line's 2nd word.
+  version=$("$ggufcheck" --version 2>/dev/null | awk 'NR == 1 { print $2 }') || exit 3
   data=false
   [[ $profile == llama.cpp ]] && data=true
   printf '{"name": "ggufcheck-%s", "version": "%s", "levels": ["L0", "L1", "L2", "L3"], ' \

@@ -184,31 +184,8 @@ int ggufcheck_options_set_limit(ggufcheck_options* options, const char* name, ui
     if (options == nullptr || name == nullptr) {
       return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT, "options or name is NULL");
     }
-    ggufcheck::Limits& limits = options->options.limits;
-    const std::string_view n = name;
-    if (n == "depth") {
-      if (value < 1 || value > ggufcheck::kMaxDepthLimit) {
-        return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT,
-                    "depth must be between 1 and " + std::to_string(ggufcheck::kMaxDepthLimit));
-      }
-      limits.max_depth = static_cast<std::uint32_t>(value);
-    } else if (n == "kv-count") {
-      limits.max_kv_count = value;
-    } else if (n == "tensor-count") {
-      limits.max_tensor_count = value;
-    } else if (n == "string-length") {
-      limits.max_string_length = value;
-    } else if (n == "array-length") {
-      limits.max_array_length = value;
-    } else if (n == "findings") {
-      limits.max_findings = value;
-    } else if (n == "template-bytes") {
-      limits.max_template_bytes = value;
-    } else {
-      return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT,
-                  std::string("unknown limit '") + name +
-                      "' (depth, kv-count, tensor-count, string-length, array-length, findings, "
-                      "template-bytes)");
+    if (const auto problem = ggufcheck::set_limit(options->options.limits, name, value)) {
+      return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT, *problem);
     }
     return static_cast<int>(GGUFCHECK_OK);
   });

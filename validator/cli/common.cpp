@@ -96,29 +96,7 @@ void apply_limit(Limits& limits, const std::string& spec) {
     throw UsageError{fmt::format("--limit '{}': expected NAME=VALUE", spec)};
   const std::string name = spec.substr(0, eq);
   const std::uint64_t value = parse_number(name, spec.substr(eq + 1));
-  if (name == "depth") {
-    if (value < 1 || value > kMaxDepthLimit) {
-      throw UsageError{fmt::format("--limit depth must be between 1 and {}", kMaxDepthLimit)};
-    }
-    limits.max_depth = static_cast<std::uint32_t>(value);
-  } else if (name == "kv-count") {
-    limits.max_kv_count = value;
-  } else if (name == "tensor-count") {
-    limits.max_tensor_count = value;
-  } else if (name == "string-length") {
-    limits.max_string_length = value;
-  } else if (name == "array-length") {
-    limits.max_array_length = value;
-  } else if (name == "findings") {
-    limits.max_findings = value;
-  } else if (name == "template-bytes") {
-    limits.max_template_bytes = value;
-  } else {
-    throw UsageError{
-        fmt::format("--limit: unknown limit '{}' (depth, kv-count, tensor-count, string-length, "
-                    "array-length, findings, template-bytes)",
-                    name)};
-  }
+  if (const auto problem = set_limit(limits, name, value)) throw UsageError{"--limit: " + *problem};
 }
 
 const std::vector<std::string> kProfiles = {"strict", "spec", "llama.cpp"};

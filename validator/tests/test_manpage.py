@@ -333,7 +333,7 @@ def main():
 
     with gzip.open(page_path + ".gz", "rt", encoding="utf-8") as f:
         results.check(f.read() == page, "ggufcheck.1.gz is not ggufcheck.1")
-    version = run([args.ggufcheck, "--version"]).stdout.split()[-1]
+    version = run([args.ggufcheck, "--version"]).stdout.split()[1]  # ggufcheck 0.1.0 (git ...)
     results.check(re.search(rf'^\.TH GGUFCHECK 1 "[^"]*" "ggufcheck {re.escape(version)}"', page,
                             re.M) is not None, f"man page: .TH does not name version {version}")
     for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "SEE ALSO"):

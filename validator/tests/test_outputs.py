@@ -204,7 +204,7 @@ class Suite:
         require("GGUF0001" in self.catalogue and "GGUF4001" in self.catalogue, "catalogue is incomplete")
         proc = self.run(["--version"])
         require(proc.returncode == 0, "--version failed")
-        m = re.match(rb"^ggufcheck (\S+)\n$", proc.stdout)
+        m = re.match(rb"^ggufcheck (\S+) \(git \S+\)\nllama\.cpp profile: llama\.cpp .+\n$", proc.stdout)
         require(m, f"--version printed {proc.stdout!r}")
         self.version = m.group(1).decode()
 

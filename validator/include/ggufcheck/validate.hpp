@@ -33,6 +33,12 @@ struct Limits {
   std::uint64_t max_template_bytes = std::uint64_t{4} << 20;
 };
 
+// Sets the limit `name` (depth, kv-count, tensor-count, string-length, array-length, findings,
+// template-bytes: --limit's names) to value. Returns why it cannot ("unknown limit 'x' (depth,
+// ...)", "depth must be between 1 and 1024"), or nothing when it was set.
+[[nodiscard]] std::optional<std::string> set_limit(Limits& limits, std::string_view name,
+                                                   std::uint64_t value);
+
 // Where a tensor data scan is (DataCheck::progress).
 struct DataProgress {
   std::uint64_t done = 0;   // bytes of tensor data scanned

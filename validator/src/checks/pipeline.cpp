@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <string>
 #include <thread>
 
 #include "checks/checks.hpp"
@@ -16,6 +17,32 @@ Severity Options::severity(Code code) const {
   }
   if (werror && severity == Severity::Warning) severity = Severity::Error;
   return severity;
+}
+
+std::optional<std::string> set_limit(Limits& limits, std::string_view name, std::uint64_t value) {
+  if (name == "depth") {
+    if (value < 1 || value > kMaxDepthLimit) {
+      return "depth must be between 1 and " + std::to_string(kMaxDepthLimit);
+    }
+    limits.max_depth = static_cast<std::uint32_t>(value);
+  } else if (name == "kv-count") {
+    limits.max_kv_count = value;
+  } else if (name == "tensor-count") {
+    limits.max_tensor_count = value;
+  } else if (name == "string-length") {
+    limits.max_string_length = value;
+  } else if (name == "array-length") {
+    limits.max_array_length = value;
+  } else if (name == "findings") {
+    limits.max_findings = value;
+  } else if (name == "template-bytes") {
+    limits.max_template_bytes = value;
+  } else {
+    return "unknown limit '" + std::string(name) +
+           "' (depth, kv-count, tensor-count, string-length, array-length, findings, "
+           "template-bytes)";
+  }
+  return std::nullopt;
 }
 
 bool Report::unreadable() const {

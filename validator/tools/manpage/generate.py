@@ -331,7 +331,9 @@ def read_program(binary: str) -> Program:
     if not top.subcommands:
         raise GenerateError("--help lists no subcommand")
     name = top.usage.split()[0]
-    version = version_line.split()[-1] if version_line else ""
+    # "ggufcheck 0.1.0 (git 80b97e1feac3)": the word after the name.
+    words = version_line.split()
+    version = words[1] if len(words) >= 2 else ""
     if not version:
         raise GenerateError("--version printed nothing")
     commands = [Command(sub.name, sub.description,
