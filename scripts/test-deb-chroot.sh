@@ -94,6 +94,15 @@ step 0 "test -f /usr/share/man/man1/ggufcheck.1.gz && ls -l /usr/share/man/man1/
 step 0 "ls -l /usr/share/bash-completion/completions/ggufcheck /usr/share/zsh/vendor-completions/_ggufcheck /usr/share/fish/vendor_completions.d/ggufcheck.fish"
 # The bash completion on its own (no bash-completion package in a minimal system).
 step 0 "bash -c '. /usr/share/bash-completion/completions/ggufcheck; COMP_WORDS=(ggufcheck check --for); COMP_CWORD=2; _ggufcheck; echo \"\${COMPREPLY[@]}\"'"
+# The C interface: the installed library, loaded by name as another language's binding would.
+step 0 "ls -l /usr/lib/*/libggufcheck.so*"
+# The Python package, when the package holds it: with Debian's python3 (only recommended).
+if dpkg-deb -c "$deb" | grep -q '/dist-packages/ggufcheck/__init__.py$'; then
+  step 0 "apt-get install -y -q --no-install-recommends python3"
+  step 0 "python3 -c 'import ggufcheck; print(ggufcheck.validate(\"tiny-llama.gguf\").ok, ggufcheck.version_info)'"
+  step 1 "python3 -m ggufcheck --quiet three-problems.gguf"
+  step 0 "python3 -c 'import ctypes; lib = ctypes.CDLL(\"libggufcheck.so.0\"); lib.ggufcheck_version.restype = ctypes.c_char_p; print(lib.ggufcheck_version().decode())'"
+fi
 step 0 "dpkg -L ggufcheck"
 if ((failed)); then
   echo "test-deb-chroot.sh: a command's exit status was not the expected one; see $log" >&2
