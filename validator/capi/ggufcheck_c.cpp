@@ -111,15 +111,19 @@ void ggufcheck_options_free(ggufcheck_options* options) {
 int ggufcheck_options_set_profile(ggufcheck_options* options, ggufcheck_profile profile) {
   return guarded([&] {
     if (options == nullptr) return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT, "options is NULL");
-    switch (profile) {
+    // A C caller may pass any int: read it as one, since an enumerator outside the enum's range
+    // is undefined behaviour in C++ once loaded as the enum type.
+    static_assert(sizeof(profile) == sizeof(int));
+    int value = 0;
+    std::memcpy(&value, &profile, sizeof value);
+    switch (value) {
       case GGUFCHECK_PROFILE_STRICT: options->options.profile = ggufcheck::Profile::Strict; break;
       case GGUFCHECK_PROFILE_SPEC: options->options.profile = ggufcheck::Profile::Spec; break;
       case GGUFCHECK_PROFILE_LLAMA_CPP:
         options->options.profile = ggufcheck::Profile::LlamaCpp;
         break;
       default:
-        return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT,
-                    "unknown profile " + std::to_string(static_cast<int>(profile)));
+        return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT, "unknown profile " + std::to_string(value));
     }
     return static_cast<int>(GGUFCHECK_OK);
   });
