@@ -3,8 +3,8 @@
 # (the build's output goes to stderr, so `deb=$(scripts/package.sh)` works).
 #   scripts/package.sh [BUILD_DIR]
 # The package preset (build/package/): the cli build, installed under /usr, then
-# `cpack -G DEB`. Needs what `scripts/setup.sh demo` installs, and dpkg-dev (dpkg-shlibdeps
-# computes the package's Depends); with pybind11 and python3-dev (`scripts/setup.sh python`) the
+# `cpack -G DEB`. Needs what `scripts/setup.sh demo` installs, dpkg-dev (dpkg-shlibdeps
+# computes the package's Depends) and file (CPack runs it to find the binaries); with pybind11 and python3-dev (`scripts/setup.sh python`) the
 # package holds the Python package too. Install the result with `sudo apt install ./ggufcheck_*.deb`.
 # BUILD_DIR: package a tree already built with CMAKE_INSTALL_PREFIX=/usr instead (CI packages its
 # release build rather than building a second time).
@@ -16,6 +16,8 @@ fail() {
 }
 command -v dpkg-shlibdeps >/dev/null 2>&1 ||
   fail "dpkg-shlibdeps is missing (Debian: apt-get install dpkg-dev); it computes the Depends"
+command -v file >/dev/null 2>&1 ||
+  fail "file is missing (Debian: apt-get install file); CPack runs it to find the binaries"
 
 build=build/package
 if (($#)); then

@@ -41,8 +41,9 @@ if [[ $what == all ]]; then
              pre-commit git-lfs
              # the pinned llama.cpp below comes from the npm registry
              ca-certificates
-             # the man page's check (groff -ww), the Debian package (dpkg-shlibdeps: Depends)
-             groff-base dpkg-dev)
+             # the man page's check (groff -ww), the Debian package (dpkg-shlibdeps for Depends,
+             # and file, which CPack runs to find the binaries it hands to it)
+             groff-base dpkg-dev file)
   # npm comes with Node.js where Node.js is installed from elsewhere; Debian's npm only if absent.
   command -v npm >/dev/null 2>&1 || packages+=(npm)
 fi
