@@ -67,7 +67,8 @@ if grep -qx 'GGUFCHECK_PYTHON:BOOL=ON' "$cache"; then
     fail "$deb lacks the Python extension in /usr/$python_dir/ggufcheck/"
 fi
 # The shared library's shlibs file, so that packages linking it get their Depends.
-dpkg-deb -I "$deb" shlibs 2>/dev/null | grep -q '^libggufcheck 0 ggufcheck' ||
+shlibs=$(dpkg-deb -I "$deb" shlibs 2>/dev/null || true)
+grep -q '^libggufcheck 0 ggufcheck' <<<"$shlibs" ||
   fail "$deb: no shlibs entry for libggufcheck.so.0"
 [[ $(dpkg-deb -f "$deb" Package) == ggufcheck ]] || fail "$deb: the package is not named ggufcheck"
 [[ $(dpkg-deb -f "$deb" Version) == "$version" ]] || fail "$deb: Version is not $version"

@@ -97,7 +97,9 @@ step 0 "bash -c '. /usr/share/bash-completion/completions/ggufcheck; COMP_WORDS=
 # The C interface: the installed library, loaded by name as another language's binding would.
 step 0 "ls -l /usr/lib/*/libggufcheck.so*"
 # The Python package, when the package holds it: with Debian's python3 (only recommended).
-if dpkg-deb -c "$deb" | grep -q '/dist-packages/ggufcheck/__init__.py$'; then
+# (The listing is read whole first: grep -q would end the pipe early, and pipefail fail it.)
+listing=$(dpkg-deb -c "$deb")
+if grep -q '/dist-packages/ggufcheck/__init__.py$' <<<"$listing"; then
   step 0 "apt-get install -y -q --no-install-recommends python3"
   step 0 "python3 -c 'import ggufcheck; print(ggufcheck.validate(\"tiny-llama.gguf\").ok, ggufcheck.version_info)'"
   step 1 "python3 -m ggufcheck --quiet three-problems.gguf"
