@@ -16,7 +16,11 @@
 # libggml-base.so (fetched from npm into .deps/ by scripts/setup.sh, absent in the image) and
 # forks a server process per run, neither of which a ClusterFuzzLite runner supports.
 #
-# Locally: .clusterfuzzlite/test-build.sh runs this script the way OSS-Fuzz does.
+# Locally: .clusterfuzzlite/test-build.sh runs this script the way OSS-Fuzz does, with two
+# settings OSS-Fuzz leaves unset: GGUFCHECK_FUZZ_WERROR=ON (warnings are errors: CI's clang is
+# the project's clang 14; OSS-Fuzz's newer clang may warn where it does not, and a warning must
+# not stop fuzzing there) and GGUFCHECK_FUZZ_BUILD_DIFFERENTIAL=1 (fuzz_differential is built
+# too, so that CI compiles every target; it is not copied to $OUT).
 set -euo pipefail
 
 project="$SRC/ggufcheck"
@@ -51,12 +55,14 @@ cmake -S "$project" -B "$build" ${generator[@]+"${generator[@]}"} \
   -DGGUFCHECK_FUZZ=ON \
   -DGGUFCHECK_FUZZ_LDFLAGS="$LIB_FUZZING_ENGINE" \
   -DGGUFCHECK_SANITIZE=OFF \
-  -DGGUFCHECK_WERROR=OFF \
+  -DGGUFCHECK_WERROR="${GGUFCHECK_FUZZ_WERROR:-OFF}" \
   -DGGUFCHECK_BUILD_CLI=OFF \
   -DGGUFCHECK_BUILD_TESTS=OFF \
   -DGGUFCHECK_BUILD_BENCH=OFF \
   -DGGUFCHECK_BUILD_CORPUS=OFF
-cmake --build "$build" --target "${targets[@]}" -j"$(nproc)"
+built=("${targets[@]}")
+[[ ${GGUFCHECK_FUZZ_BUILD_DIFFERENTIAL:-0} == 1 ]] && built+=(fuzz_differential)
+cmake --build "$build" --target "${built[@]}" -j"$(nproc)"
 
 seeds=()
 for group in "${groups[@]}"; do

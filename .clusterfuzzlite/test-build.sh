@@ -117,6 +117,8 @@ build_env=(
   "LIB_FUZZING_ENGINE=$lib_fuzzing_engine"
   SANITIZER=address FUZZING_ENGINE=libfuzzer ARCHITECTURE=x86_64 FUZZING_LANGUAGE=c++
   "SRC=$SRC" "WORK=$WORK" "OUT=$OUT"
+  # CI's own settings (build.sh): warnings are errors, and fuzz_differential is compiled too.
+  GGUFCHECK_FUZZ_WERROR=ON GGUFCHECK_FUZZ_BUILD_DIFFERENTIAL=1
 )
 echo "$me: building with .clusterfuzzlite/build.sh in $tmp (log: $tmp/build.log)"
 build_start=$SECONDS

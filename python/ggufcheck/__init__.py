@@ -163,7 +163,8 @@ def validate(
 
     profile: "strict" (the CI gate), "spec" or "llama.cpp". data: also read every tensor's bytes
     (``--data``), with ``threads`` threads (0: one per core). severity: {code or name: "error" |
-    "warning" | "note" | "off"}. limits: {"depth" | "kv-count" | "tensor-count" |
+    "warning" | "note" | "off"}; a code that means the file cannot be read as GGUF (``fixed`` in
+    ``ggufcheck list``) cannot be disabled or downgraded: ValueError. limits: {"depth" | "kv-count" | "tensor-count" |
     "string-length" | "array-length" | "findings" | "template-bytes": value}. name: what the
     report calls bytes (default "<buffer>").
 

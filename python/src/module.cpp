@@ -50,6 +50,7 @@ Options make_options(const std::string& profile, bool data, unsigned threads, bo
       throw py::value_error("severity of " + what + ": '" + level +
                             "' is not error, warning, note or off");
     }
+    if (const auto why = refuse_override(*code, *s)) throw py::value_error(*why);
     options.severity_overrides[*code] = *s;
   }
   for (const auto& [name, value] : limits) {

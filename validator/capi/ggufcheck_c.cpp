@@ -178,6 +178,9 @@ int ggufcheck_options_set_severity(ggufcheck_options* options, const char* code_
       return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT,
                   std::string("level '") + level + "' is not error, warning, note or off");
     }
+    if (const auto why = ggufcheck::refuse_override(*code, *severity)) {
+      return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT, *why);
+    }
     options->options.severity_overrides[*code] = *severity;
     return static_cast<int>(GGUFCHECK_OK);
   });

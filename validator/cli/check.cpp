@@ -54,9 +54,14 @@ Options make_options(const CheckArgs& args) {
   // severity of a code the profile reports, and makes one it keeps silent a warning.
   for (const auto& [kind, value] : args.overrides) {
     switch (kind) {
-      case CheckArgs::Kind::Disable:
-        options.severity_overrides[parse_code(value)] = Severity::Silent;
+      case CheckArgs::Kind::Disable: {
+        const Code code = parse_code(value);
+        if (const auto why = refuse_override(code, Severity::Silent)) {
+          throw UsageError{fmt::format("--disable {}: {}", value, *why)};
+        }
+        options.severity_overrides[code] = Severity::Silent;
         break;
+      }
       case CheckArgs::Kind::Enable: {
         const Code code = parse_code(value);
         if (catalogue_entry(code).severity(options.profile) == Severity::Silent) {
@@ -75,7 +80,11 @@ Options make_options(const CheckArgs& args) {
           throw UsageError{
               fmt::format("--severity '{}': level must be error, warning, note or off", value)};
         }
-        options.severity_overrides[parse_code(value.substr(0, eq))] = *level;
+        const Code code = parse_code(value.substr(0, eq));
+        if (const auto why = refuse_override(code, *level)) {
+          throw UsageError{fmt::format("--severity {}: {}", value, *why)};
+        }
+        options.severity_overrides[code] = *level;
         break;
       }
     }
@@ -302,7 +311,10 @@ Command add_check_command(CLI::App& app) {
           [&check](const std::string& v) {
             check.overrides.emplace_back(CheckArgs::Kind::Disable, v);
           },
-          "Silence a diagnostic (code or name); repeatable")
+          "Silence a diagnostic (code or name); repeatable. A code that means the file "
+          "cannot be read as GGUF (GGUF0001, GGUF0002, the header's GGUF1001-GGUF1004 and "
+          "GGUF1007, truncations, unknown types, impossible counts and layouts: `ggufcheck list` "
+          "marks them) cannot be disabled or downgraded: that is a usage error (exit 3)")
       ->type_name("CODE")
       ->allow_extra_args(false)
       ->trigger_on_parse();

@@ -91,7 +91,9 @@ GGUFCHECK_API int ggufcheck_options_set_werror(ggufcheck_options* options, int e
 GGUFCHECK_API int ggufcheck_options_set_model_checks(ggufcheck_options* options, int enabled);
 GGUFCHECK_API int ggufcheck_options_set_template_checks(ggufcheck_options* options, int enabled);
 /* A diagnostic's severity, as --severity CODE=LEVEL: code_or_name "GGUF2012" or
- * "non-canonical-bool", level "error", "warning", "note" or "off". */
+ * "non-canonical-bool", level "error", "warning", "note" or "off". A code that means the file
+ * cannot be read as GGUF ("fixed" in `ggufcheck list`: GGUF0001, GGUF1002, truncations...)
+ * cannot be made anything but an error: GGUFCHECK_ERROR_INVALID_ARGUMENT, options unchanged. */
 GGUFCHECK_API int ggufcheck_options_set_severity(ggufcheck_options* options,
                                                  const char* code_or_name, const char* level);
 /* A resource limit, as --limit NAME=VALUE: depth, kv-count, tensor-count, string-length,

@@ -197,6 +197,17 @@ const std::vector<CodeExample> kExamples = {
      [] { return with_pair(pair("my.nested", nested_array(65))); },
      {Code::NestedArray}},
 
+    {Code::StageNotRun,
+     "a big-endian file with one f32 tensor, checked with --data: the data check reads "
+     "little-endian tensor data only",
+     [] {
+       Document doc = document({}, {tensor("w", {4}, kF32)});
+       doc.endian = Endian::Big;
+       return write(doc);
+     },
+     {Code::ByteSwappedFile},
+     true},
+
     {Code::TruncatedHeader, "the first 23 bytes of a 24-byte header",
      [] { return cut(write(Document{}), 23); }},
     {Code::BadMagic, "the magic of a legacy GGJT file (\"tjgg\" as stored) on a minimal file",
@@ -554,6 +565,13 @@ const std::vector<CodeExample> kExamples = {
          doc.metadata.push_back({"a." + std::to_string(i), Value::u8(0), {}});
        }
        return write(doc);
+     }},
+    {Code::LoaderNotPredicted,
+     "the llama model marked general.type = \"adapter\": ggufcheck does not judge adapters yet",
+     [] {
+       return model_where([](Document& doc) {
+         doc.metadata.push_back({"general.type", Value::string("adapter"), {}});
+       });
      }},
     {Code::SplitShardMissing,
      "the llama model as 3 shards (model-00001-of-00003.gguf ...), the second of which is not "

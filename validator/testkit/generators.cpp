@@ -146,6 +146,23 @@ Gen<std::string> utf8_text(std::size_t max_chars, bool controls = true) {
   });
 }
 
+// Chat-template text whose findings the expectation model knows (none): plain words, no Jinja,
+// no script mixing, URL, long run or invisible character. Arbitrary template text has a property
+// of its own (ChatTemplates.AnyTextChangesOnlyTemplateFindings).
+Gen<std::string> plain_template_text(std::size_t max_words) {
+  return rc::gen::exec([=] {
+    static const std::vector<std::string> kWords = {"hello", "user", "reply", "model",
+                                                    "turn",  "chat", "end",   "system"};
+    const std::size_t n = *rc::gen::inRange<std::size_t>(0, max_words + 1);
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i > 0) out += ' ';
+      out += *rc::gen::elementOf(kWords);
+    }
+    return out;
+  });
+}
+
 // Any bytes at all: NUL, controls, invalid UTF-8.
 Gen<std::string> any_bytes(std::size_t max_bytes) {
   return rc::gen::exec([=] {
@@ -203,6 +220,10 @@ std::vector<ValueType> value_types(std::uint32_t version, bool arrays) {
 Gen<Value> value_of_type(ValueType type, ValueOptions options);
 
 }  // namespace
+
+Gen<std::string> any_text(std::size_t max_chars) {
+  return utf8_text(max_chars);
+}
 
 Gen<Value> any_value(ValueOptions options) {
   return rc::gen::mapcat(rc::gen::elementOf(value_types(options.version, true)),
@@ -373,8 +394,12 @@ Gen<ValidModel> valid_model() {
       }
       if (maybe(1)) pairs.push_back({"tokenizer.ggml.add_bos_token", Value::boolean(maybe(1)), {}});
     }
-    if (maybe(1)) pairs.push_back({"tokenizer.chat_template", Value::string(*utf8_text(16)), {}});
-    if (maybe(1)) pairs.push_back({*chat_template_key_text(), Value::string(*utf8_text(8)), {}});
+    if (maybe(1)) {
+      pairs.push_back({"tokenizer.chat_template", Value::string(*plain_template_text(4)), {}});
+    }
+    if (maybe(1)) {
+      pairs.push_back({*chat_template_key_text(), Value::string(*plain_template_text(2)), {}});
+    }
     if (maybe(1)) {
       std::vector<Value> tags;
       for (std::size_t i = 0, n = *rc::gen::inRange<std::size_t>(0, 3); i < n; ++i) {

@@ -53,6 +53,8 @@ struct TensorOptions {
 };
 
 [[nodiscard]] Gen<Key> any_key();
+// Valid UTF-8 of up to max_chars code points (controls and every encoding length), often empty.
+[[nodiscard]] Gen<std::string> any_text(std::size_t max_chars);
 [[nodiscard]] Gen<Value> any_value(ValueOptions options);
 // A tensor of a usable type whose row is a whole number of blocks; small (at most a few
 // kilobytes). Its data is unset (the writer writes zeros) or seeded bytes of exactly nbytes.

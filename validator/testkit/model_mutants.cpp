@@ -99,6 +99,8 @@ class Generator {
     out_of_range(b);
     vocabulary(b, b.doc(), false);
     vocab_only(b);
+    metadata_only(b);
+    artifact_kinds(b);
     splits(b);
   }
 
@@ -492,6 +494,57 @@ class Generator {
         b.model.spec.name == "deepseek2") {
       vocabulary(b, doc, true);
     }
+  }
+
+  // Files with no tensors and no vocabulary, which llama.cpp is given as it is given a
+  // vocabulary-only file (vocab_only): it refuses them ("key not found in model:
+  // tokenizer.ggml.model", or "unknown model architecture").
+  void metadata_only(const Base& b) {
+    Document doc = b.doc();
+    doc.tensors.clear();
+    std::erase_if(doc.metadata,
+                  [](const KeyValue& kv) { return kv.key.rfind("tokenizer.", 0) == 0; });
+    single(b, "metadata-only", "no tensor, no tokenizer.* key", doc, true);
+    {
+      Document d = doc;
+      std::erase_if(d.metadata,
+                    [&](const KeyValue& kv) { return kv.key.rfind(b.arch + ".", 0) == 0; });
+      single(b, "metadata-only", "no tensor, no tokenizer.* or " + b.arch + ".* key", std::move(d),
+             true);
+    }
+    {
+      Document d;
+      d.metadata.push_back(pair("general.architecture", Value::string(b.arch)));
+      single(b, "metadata-only", "general.architecture alone", std::move(d), true);
+    }
+    {
+      Document d = doc;
+      set_value(d, b.key("vocab_size"), Value::i32(static_cast<std::int32_t>(b.n_vocab)));
+      single(b, "metadata-only", b.key("vocab_size") + " as i32, no tensor, no tokenizer",
+             std::move(d), true);
+    }
+    if (b.model.spec.name == "llama") {
+      single(b, "metadata-only", "no key at all", Document{}, true);
+      Document d = doc;
+      erase_key(d, "general.architecture");
+      single(b, "metadata-only", "no general.architecture, no tensor, no tokenizer", std::move(d),
+             true);
+    }
+  }
+
+  // general.type: the kinds of GGUF file that other loaders of llama.cpp's read (ggufcheck does
+  // not judge them yet: GGUF7016, a documented divergence where llama.cpp's model loader, which
+  // ignores the key, loads the file), and values it reads as a model.
+  void artifact_kinds(const Base& b) {
+    for (const char* kind : {"adapter", "mmproj", "imatrix", "model", "vocab", ""}) {
+      Document doc = b.doc();
+      set_value(doc, "general.type", Value::string(kind));
+      single(b, "general-type", std::string("general.type = \"") + kind + "\"", std::move(doc));
+    }
+    Document doc = b.doc();
+    doc.tensors.clear();
+    set_value(doc, "general.type", Value::string("adapter"));
+    single(b, "general-type", "general.type = \"adapter\", no tensor", std::move(doc), true);
   }
 
   // --- split sets ------------------------------------------------------------------------------

@@ -121,8 +121,8 @@ std::vector<std::string> make_environment(const RunOptions& options) {
 // may sit under a directory only root can enter). Made once, removed at exit.
 class UnprivilegedCli {
  public:
-  UnprivilegedCli() {
-    std::string pattern = (fs::temp_directory_path() / "ggufcheck-cli-bin-XXXXXX").string();
+  explicit UnprivilegedCli(const fs::path& base) {
+    std::string pattern = (base / "ggufcheck-cli-bin-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     dir_ = pattern;
     fs::permissions(dir_, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
@@ -145,8 +145,25 @@ class UnprivilegedCli {
 };
 
 const fs::path& unprivileged_cli() {
-  static const UnprivilegedCli cli;
+  static const UnprivilegedCli cli(shared_temp_root().value_or(fs::temp_directory_path()));
   return cli.path();
+}
+
+// Why a test that runs the CLI as another user cannot run here, or nothing: as root it needs a
+// directory that user can reach, for the copy of the CLI and the test's files.
+std::optional<std::string> cannot_run_unprivileged() {
+  if (::geteuid() != 0) return std::nullopt;  // runs as the current user: modes apply already
+  if (!shared_temp_root()) {
+    return std::string("no temporary directory that uid ") + std::to_string(kNobody) +
+           " can reach (TMPDIR, /tmp, /var/tmp and /dev/shm are all closed to other users)";
+  }
+  return std::nullopt;
+}
+
+// The directory of a test whose files another user reads: where that user can reach it.
+fs::path shared_base() {
+  return ::geteuid() == 0 ? shared_temp_root().value_or(fs::temp_directory_path())
+                          : fs::temp_directory_path();
 }
 
 // In the child between fork and exec: async-signal-safe calls only.
@@ -449,7 +466,8 @@ TEST(CliExitStatus, UnopenablePathExitsTwo) {
 
 // As root, the CLI runs as "nobody" (see RunOptions::unprivileged), so the mode applies.
 TEST(CliExitStatus, PermissionDeniedExitsTwo) {
-  TempDir dir;
+  if (const auto why = cannot_run_unprivileged()) GTEST_SKIP() << *why;
+  TempDir dir(shared_base());
   dir.share();
   const fs::path file = dir.write("secret.gguf", valid_bytes());
   fs::permissions(file, fs::perms::none);
@@ -1495,7 +1513,8 @@ TEST(CliWalk, FifoIsUnreadableAndNeverOpened) {
 
 // As root, run as "nobody": the modes apply.
 TEST(CliWalk, UnreadableSubdirectoryIsUnreadable) {
-  TempDir dir;
+  if (const auto why = cannot_run_unprivileged()) GTEST_SKIP() << *why;
+  TempDir dir(shared_base());
   dir.share();
   const fs::path root = dir.path() / "models";
   const fs::path valid = dir.write("models/valid.gguf", valid_bytes());

@@ -49,6 +49,9 @@ CONSOLE_RE = re.compile(r"^```console\n(.*?)^```$", re.M | re.S)
 INDEX_BEGIN = "<!-- index: generated from the catalogue by scripts/update-diagnostic-pages -->"
 INDEX_END = "<!-- end of index -->"
 PROFILES = ["strict", "spec", "llama.cpp"]
+# The line under the severities of a code that ends the reading ("fixed" in `ggufcheck list`).
+FIXED_LINE = ("- fixed: an error in every profile that no option can disable or downgrade "
+              "(`--disable` and `--severity` refuse it, exit 3)")
 # The area of the codes that only the data check (check --data) reports.
 DATA_AREA = "tensor-data"
 
@@ -89,6 +92,8 @@ def header(entry):
     """The mechanical top of a page: title, summary, one severity line per profile."""
     lines = [f"# {entry['code']} {entry['name']}", "", entry["meaning"], ""]
     lines += [f"- {p}: {entry['severity'][p]}" for p in PROFILES]
+    if entry["ends_reading"]:
+        lines += [FIXED_LINE]
     return "\n".join(lines) + "\n"
 
 

@@ -626,6 +626,16 @@ def scenarios_with_binary(checks, source, ggufcheck, root):
                  "pass: 0 errors, 0 warnings" in result.stdout,
                  "args with a quoted word did not reach ggufcheck", result)
 
+    checks.start("fixed codes")
+    # No args: turns a file that cannot be read into a pass (a truncated file, an HTML page).
+    for file, args in (("corpus/codes/GGUF3001-truncated-tensor-info.gguf", "--disable GGUF3001"),
+                       ("corpus/codes/GGUF1002-bad-magic-html-page.gguf", "--disable bad-magic"),
+                       ("corpus/codes/GGUF1002-bad-magic-git-lfs-pointer.gguf",
+                        "--severity GGUF1002=off")):
+        result, _ = run({"paths": file, "args": args})
+        checks.check(result.failed and result.outputs.get("exit-code") == "3",
+                     f"args {args!r} on {file} must be refused (exit 3)", result)
+
     checks.start("SARIF")
     result, workspace = run({"paths": "examples", "sarif": "true"})
     sarif_file = os.path.join(workspace, "ggufcheck.sarif")

@@ -269,8 +269,30 @@ struct ModelDivergence {
   ModelMutant (*witness)(const std::vector<BaseModel>& bases);
 };
 
+// general.type naming a kind of file another loader of llama.cpp's reads (adapter, mmproj,
+// imatrix): llama.cpp's model loader ignores the key and loads a complete model so marked, and
+// ggufcheck, which does not judge those kinds yet, fails it with GGUF7016 (fail closed).
+bool is_non_model_kind(const ModelMutant& m, const Comparison& c) {
+  if (m.kind != "general-type") return false;
+  const bool marked = m.what.find("\"adapter\"") != std::string::npos ||
+                      m.what.find("\"mmproj\"") != std::string::npos ||
+                      m.what.find("\"imatrix\"") != std::string::npos;
+  return marked && c.ours.findings.find("GGUF7016") != std::string::npos;
+}
+
+ModelMutant non_model_kind_witness(const std::vector<BaseModel>& bases) {
+  ModelMutant m = base_mutant(bases.front());
+  m.kind = "general-type";
+  m.what = "general.type = \"adapter\"";
+  m.files.front().document.metadata.push_back(
+      {"general.type", Value::string("adapter"), std::nullopt});
+  return m;
+}
+
 const std::vector<ModelDivergence>& divergences() {
-  static const std::vector<ModelDivergence> list = {};
+  static const std::vector<ModelDivergence> list = {
+      {"non-model-kind-not-judged", true, is_non_model_kind, non_model_kind_witness},
+  };
   return list;
 }
 

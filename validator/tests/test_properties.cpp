@@ -118,6 +118,43 @@ RC_GTEST_PROP(ValidModels, WrittenModelHasExactlyTheImpliedFindings, (const Vali
   RC_ASSERT(strict.errors == (model.doc.endian == Endian::Big ? 1U : 0U));
 }
 
+// Arbitrary chat-template text (any script, controls, Jinja-looking bytes) changes nothing but
+// the chat-template findings: with the template checks off the report is the same as on, less
+// the ChatTemplate area. The valid-model generator writes plain words, whose findings
+// (none) the expectation model knows; this property covers every other text.
+RC_GTEST_PROP(ChatTemplates, AnyTextChangesOnlyTemplateFindings, (ValidModel model)) {
+  const std::string key = *rc::gen::elementOf(
+      std::vector<std::string>{"tokenizer.chat_template", "tokenizer.chat_template.tool_use"});
+  const Value text = Value::string(*gen::any_text(24));
+  if (KeyValue* existing = find_pair(model.doc, key)) {
+    existing->value = text;
+  } else {
+    model.doc.metadata.push_back({key, text, {}});
+  }
+  const Written written = model.write();
+  const auto outside_templates = [](const Report& report) {
+    std::vector<FindingKey> keys;
+    for (const FindingKey& k : actual_findings(report)) {
+      if (catalogue_entry(static_cast<Code>(std::get<0>(k))).area != Area::ChatTemplate) {
+        keys.push_back(k);
+      }
+    }
+    return keys;
+  };
+  for (const Profile profile : kAllProfiles) {
+    Options on = container_options(profile);
+    Options off = on;
+    off.template_checks = false;
+    const Report with = validate(Bytes(written.bytes.data(), written.bytes.size()), on);
+    const Report without = validate(Bytes(written.bytes.data(), written.bytes.size()), off);
+    assert_well_formed(with, written.bytes.size());
+    RC_ASSERT(outside_templates(with) == outside_templates(without));
+    for (const Finding& f : without.findings) {
+      RC_ASSERT(catalogue_entry(f.code).area != Area::ChatTemplate);
+    }
+  }
+}
+
 // Any key, conventional or not, gets GGUF2006 exactly as its style says: never when
 // conventional, in spec only when it has '-' or an upper-case chat template name, in strict
 // (warning) and spec (error) when it is not dotted lower_snake_case at all.
@@ -449,6 +486,67 @@ RC_GTEST_PROP(Corruptions, TargetedFaultYieldsExactlyItsFindings, (const Corrupt
   }
 }
 
+// No finding switches off another stage: the data check runs on a file with any targeted fault
+// whenever what it needs is there (every tensor info, the data section, little-endian data) and
+// reports, for every tensor the fault left alone, exactly what it reports on the file without
+// the fault. A tensor is left alone when its info record and its bytes are unchanged, the data
+// section starts where it did, and no other tensor was moved over it (GGUF4002).
+RC_GTEST_PROP(Stages, TheDataCheckSurvivesEveryFaultOutsideItsTensors, (const Corruption& c)) {
+  const Corrupted x = apply(c);
+  const Written clean = x.host.write();
+  for (const Profile profile : kAllProfiles) {
+    Options options = container_options(profile);
+    options.data.enabled = true;
+    options.data.threads = 1;
+    const Report before = validate(Bytes(clean.bytes.data(), clean.bytes.size()), options);
+    const Report after = validate(Bytes(x.bytes.data(), x.bytes.size()), options);
+    assert_well_formed(after, x.bytes.size());
+    const auto has = [](const Report& r, Code code) {
+      return std::any_of(r.findings.begin(), r.findings.end(),
+                         [code](const Finding& f) { return f.code == code; });
+    };
+    // On the valid file the data check runs, but for big-endian data, which it says it skips.
+    RC_ASSERT(has(before, Code::StageNotRun) == (x.host.doc.endian == Endian::Big));
+    // Where the data check did not run, the report says so (never a silent skip).
+    if (has(after, Code::StageNotRun)) continue;
+    if (!x.exact || after.facts.data_start != before.facts.data_start ||
+        has(after, Code::OverlappingTensors)) {
+      continue;
+    }
+    for (std::size_t i = 0; i < clean.layout.tensors.size(); ++i) {
+      const WrittenTensor& t = clean.layout.tensors[i];
+      const std::uint64_t info_end = t.offset_offset + 8;
+      const std::uint64_t data_end = t.data_position + t.nbytes;
+      const bool info_touched = x.field_offset >= t.offset && x.field_offset < info_end;
+      if (info_touched || data_end > x.bytes.size() ||
+          !std::equal(clean.bytes.begin() + static_cast<std::ptrdiff_t>(t.offset),
+                      clean.bytes.begin() + static_cast<std::ptrdiff_t>(info_end),
+                      x.bytes.begin() + static_cast<std::ptrdiff_t>(t.offset)) ||
+          !std::equal(clean.bytes.begin() + static_cast<std::ptrdiff_t>(t.data_position),
+                      clean.bytes.begin() + static_cast<std::ptrdiff_t>(data_end),
+                      x.bytes.begin() + static_cast<std::ptrdiff_t>(t.data_position))) {
+        continue;
+      }
+      const auto of_tensor = [&](const Report& r) {
+        std::vector<FindingKey> keys;
+        for (const Finding& f : r.findings) {
+          if (catalogue_entry(f.code).area == Area::TensorData && f.offset >= t.data_position &&
+              f.offset < std::max(data_end, t.data_position + 1)) {
+            keys.emplace_back(static_cast<std::uint16_t>(f.code), f.offset, f.length);
+          }
+        }
+        return keys;
+      };
+      if (of_tensor(before) != of_tensor(after)) {
+        RC_FAIL(std::string(fault_info(c.fault).name) + ": " + x.edit + ", tensor[" +
+                std::to_string(i) + "], profile " + profile_name(profile) +
+                ":\n  without the fault " + describe(of_tensor(before)) + "\n  with it " +
+                describe(of_tensor(after)) + describe(after));
+      }
+    }
+  }
+}
+
 // Profiles are ordered as design.md says: the llama.cpp profile errs exactly where llama.cpp
 // fails to load the file, and strict rejects everything a deployed loader rejects; so whatever
 // llama.cpp rejects, strict rejects.
@@ -564,8 +662,7 @@ RC_GTEST_PROP(Options, OverridesAndLimitsOnlyChangeWhatIsShown, (const Corruptio
   const Bytes bytes(x.bytes.data(), x.bytes.size());
   const Profile profile =
       *rc::gen::elementOf(std::vector<Profile>(kAllProfiles.begin(), kAllProfiles.end()));
-  Options all;
-  all.profile = profile;
+  Options all = container_options(profile);
   for (const CatalogueEntry& e : catalogue()) all.severity_overrides[e.code] = Severity::Error;
   const Report every = validate(bytes, all);
 

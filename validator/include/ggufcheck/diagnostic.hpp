@@ -49,6 +49,11 @@ struct CatalogueEntry {
   // A writer-diagnosis hypothesis must leave no trace of it (every breaks_structure code too).
   bool explains_garbage;
   std::string_view meaning;
+  // The finding ends the reading of the file: no reader can load it past this point, so no option
+  // (--disable, --severity, the Python and C interfaces) may silence or downgrade it. Every code
+  // that breaks the structure and is an error in every profile, the input codes, and the header
+  // codes that stop the reader (bad magic, unsupported or obsolete version). ends_reading(code).
+  bool ends_reading;
 
   [[nodiscard]] Severity severity(Profile profile) const {
     return severities[static_cast<std::size_t>(profile)];
@@ -62,6 +67,11 @@ struct CatalogueEntry {
 [[nodiscard]] std::optional<Code> find_code(std::string_view code_or_name);
 // "GGUF4001"
 [[nodiscard]] std::string code_string(Code code);
+
+// Why `severity` cannot be given to `code` by an option (CatalogueEntry::ends_reading), or
+// nothing when it can. Raising such a code to error is allowed (it is one already). Every
+// interface (the command's --disable/--severity, Python, C) refuses what this refuses.
+[[nodiscard]] std::optional<std::string> refuse_override(Code code, Severity severity);
 
 // "data-layout"
 [[nodiscard]] std::string_view to_string(Area area);

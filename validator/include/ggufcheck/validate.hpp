@@ -82,8 +82,10 @@ struct RemoteOptions {
 
 struct Options {
   Profile profile = Profile::Strict;
-  bool werror = false;                          // warnings count as errors
-  std::map<Code, Severity> severity_overrides;  // --disable/--enable/--severity
+  bool werror = false;  // warnings count as errors
+  // --disable/--enable/--severity. An override refuse_override() refuses (a code that ends the
+  // reading, silenced or downgraded) is ignored: severity() gives the catalogue's.
+  std::map<Code, Severity> severity_overrides;
   Limits limits;
   DataCheck data;
   // The model checks (GGUF7xxx, GGUF8xxx): whether llama.cpp's model loader accepts the file, not

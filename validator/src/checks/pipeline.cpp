@@ -12,7 +12,10 @@ namespace ggufcheck {
 
 Severity Options::severity(Code code) const {
   Severity severity = catalogue_entry(code).severity(profile);
-  if (const auto it = severity_overrides.find(code); it != severity_overrides.end()) {
+  // An override the interfaces refuse (refuse_override) is ignored here too, so that no caller
+  // of the library can silence a finding that ends the reading.
+  if (const auto it = severity_overrides.find(code);
+      it != severity_overrides.end() && !refuse_override(code, it->second)) {
     severity = it->second;
   }
   if (werror && severity == Severity::Warning) severity = Severity::Error;
@@ -155,9 +158,17 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
 
   Report& report = out.report;
   report = Report{};
-  // The data check, last: only on a structure that lays out (applicable), and only its findings
-  // of tensors whose bytes were all seen.
-  if (options.data.enabled && DataScan::applicable(model, layout, sink)) {
+  // The data check, last: whenever the tensor layout is known, whatever else the file has, and
+  // only its findings of tensors whose bytes were all seen. Where it cannot run, the report says
+  // so (GGUF0003): asked for, it is never silently skipped.
+  const auto data_cannot_run =
+      options.data.enabled ? DataScan::cannot_run(model, layout) : std::nullopt;
+  if (data_cannot_run) {
+    sink.report(Code::StageNotRun, 0, 0, Field("data"),
+                "fix what stops the reading first; the data check needs every tensor info and "
+                "little-endian data",
+                "the data check (--data) did not run: {}", *data_cannot_run);
+  } else if (options.data.enabled) {
     const auto finish = [&](const DataScan& scan) {
       report.interrupted = scan.cancelled();
       if (report.interrupted) return;
@@ -170,6 +181,10 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
       finish(scan);
     } else if (streamed != nullptr) {
       finish(*streamed);
+    } else {
+      sink.report(Code::StageNotRun, 0, 0, Field("data"), "",
+                  "the data check (--data) did not run: the stream's tensor data passed before "
+                  "its layout was known");
     }
   }
   report.path = std::move(path);

@@ -152,7 +152,16 @@ DataScan::DataScan(const Model& model, const Layout& layout, const Options& opti
 DataScan::~DataScan() = default;
 
 bool DataScan::has_data(const Model& model, const Layout& layout) {
-  return model.tensors_complete && layout.data_start.has_value() && model.endian == Endian::Little;
+  return !cannot_run(model, layout);
+}
+
+std::optional<std::string_view> DataScan::cannot_run(const Model& model, const Layout& layout) {
+  if (!model.tensors_complete) return "the tensor infos were not all read";
+  if (!layout.data_start) return "the data section's start is not known";
+  if (model.endian != Endian::Little) {
+    return "the file is big-endian, and the data check reads little-endian tensor data only";
+  }
+  return std::nullopt;
 }
 
 bool DataScan::cancelled() const {
@@ -206,6 +215,13 @@ void DataScan::tick() {
 }
 
 void DataScan::scan_input(const Input& input) {
+  // A tensor whose bytes run past the end of the input is not read (GGUF4003 fails the file);
+  // the others are, whatever else is wrong with the file.
+  std::erase_if(targets_, [&](const Target& t) {
+    return t.nbytes > input.size() - std::min(t.begin, input.size());
+  });
+  total_ = 0;
+  for (const Target& t : targets_) total_ += t.nbytes;
   if (targets_.empty()) {
     progress_now();
     return;

@@ -11,6 +11,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "data/kernels.hpp"
@@ -38,10 +40,11 @@ class DataScan {
   // Whether the bytes have tensor data to scan: every tensor info read, a data section, and
   // little-endian data (the kernels read little-endian). A stream starts its scan on this.
   [[nodiscard]] static bool has_data(const Model& model, const Layout& layout);
-  // Whether a file's scan counts: has_data, and no finding that breaks the structure.
-  [[nodiscard]] static bool applicable(const Model& model, const Layout& layout, const Sink& sink) {
-    return has_data(model, layout) && !sink.structure_broken();
-  }
+  // Why the scan cannot run on these bytes (the tensor infos not all read, no data section,
+  // big-endian data), or nothing when it can. Other findings never stop it: each tensor with a
+  // byte range inside the file is scanned.
+  [[nodiscard]] static std::optional<std::string_view> cannot_run(const Model& model,
+                                                                  const Layout& layout);
 
   [[nodiscard]] std::uint64_t total() const { return total_; }
   [[nodiscard]] std::uint64_t scanned() const { return done_.load(std::memory_order_relaxed); }

@@ -15,6 +15,18 @@ std::optional<std::pair<std::size_t, std::string_view>> architecture(const Model
   return std::pair{*kv, c_string_prefix(model.string_value(*kv))};
 }
 
+// general.type when it names a kind of file that llama.cpp's model loader is not the loader of
+// (converters write "model" for models, "adapter" for LoRA adapters, "mmproj" for multimodal
+// projectors, "imatrix" for importance matrices): the pair and the kind. Any other value is
+// read as llama.cpp reads it, as a model (its model loader never looks at general.type).
+std::optional<std::pair<std::size_t, std::string_view>> non_model_kind(const Model& model) {
+  const auto kv = find_key(model, "general.type", Profile::LlamaCpp);
+  if (!kv || model.metadata[*kv].type() != ValueType::String) return std::nullopt;
+  const std::string_view kind = c_string_prefix(model.string_value(*kv));
+  if (kind == "adapter" || kind == "mmproj" || kind == "imatrix") return std::pair{*kv, kind};
+  return std::nullopt;
+}
+
 // split.count above 1: the file is one shard of a set, whose tensors are checked together.
 bool is_shard(const Model& model) {
   const auto kv = find_key(model, "split.count", Profile::LlamaCpp);
@@ -34,10 +46,12 @@ void report_verdict(const LoaderVerdict& verdict, const Model& first, std::strin
   if (!verdict.findings.empty()) return;
   const std::uint64_t at = first.metadata.size() > 0 ? first.metadata[0].key_offset() : 0;
   if (verdict.lost_at) {
-    sinks[0]->report(Code::TensorSetNotModelled, at, 0, Field("model"),
-                     "the verdict on the model is the container's alone",
-                     "ggufcheck could not follow llama.cpp's {} loader past {}: the model was "
-                     "not checked beyond it",
+    // Fail closed: what llama.cpp does past that line is not known, so no pass is claimed.
+    sinks[0]->report(Code::LoaderNotPredicted, at, 0, Field("model"),
+                     "load the file with llama.cpp to learn its verdict; please report the file "
+                     "so that ggufcheck can follow this code",
+                     "cannot predict llama.cpp's loader: ggufcheck could not follow llama.cpp's "
+                     "{} loader past {}",
                      arch, *verdict.lost_at);
   } else if (tensors_expected && !verdict.tensors_modelled) {
     sinks[0]->report(Code::TensorSetNotModelled, at, 0, Field("model"),
@@ -73,18 +87,36 @@ void check_reference_load_cost(const Model& model, Sink& sink) {
 }  // namespace
 
 void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
-  // The model is checked once the container is sound: a model read from a container with errors
-  // (or one cut short) is a guess, and the file fails already.
-  if (!sink.options().model_checks || sink.structure_broken() || sink.has_errors() ||
-      !model.metadata_complete) {
+  // The model is checked whenever what it needs was read: the metadata for the keys and the
+  // vocabulary, every tensor info for the tensor set. Other findings (padding, layout, values)
+  // never stop it; where it cannot run, the report says so (GGUF0003).
+  if (!sink.options().model_checks) return;
+  if (!model.metadata_complete) {
+    sink.report(Code::StageNotRun, 0, 0, Field("model"),
+                "fix what stops the reading first; llama.cpp reads every metadata pair before "
+                "the model",
+                "the model checks did not run: the metadata was not read to its end");
     return;
   }
   check_reference_load_cost(model, sink);
-  // A file with neither tensors nor a vocabulary is metadata only: no model to load.
-  const bool has_vocabulary =
-      find_key(model, "tokenizer.ggml.model", Profile::LlamaCpp).has_value() ||
-      find_key(model, "tokenizer.ggml.tokens", Profile::LlamaCpp).has_value();
-  if (model.tensor_count == 0 && !has_vocabulary) return;
+  // A file that says it is no model (an adapter, a multimodal projector, an importance matrix)
+  // is read by another loader of llama.cpp's, which ggufcheck does not judge yet: no verdict of
+  // the model loader's applies, and none is claimed.
+  if (const auto kind = non_model_kind(model)) {
+    const std::size_t kv = kind->first;
+    sink.report(
+        Code::LoaderNotPredicted, model.metadata[kv].key_offset(),
+        model.pair_end(kv) - model.metadata[kv].key_offset(), Field::kv(kv, model.key(kv)),
+        "load it with the llama.cpp tool made for it (an adapter with llama_adapter_lora_init "
+        "and its base model, an mmproj with mtmd, an imatrix with llama-imatrix) to check "
+        "it; ggufcheck judges its container only",
+        "general.type is \"{}\": ggufcheck does not judge {} files yet, so it cannot say "
+        "whether llama.cpp loads this one",
+        escape(kind->second), escape(kind->second));
+    return;
+  }
+  // Every file llama.cpp is given is read as a model: one with neither tensors nor a vocabulary
+  // too (vocab_only: llama.cpp refuses it, "key not found in model: tokenizer.ggml.model").
   check_vocabulary(model, sink);
   const auto arch = architecture(model);
   if (!arch) {
@@ -115,7 +147,14 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
   // A vocabulary-only file (no tensors, as llama.cpp's ggml-vocab-*.gguf) is loaded with
   // vocab_only: its hyperparameters and tensors are not read.
   if (model.tensor_count == 0) return;
-  if (!model.tensors_complete) return;
+  if (!model.tensors_complete || sink.structure_broken(Area::TensorInfo)) {
+    sink.report(Code::StageNotRun, 0, 0, Field("model"),
+                "fix the tensor infos first; llama.cpp reads every one before the model",
+                "the tensor-set checks did not run: {}",
+                model.tensors_complete ? "a tensor info is malformed"
+                                       : "the tensor infos were not all read");
+    return;
+  }
   const bool shard = is_shard(model);
   std::vector<TensorRef> tensors;
   if (!shard) {

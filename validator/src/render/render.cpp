@@ -652,14 +652,17 @@ std::string render_sarif(std::span<const Report> reports, const Options& options
 }
 
 std::string render_catalogue_text() {
-  std::string out = fmt::format("{:<9} {:<29} {:<16} {:<8} {:<8} {:<9} {}\n", "code", "name",
-                                "area", "strict", "spec", "llama.cpp", "meaning");
+  std::string out = fmt::format("{:<9} {:<29} {:<16} {:<5} {:<8} {:<8} {:<9} {}\n", "code", "name",
+                                "area", "fixed", "strict", "spec", "llama.cpp", "meaning");
   for (const CatalogueEntry& e : sorted_catalogue()) {
-    out += fmt::format("{:<9} {:<29} {:<16} {:<8} {:<8} {:<9} {}\n", code_string(e.code), e.name,
-                       to_string(e.area), to_string(e.severity(Profile::Strict)),
-                       to_string(e.severity(Profile::Spec)),
+    out += fmt::format("{:<9} {:<29} {:<16} {:<5} {:<8} {:<8} {:<9} {}\n", code_string(e.code),
+                       e.name, to_string(e.area), e.ends_reading ? "yes" : "",
+                       to_string(e.severity(Profile::Strict)), to_string(e.severity(Profile::Spec)),
                        to_string(e.severity(Profile::LlamaCpp)), e.meaning);
   }
+  out +=
+      "\nfixed: the code means the file cannot be read as GGUF; --disable and --severity cannot "
+      "silence or downgrade it\n";
   return out;
 }
 
@@ -671,6 +674,7 @@ std::string render_catalogue_json() {
                     {"area", to_string(e.area)},
                     {"breaks_structure", e.breaks_structure},
                     {"explains_garbage", e.explains_garbage},
+                    {"ends_reading", e.ends_reading},
                     {"meaning", e.meaning},
                     {"severity",
                      {{"strict", to_string(e.severity(Profile::Strict))},

@@ -23,9 +23,23 @@ consteval bool flag(std::string_view column, std::string_view letter) {
   throw "a flag column of catalogue.def holds its letter or -";
 }
 
+// Whether a code ends the reading (CatalogueEntry::ends_reading): the input codes, the header
+// codes after which the reader stops or no reader loads the file, and every code that breaks the
+// structure in every profile (a code some profile keeps silent, such as non-zero padding in the
+// llama.cpp profile, is a profile's considered verdict that the file still loads).
+consteval bool ends_reading(unsigned number, Area area, Severity s, Severity sp, Severity l,
+                            bool breaks_structure) {
+  if (area == Area::Input) return true;
+  if (number == 1002 || number == 1003 || number == 1004) return true;  // magic, versions
+  return breaks_structure && s == E && sp == E && l == E;
+}
+
 constexpr CatalogueEntry kCatalogue[] = {
 #define GGUFCHECK_DIAGNOSTIC(number, id, name, area, s, sp, l, bs, eg, meaning) \
-  {Code::id, name, Area::area, {s, sp, l}, flag(#bs, "S"), flag(#eg, "G"), meaning},
+  {Code::id,       name,                                                        \
+   Area::area,     {s, sp, l},                                                  \
+   flag(#bs, "S"), flag(#eg, "G"),                                              \
+   meaning,        ends_reading(number, Area::area, s, sp, l, flag(#bs, "S"))},
 #include "ggufcheck/catalogue.def"
 #undef GGUFCHECK_DIAGNOSTIC
 };
@@ -80,6 +94,17 @@ std::optional<Code> find_code(std::string_view text) {
 
 std::string code_string(Code code) {
   return fmt::format("GGUF{:04}", static_cast<unsigned>(code));
+}
+
+std::optional<std::string> refuse_override(Code code, Severity severity) {
+  const CatalogueEntry& entry = catalogue_entry(code);
+  if (!entry.ends_reading || severity == Severity::Error) return std::nullopt;
+  return fmt::format(
+      "{} {} cannot be {}: it means the file cannot be read as GGUF, so no option may turn it "
+      "into a pass (ggufcheck explain {})",
+      code_string(code), entry.name,
+      severity == Severity::Silent ? "disabled" : fmt::format("set to {}", to_string(severity)),
+      code_string(code));
 }
 
 std::string_view to_string(Area area) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,7 +85,10 @@ class Sink {
   template <typename... Args>
   void report(Code code, std::uint64_t offset, std::uint64_t length, const Field& field,
               std::string_view hint, fmt::format_string<Args...> format, Args&&... args) {
-    structure_broken_ = structure_broken_ || breaks_structure(code);
+    if (breaks_structure(code)) {
+      structure_broken_ = true;
+      broken_areas_ |= 1U << static_cast<unsigned>(catalogue_entry(code).area);
+    }
     profile_errors_ =
         profile_errors_ || catalogue_entry(code).severity(profile()) == Severity::Error;
     const Severity severity = options_.severity(code);
@@ -106,6 +110,11 @@ class Sink {
   [[nodiscard]] std::vector<Finding> take() { return std::move(findings_); }
   // Whether a finding that breaks the structure was found, at any severity (silenced too).
   [[nodiscard]] bool structure_broken() const { return structure_broken_; }
+  // Whether a finding of `area` that breaks the structure was found (silenced too): what a stage
+  // that needs that part of the file asks before it runs.
+  [[nodiscard]] bool structure_broken(Area area) const {
+    return (broken_areas_ & (1U << static_cast<unsigned>(area))) != 0;
+  }
   // Whether a finding the profile makes an error was reported so far, whatever the options'
   // overrides make of it (so an override never changes which findings exist).
   [[nodiscard]] bool has_profile_errors() const { return profile_errors_; }
@@ -124,6 +133,7 @@ class Sink {
   std::vector<Finding> findings_;
   std::array<std::uint64_t, 4> dropped_{};
   bool structure_broken_ = false;
+  std::uint32_t broken_areas_ = 0;  // bit per Area
   bool profile_errors_ = false;
 };
 

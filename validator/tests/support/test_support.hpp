@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -57,12 +58,48 @@ inline ByteVector read_file(const std::filesystem::path& path) {
   return ByteVector(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Whether another user can reach what is in `dir`: every directory from the root down to it
+// lets others search it (o+x). A clone in root's home (mode 0700) or a TMPDIR under it is not.
+inline bool searchable_by_others(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::path at = std::filesystem::absolute(dir, ec);
+  if (ec) return false;
+  for (;;) {
+    const auto status = std::filesystem::status(at, ec);
+    if (ec || (status.permissions() & std::filesystem::perms::others_exec) ==
+                  std::filesystem::perms::none) {
+      return false;
+    }
+    if (at == at.root_path() || !at.has_parent_path() || at.parent_path() == at) return true;
+    at = at.parent_path();
+  }
+}
+
+// Where tests stage what another user runs or reads (runs as "nobody" when the tests run as
+// root): the temp dir when others can reach it, else /tmp, /var/tmp or /dev/shm; nothing when
+// none is (the test then skips, saying why).
+inline std::optional<std::filesystem::path> shared_temp_root() {
+  std::error_code ec;
+  std::vector<std::filesystem::path> candidates;
+  const std::filesystem::path temp = std::filesystem::temp_directory_path(ec);
+  if (!ec) candidates.push_back(temp);
+  for (const char* dir : {"/tmp", "/var/tmp", "/dev/shm"}) candidates.emplace_back(dir);
+  for (const auto& dir : candidates) {
+    if (std::filesystem::is_directory(dir, ec) && searchable_by_others(dir) &&
+        ::access(dir.c_str(), W_OK | X_OK) == 0) {
+      return dir;
+    }
+  }
+  return std::nullopt;
+}
+
 // A unique directory under the system temp dir, removed with everything in it.
 class TempDir {
  public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "ggufcheck-test-XXXXXX").string();
+  TempDir() : TempDir(std::filesystem::temp_directory_path()) {}
+  // Under `base` (shared_temp_root() for a directory another user must reach).
+  explicit TempDir(const std::filesystem::path& base) {
+    std::string pattern = (base / "ggufcheck-test-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
     path_ = pattern;
   }
