@@ -2098,5 +2098,62 @@ TEST(CliProgress, OffByDefaultWhenStderrIsNotATerminal) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// URLs: only `check` reads them; the other subcommands say they read local files only (no
+// request is made: the addresses need not exist).
+
+TEST(CliUrls, SubcommandsThatReadLocalFilesSaySo) {
+  for (const std::string url :
+       {"https://example.invalid/model.gguf", "hf://owner/repo/model.gguf"}) {
+    const std::string said = "reads local files only";
+    const RunResult info = run_cli({"info", url});
+    EXPECT_EQ(info.status, 2) << info;
+    EXPECT_TRUE(contains(info.out, "cannot read " + url + ": 'ggufcheck info' " + said)) << info;
+    EXPECT_FALSE(contains(info.out + info.err, "No such file")) << info;
+    const RunResult info_json = run_cli({"info", "--format", "json", url});
+    EXPECT_EQ(info_json.status, 2) << info_json;
+    EXPECT_TRUE(contains(info_json.out, said)) << info_json;
+
+    const RunResult dump = run_cli({"dump", url});
+    EXPECT_EQ(dump.status, 2) << dump;
+    ASSERT_TRUE(json::accept(dump.out)) << dump;
+    const json failure = json::parse(dump.out);
+    EXPECT_EQ(failure.at("ok"), false) << dump;
+    EXPECT_TRUE(contains(failure.at("error").get<std::string>(), "'ggufcheck dump' " + said))
+        << dump;
+    EXPECT_EQ(failure.at("errors"), json::array()) << dump;
+
+    for (const std::string format : {"text", "json"}) {
+      const RunResult hash = run_cli({"hash", "--format", format, url});
+      EXPECT_EQ(hash.status, 2) << hash;
+      EXPECT_TRUE(contains(hash.err, "'ggufcheck hash' " + said)) << hash;
+      EXPECT_FALSE(contains(hash.err, "No such file")) << hash;
+    }
+
+    // verify: a URL as the manifest, or as a file to verify against one.
+    const RunResult manifest = run_cli({"verify", url});
+    EXPECT_EQ(manifest.status, 2) << manifest;
+    EXPECT_TRUE(contains(manifest.err, "'ggufcheck verify' " + said)) << manifest;
+    EXPECT_FALSE(contains(manifest.err, "No such file")) << manifest;
+  }
+  // A URL among local files: the files are still read, the run is exit 2.
+  const TempDir dir;
+  const std::string file = example("valid/tiny-llama.gguf");
+  const RunResult hashed = run_cli({"hash", "--format", "json", file});
+  ASSERT_EQ(hashed.status, 0) << hashed;
+  const fs::path manifest =
+      dir.write("model.json", ByteVector(hashed.out.begin(), hashed.out.end()));
+  const RunResult verify = run_cli({"verify", manifest.string(), "https://example.invalid/m.gguf"});
+  EXPECT_EQ(verify.status, 2) << verify;
+  EXPECT_TRUE(contains(verify.err, "'ggufcheck verify' reads local files only")) << verify;
+  const RunResult mixed = run_cli({"info", file, "https://example.invalid/m.gguf", file});
+  EXPECT_EQ(mixed.status, 2) << mixed;
+  // Both files shown to their verdict lines, the URL between them unreadable.
+  const std::size_t first = mixed.out.find(file + ": pass");
+  ASSERT_NE(first, std::string::npos) << mixed;
+  EXPECT_NE(mixed.out.find(file + ": pass", first + 1), std::string::npos) << mixed;
+  EXPECT_TRUE(contains(mixed.out, "'ggufcheck info' reads local files only")) << mixed;
+}
+
 }  // namespace
 }  // namespace ggufcheck::testing
