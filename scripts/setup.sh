@@ -29,6 +29,8 @@ if [[ $what == all ]]; then
              libbenchmark-dev python3-jsonschema
              # the Python package's tests (python/tests/)
              python3-pytest
+             # CommonMark parser: every code fence of the Markdown closes (test_markdown_fences.py)
+             python3-markdown-it
              # the chat-template judge (validator/tests/template_judge.py): Jinja2's sandbox
              python3-jinja2
              # gguf-py's gguf_hash.py, which test_hash_compat.py compares ggufcheck hash with

@@ -48,6 +48,7 @@ version_info: dict[str, str] = {
 Finding = _ggufcheck.Finding
 
 PathOrBytes = Union[str, "_os.PathLike[str]", bytes, bytearray, memoryview]
+StrPath = Union[str, "_os.PathLike[str]"]
 
 
 class Error(Exception):
@@ -137,12 +138,40 @@ def _is_buffer(source: object) -> bool:
     return isinstance(source, (bytes, bytearray, memoryview))
 
 
+def _stable(source: bytes | bytearray | memoryview) -> bytes | memoryview:
+    """The bytes to read: a writable buffer is copied first, since another thread may change
+    it while the GIL is released (a report of no one state of the bytes, or worse); bytes and
+    read-only views are read where they are. A view the extension refuses (several dimensions,
+    not contiguous) is passed on for it to say so."""
+    if isinstance(source, bytearray):
+        return bytes(source)
+    if isinstance(source, memoryview) and not source.readonly:
+        if source.ndim > 1 or not source.c_contiguous:
+            return source
+        return source.tobytes()
+    return source
+
+
 def _path(source: object) -> str:
     if isinstance(source, (str, _os.PathLike)):
-        return _os.fsdecode(source)
+        path = _os.fsdecode(source)
+        if "\0" in path:
+            raise ValueError(f"a path cannot contain a NUL character: {path!r}")
+        return path
     raise TypeError(
         f"expected a path (str or os.PathLike) or bytes-like data, not {type(source).__name__}"
     )
+
+
+def _mapping(value: object, what: str) -> dict[Any, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"{what} must be a mapping such as a dict ({{name: value}}), not "
+            f"{type(value).__name__}"
+        )
+    return dict(value)
 
 
 def validate(
@@ -168,7 +197,12 @@ def validate(
     "string-length" | "array-length" | "findings" | "template-bytes": value}. name: what the
     report calls bytes (default "<buffer>").
 
-    Raises UnreadableError when the input cannot be read, ValueError for a bad option.
+    A writable buffer (bytearray, writable memoryview) is copied first, so that another thread
+    changing it cannot tear the report; bytes are read in place.
+
+    Raises UnreadableError when the input cannot be read, ValueError for a bad option (or a
+    path with a NUL character), TypeError for an option of the wrong type (severity and limits
+    are mappings).
     """
     options = (
         profile,
@@ -177,11 +211,11 @@ def validate(
         bool(werror),
         bool(model_checks),
         bool(template_checks),
-        dict(severity or {}),
-        dict(limits or {}),
+        _mapping(severity, "severity"),
+        _mapping(limits, "limits"),
     )
     if _is_buffer(source):
-        native = _ggufcheck.validate_buffer(source, name or "<buffer>", *options)
+        native = _ggufcheck.validate_buffer(_stable(source), name or "<buffer>", *options)
     else:
         native = _ggufcheck.validate_path(_path(source), *options)
     report = Report(native)
@@ -198,10 +232,13 @@ def info(
     architecture, hyperparameters, vocabulary, chat templates, tensors by type, split set,
     metadata, and the verdict (docs/info.md). full: arrays, strings and tensors whole.
 
-    Raises UnreadableError when the input cannot be read.
+    A writable buffer is copied first, as by validate().
+
+    Raises UnreadableError when the input cannot be read, ValueError for a bad profile or a path
+    with a NUL character.
     """
     if _is_buffer(source):
-        text = _ggufcheck.info_buffer(source, name or "<buffer>", profile, bool(full))
+        text = _ggufcheck.info_buffer(_stable(source), name or "<buffer>", profile, bool(full))
     else:
         text = _ggufcheck.info_path(_path(source), profile, bool(full))
     document = _json.loads(text)["files"][0]
@@ -212,7 +249,7 @@ def info(
 
 
 def hash(  # noqa: A001 - the command's name
-    paths: PathOrBytes | Iterable[str | _os.PathLike[str]],
+    paths: StrPath | Iterable[StrPath],
     *,
     algorithms: Iterable[str] = ("sha256",),
     per_tensor: bool = True,
@@ -221,11 +258,18 @@ def hash(  # noqa: A001 - the command's name
     """Digests of a model's tensor data (one file, or a split set's shards in order): the
     manifest record of ``ggufcheck hash --format json`` (docs/hash.md): per tensor its name,
     type, shape and digests, and over the whole model its digests and the Merkle root.
-    algorithms: any of "xxh64", "sha1", "sha256", "uuid" (sha256 is always computed).
+    algorithms: any of "xxh64", "sha1", "sha256", "uuid" (sha256 is always computed). Files
+    only, as the command: bytes in memory are not hashed. per_tensor must stay True: a manifest
+    record always lists every tensor (the command refuses ``--format json --no-layer``).
 
     Raises UnreadableError when a file cannot be read, HashError when its tensors cannot be
-    placed in it.
+    placed in it, TypeError for bytes, ValueError for per_tensor=False or a path with a NUL.
     """
+    if _is_buffer(paths):
+        raise TypeError(
+            "hash reads files: give a path (or the shards' paths), not "
+            f"{type(paths).__name__}; write bytes in memory to a file to hash them"
+        )
     if isinstance(paths, (str, _os.PathLike)):
         paths = [paths]
     listed = [_path(p) for p in paths]

@@ -1,7 +1,8 @@
 // _ggufcheck: the Python extension under the `ggufcheck` package (python/ggufcheck/__init__.py
 // is the public interface). Every call that reads a file runs without the GIL, so other Python
-// threads go on during a long scan; a bytes-like input stays exported (and so unchanged) for
-// the call.
+// threads go on during a long scan; a bytes-like input stays exported (so it cannot be resized)
+// for the call, and the package hands over a copy of a writable one (another thread could
+// change its bytes while they are read).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -27,6 +28,25 @@ namespace {
 
 // The keyword arguments of validate/info, as the CLI's options; a bad value is a ValueError
 // naming it.
+// The CLI's range of -j/--jobs (the package's threads= checks it first; so does the C interface).
+constexpr unsigned kMaxThreads = 1024;
+
+unsigned checked_threads(unsigned threads) {
+  if (threads > kMaxThreads) {
+    throw py::value_error("threads must be a whole number from 0 to 1024, not " +
+                          std::to_string(threads));
+  }
+  return threads;
+}
+
+// A path goes to the system as a C string: a NUL would cut it short and name another file.
+const std::string& checked_path(const std::string& path) {
+  if (path.find('\0') != std::string::npos) {
+    throw py::value_error("a path cannot contain a NUL character");
+  }
+  return path;
+}
+
 Options make_options(const std::string& profile, bool data, unsigned threads, bool werror,
                      bool model_checks, bool template_checks,
                      const std::map<std::string, std::string>& severity,
@@ -38,7 +58,7 @@ Options make_options(const std::string& profile, bool data, unsigned threads, bo
   }
   options.profile = *parsed;
   options.data.enabled = data;
-  options.data.threads = threads;
+  options.data.threads = checked_threads(threads);
   options.werror = werror;
   options.model_checks = model_checks;
   options.template_checks = template_checks;
@@ -105,11 +125,19 @@ std::string hash_json(const std::vector<std::string>& paths, const std::vector<s
       throw py::value_error("unknown digest '" + a + "' (xxh64, sha1, sha256, uuid)");
     }
   }
+  // A manifest record always lists every tensor: its header digest and Merkle root are only
+  // computed with them (the CLI refuses --format json --no-layer for the same reason).
+  if (!per_tensor) {
+    throw py::value_error(
+        "per_tensor=False: a manifest record always lists every tensor (as 'ggufcheck hash "
+        "--format json' refuses --no-layer)");
+  }
+  for (const std::string& path : paths) checked_path(path);
   // The manifest's records need the per-tensor sha256 (its Merkle root is over them).
   options.algorithms.sha256 = true;
-  options.per_tensor = per_tensor;
-  options.manifest = per_tensor;
-  options.threads = threads;
+  options.per_tensor = true;
+  options.manifest = true;
+  options.threads = checked_threads(threads);
   HashResult result;
   {
     py::gil_scoped_release release;
@@ -164,6 +192,7 @@ PYBIND11_MODULE(_ggufcheck, m) {
         ReportAndOptions out{{},
                              make_options(profile, data, threads, werror, model_checks,
                                           template_checks, severity, limits)};
+        checked_path(path);
         py::gil_scoped_release release;
         out.report = validate_file(path, out.options);
         return out;
@@ -196,6 +225,7 @@ PYBIND11_MODULE(_ggufcheck, m) {
         Options options = make_options(profile, false, 0, false, true, true, {}, {});
         InfoOptions info_options;
         info_options.full = full;
+        checked_path(path);
         py::gil_scoped_release release;
         return render_info_json({info_file(path, options, info_options)});
       },

@@ -215,3 +215,130 @@ print(result["report"].exit_status, result["report"].errors)
                            timeout=120, check=False)
     assert child.returncode == 0, child.stderr
     assert child.stdout.split() == ["0", "0"]
+
+
+# --- defects a new user found (each test fails on the package before its fix) ----------------
+
+
+def test_hash_refuses_what_the_command_refuses() -> None:
+    """per_tensor=False gave a record with an all-zero header_sha256 and merkle_root; the
+    command refuses --format json --no-layer, and so does hash()."""
+    refused = cli("hash", "--format", "json", "--no-layer", str(VALID))
+    assert refused.returncode == 3
+    assert "every tensor" in refused.stderr
+    with pytest.raises(ValueError, match="every tensor"):
+        ggufcheck.hash(VALID, algorithms=["xxh64", "uuid"], per_tensor=False)
+    record = ggufcheck.hash(VALID, algorithms=["xxh64", "uuid"])
+    command = cli("hash", "--format", "json", "--xxh64", "--uuid", str(VALID))
+    assert record == json.loads(command.stdout)["models"][0]
+    zero = "0" * 64
+    assert record["digests"]["merkle_root"] != zero
+    assert all(f["header_sha256"] != zero for f in record["files"])
+
+
+@pytest.mark.parametrize("data", [b"GGUF", bytearray(b"GGUF"), memoryview(b"GGUF")],
+                         ids=["bytes", "bytearray", "memoryview"])
+def test_hash_of_bytes_says_it_reads_files(data: object) -> None:
+    """The signature accepted bytes-like data, and a TypeError about an int came out."""
+    with pytest.raises(TypeError, match="hash reads files"):
+        ggufcheck.hash(data)  # type: ignore[arg-type]
+    annotation = str(ggufcheck.hash.__annotations__["paths"])
+    assert "bytes" not in annotation and "memoryview" not in annotation
+
+
+def test_a_path_with_a_nul_is_a_value_error(tmp_path: Path) -> None:
+    """The path went to the system as a C string, cut at the NUL: another file was read."""
+    named = str(VALID) + "\0.gguf"
+    for call in (ggufcheck.validate, ggufcheck.info, ggufcheck.hash):
+        with pytest.raises(ValueError, match="NUL"):
+            call(named)
+    with pytest.raises(ValueError, match="NUL"):
+        ggufcheck.hash([VALID, named])
+    # The extension refuses them too, whoever calls it.
+    from ggufcheck import _ggufcheck
+    with pytest.raises(ValueError, match="NUL"):
+        _ggufcheck.validate_path(named, "strict", False, 0, False, True, True, {}, {})
+    with pytest.raises(ValueError, match="NUL"):
+        _ggufcheck.info_path(named, "strict", False)
+    with pytest.raises(ValueError, match="NUL"):
+        _ggufcheck.hash_paths([named], ["sha256"], True, 0)
+
+
+@pytest.mark.parametrize("option", ["limits", "severity"])
+@pytest.mark.parametrize("value", [["depth=1"], [], [("depth", 1)], "depth=1", 3],
+                         ids=["list", "empty list", "list of pairs", "str", "int"])
+def test_options_that_are_not_mappings_are_type_errors(option: str, value: object) -> None:
+    """limits=[...] was read through dict(), so a list was ignored or misread, never refused."""
+    with pytest.raises(TypeError, match=f"{option} must be a mapping"):
+        ggufcheck.validate(VALID, **{option: value})
+
+
+def test_thread_counts_outside_the_commands_range_are_value_errors() -> None:
+    for threads in (1025, 100000, 2**32 - 1):
+        with pytest.raises(ValueError, match="0 to 1024"):
+            ggufcheck.validate(VALID, data=True, threads=threads)
+        with pytest.raises(ValueError, match="0 to 1024"):
+            ggufcheck.hash(VALID, threads=threads)
+    assert ggufcheck.validate(VALID, data=True, threads=1024).ok
+    # The extension's own check, behind the package's.
+    from ggufcheck import _ggufcheck
+    with pytest.raises(ValueError, match="0 to 1024"):
+        _ggufcheck.validate_path(str(VALID), "strict", True, 1025, False, True, True, {}, {})
+    with pytest.raises(ValueError, match="0 to 1024"):
+        _ggufcheck.hash_paths([str(VALID)], ["sha256"], True, 100000)
+
+
+@pytest.mark.parametrize("function", ["validate", "info"])
+def test_a_writable_buffer_is_copied_before_it_is_read(
+        function: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """info() of a bytearray that another thread changed during the call raised the JSON
+    parser's RuntimeError: the extension now gets an immutable copy of a writable buffer (and
+    bytes or a read-only view as they are)."""
+    from ggufcheck import _ggufcheck
+    native = getattr(_ggufcheck, f"{function}_buffer")
+    handed: list[object] = []
+
+    def spy(buffer: object, *args: object) -> object:
+        handed.append(buffer)
+        return native(buffer, *args)
+
+    monkeypatch.setattr(_ggufcheck, f"{function}_buffer", spy)
+    data = VALID.read_bytes()
+    call = getattr(ggufcheck, function)
+    for given in (bytearray(data), memoryview(bytearray(data))):
+        result = call(given)
+        assert isinstance(handed[-1], bytes), type(handed[-1])
+        assert handed[-1] == data
+        assert (result.ok if function == "validate" else result["verdict"]["exit_status"] == 0)
+    for given in (data, memoryview(data)):  # immutable: read in place, not copied
+        call(given)
+        assert handed[-1] is given
+
+
+def test_info_of_a_bytearray_changed_meanwhile_never_leaks_a_foreign_error() -> None:
+    """Another thread flips bytes of the metadata while info() and validate() run: each call
+    returns, or raises the package's own error, never a RuntimeError from inside."""
+    data = bytearray(VALID.read_bytes())
+    original = bytes(data)
+    stop = threading.Event()
+
+    def flip() -> None:
+        i = 24
+        while not stop.is_set():
+            data[i] ^= 0xFF
+            data[i] ^= 0xFF
+            i = 24 + (i * 31 + 7) % 1600
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    try:
+        for _ in range(100):
+            for call in (ggufcheck.info, ggufcheck.validate):
+                try:
+                    call(data)
+                except ggufcheck.Error:
+                    pass
+    finally:
+        stop.set()
+        flipper.join()
+    assert bytes(data) == original

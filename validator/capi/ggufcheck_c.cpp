@@ -30,18 +30,39 @@ struct ggufcheck_report {
 
 namespace {
 
-thread_local std::string t_last_error;
+// The last error of this thread: storage of the thread's own, never reallocated, so the pointer
+// ggufcheck_last_error() returns stays valid for the thread's life (ggufcheck.h). A message
+// longer than the buffer is cut at a character boundary and ends with "...".
+constexpr std::size_t kLastErrorCapacity = 1024;
+thread_local char t_last_error[kLastErrorCapacity] = "";
 
-int fail(int status, std::string message) {
-  t_last_error = std::move(message);
+void set_last_error(std::string_view message) noexcept {
+  std::size_t n = message.size();
+  std::string_view ellipsis;
+  if (n >= kLastErrorCapacity) {
+    ellipsis = "...";
+    n = kLastErrorCapacity - 1 - ellipsis.size();
+    // Not inside a UTF-8 sequence: back to the start of the character at n.
+    while (n > 0 && (static_cast<unsigned char>(message[n]) & 0xC0) == 0x80) --n;
+  }
+  if (n > 0) std::memcpy(t_last_error, message.data(), n);
+  if (!ellipsis.empty()) std::memcpy(t_last_error + n, ellipsis.data(), ellipsis.size());
+  t_last_error[n + ellipsis.size()] = '\0';
+}
+
+int fail(int status, const std::string& message) {
+  set_last_error(message);
   return status;
 }
+
+// The largest thread count accepted: the CLI's --jobs and Python's threads= take 0..1024.
+constexpr unsigned kMaxThreads = 1024;
 
 // Runs body, turning exceptions into statuses: nothing may unwind into C.
 template <typename Body>
 int guarded(Body&& body) noexcept {
   try {
-    t_last_error.clear();
+    set_last_error("");
     return body();
   } catch (const std::bad_alloc&) {
     return fail(GGUFCHECK_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -92,7 +113,7 @@ int ggufcheck_abi_version(void) {
 }
 
 const char* ggufcheck_last_error(void) {
-  return t_last_error.c_str();
+  return t_last_error;
 }
 
 ggufcheck_options* ggufcheck_options_new(void) {
@@ -132,6 +153,10 @@ int ggufcheck_options_set_profile(ggufcheck_options* options, ggufcheck_profile 
 int ggufcheck_options_set_data(ggufcheck_options* options, int enabled, unsigned threads) {
   return guarded([&] {
     if (options == nullptr) return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT, "options is NULL");
+    if (threads > kMaxThreads) {
+      return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT,
+                  "threads " + std::to_string(threads) + " is not a number of threads (0..1024)");
+    }
     options->options.data.enabled = enabled != 0;
     options->options.data.threads = threads;
     return static_cast<int>(GGUFCHECK_OK);

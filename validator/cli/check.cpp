@@ -370,9 +370,13 @@ Command add_check_command(CLI::App& app) {
                       "Do not read the chat templates (tokenizer.chat_template*) as Jinja: no "
                       "GGUF9001-GGUF9016. For comparing the container with readers that take a "
                       "template as a plain string");
-  cmd_check->add_flag("--progress,!--no-progress", check.progress,
-                      "With --data: a progress line on stderr (default: when stderr is a "
-                      "terminal)");
+  // Not add_flag(..., check.progress): CLI11 2.1 binds a std::optional<bool> as a counter and
+  // sets it to false at registration, which made the default "off" even on a terminal.
+  cmd_check
+      ->add_flag_function(
+          "--progress,!--no-progress", [&check](std::int64_t n) { check.progress = n > 0; },
+          "With --data: a progress line on stderr (default: when stderr is a terminal)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   take_last(cmd_check->add_option("--data-read", check.data_read,
                                   "With --data: how a file's bytes are read: pread (default: "
                                   "into a buffer per thread) or map (through the mapping, "

@@ -65,6 +65,12 @@ struct InputPath {
 };
 // Expands directories into their *.gguf files (inputs.cpp says how); other paths stay as given.
 [[nodiscard]] std::vector<InputPath> expand_inputs(const std::vector<std::string>& paths);
+// For a subcommand that reads local files only (`info`, `dump`, `hash`, `verify`): why a URL is
+// not read. "cannot read URL: 'ggufcheck info' reads local files only (...)"
+[[nodiscard]] std::string local_files_only(const std::string& url, std::string_view command);
+// expand_inputs, with each URL an input not read, saying so (local_files_only).
+[[nodiscard]] std::vector<InputPath> expand_local_inputs(const std::vector<std::string>& paths,
+                                                         std::string_view command);
 
 // What is validated, in input order: a file alone, a split set's shards by name (group_inputs:
 // a set once, where one of its shards comes first), or an input the walk could not read.

@@ -47,7 +47,7 @@ std::vector<InputPath> hash_inputs(const std::vector<std::string>& paths, const 
           command)};
     }
   }
-  return expand_inputs(paths);
+  return expand_local_inputs(paths, command);
 }
 
 void add_jobs_option(CLI::App& cmd, std::string& jobs) {
@@ -208,6 +208,10 @@ int run_verify(const VerifyArgs& args) {
     throw UsageError{"verify needs a manifest (from 'ggufcheck hash --format json')"};
   }
   const unsigned threads = threads_of(args.jobs);
+  if (is_url(args.manifest)) {
+    say(fmt::format("cannot verify: {}", local_files_only(args.manifest, "verify")));
+    return 2;
+  }
   const ManifestRead read = read_manifest(args.manifest);
   if (!read.manifest) {
     say(fmt::format("cannot verify: {}", read.error));

@@ -41,7 +41,7 @@ int run_info(const InfoArgs& args) {
   InfoOptions info_options;
   info_options.full = args.full;
   std::vector<Info> infos;
-  for (const InputPath& input : expand_inputs(args.paths)) {
+  for (const InputPath& input : expand_local_inputs(args.paths, "info")) {
     if (!input.problem.empty()) {
       Info info;
       info.path = input.path;

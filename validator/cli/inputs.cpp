@@ -168,6 +168,33 @@ std::vector<InputPath> expand_inputs(const std::vector<std::string>& paths) {
   return inputs;
 }
 
+std::string local_files_only(const std::string& url, std::string_view command) {
+  return fmt::format(
+      "cannot read {}: 'ggufcheck {}' reads local files only (download the file{})", url, command,
+      remote_supported() ? ", or check it where it is with 'ggufcheck check URL'" : "");
+}
+
+std::vector<InputPath> expand_local_inputs(const std::vector<std::string>& paths,
+                                           std::string_view command) {
+  std::vector<InputPath> inputs;
+  std::vector<std::string> local;
+  // In the order given: the local paths between two URLs expanded together.
+  const auto flush = [&] {
+    for (InputPath& in : expand_inputs(local)) inputs.push_back(std::move(in));
+    local.clear();
+  };
+  for (const std::string& path : paths) {
+    if (!is_url(path)) {
+      local.push_back(path);
+      continue;
+    }
+    flush();
+    inputs.push_back({path, local_files_only(path, command)});
+  }
+  flush();
+  return inputs;
+}
+
 std::vector<Job> jobs_of(const std::vector<InputPath>& inputs, bool sets) {
   std::vector<Job> jobs;
   if (!sets) {

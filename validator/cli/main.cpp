@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -200,6 +201,14 @@ int run(int argc, char** argv) {
     Options options;
     options.profile = *parse_profile(dump_profile);
     const auto level = static_cast<DumpLevel>(dump_level.back() - '0');
+    if (is_url(dump_path)) {  // the failure object of an unreadable file (docs/dump.md)
+      emit(nlohmann::ordered_json{{"ok", false},
+                                  {"error", local_files_only(dump_path, "dump")},
+                                  {"errors", nlohmann::ordered_json::array()}}
+               .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+      emit("\n");
+      return 2;
+    }
     // Streamed as it is rendered; a write that fails stops it, and main() makes that exit 4.
     return dump_file(dump_path, options, level, [](std::string_view text) {
       emit(text);

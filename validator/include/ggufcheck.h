@@ -75,7 +75,12 @@ typedef struct ggufcheck_finding {
 GGUFCHECK_API const char* ggufcheck_version(void);
 /* GGUFCHECK_C_ABI_VERSION of the library (compare with the header's at run time). */
 GGUFCHECK_API int ggufcheck_abi_version(void);
-/* Why the last call on this thread failed (static per thread; "" after a success). */
+/* Why the last call on this thread failed ("" after a success): NUL-terminated, at most 1023
+ * bytes (a longer message is cut and ends with "...").
+ * Lifetime: the pointer is the same on every call from one thread and stays valid until that
+ * thread ends, but its text is replaced by the next call on the same thread of any other
+ * ggufcheck_ function (ggufcheck_version, ggufcheck_abi_version and the _free functions
+ * excepted): copy the text to keep it. Another thread's calls never change it. */
 GGUFCHECK_API const char* ggufcheck_last_error(void);
 
 /* Options: NULL everywhere means the defaults (strict profile, no data check, model and
@@ -84,7 +89,9 @@ GGUFCHECK_API ggufcheck_options* ggufcheck_options_new(void);
 GGUFCHECK_API void ggufcheck_options_free(ggufcheck_options* options);
 GGUFCHECK_API int ggufcheck_options_set_profile(ggufcheck_options* options,
                                                 ggufcheck_profile profile);
-/* Also read every tensor's bytes (check --data). threads: 0 one per core. */
+/* Also read every tensor's bytes (check --data). threads: 0 one per core, at most 1024 (as the
+ * CLI's --jobs): a larger count fails with GGUFCHECK_ERROR_INVALID_ARGUMENT and leaves the
+ * options as they were. */
 GGUFCHECK_API int ggufcheck_options_set_data(ggufcheck_options* options, int enabled,
                                              unsigned threads);
 GGUFCHECK_API int ggufcheck_options_set_werror(ggufcheck_options* options, int enabled);

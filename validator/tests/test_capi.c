@@ -175,6 +175,62 @@ int main(int argc, char** argv) {
   CHECK(has_code(report, "GGUF1001"));
   ggufcheck_report_free(report);
 
+  /* Thread counts: the CLI's range (0..1024); outside it the call fails and the options stay
+   * as they were (no data check, as before the call). */
+  options = ggufcheck_options_new();
+  CHECK(ggufcheck_options_set_data(options, 1, 1024) == GGUFCHECK_OK);
+  CHECK(ggufcheck_options_set_data(options, 0, 0) == GGUFCHECK_OK);
+  CHECK(ggufcheck_options_set_data(options, 1, 1025) == GGUFCHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ggufcheck_last_error(), "1025") != NULL);
+  CHECK(strstr(ggufcheck_last_error(), "0..1024") != NULL);
+  CHECK(ggufcheck_options_set_data(options, 1, 100000) == GGUFCHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(ggufcheck_options_set_data(options, 1, 4294967295u) == GGUFCHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(ggufcheck_validate_path(valid, options, &report) == GGUFCHECK_OK);
+  CHECK(ggufcheck_report_exit_status(report) == 0);
+  json = ggufcheck_report_json(report);
+  CHECK(json != NULL && strstr(json, "\"data\": false") != NULL);
+  ggufcheck_report_free(report);
+
+  /* ggufcheck_last_error's lifetime (ggufcheck.h): one pointer per thread, valid for the
+   * thread's life; the text is the last call's. A longer message than the one before it must
+   * not move it (a reallocated string would), and one past the buffer is cut, still valid. */
+  char long_name[600], longer_name[900], huge_name[5000];
+  memset(long_name, 'a', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = '\0';
+  memset(longer_name, 'b', sizeof longer_name - 1);
+  longer_name[sizeof longer_name - 1] = '\0';
+  memset(huge_name, 'c', sizeof huge_name - 1);
+  huge_name[sizeof huge_name - 1] = '\0';
+  CHECK(ggufcheck_options_set_severity(options, long_name, "off") ==
+        GGUFCHECK_ERROR_INVALID_ARGUMENT);
+  const char* first_error = ggufcheck_last_error();
+  CHECK(strstr(first_error, long_name) != NULL);
+  CHECK(ggufcheck_last_error() == first_error); /* asking again changes nothing */
+  CHECK(strstr(ggufcheck_version(), "ggufcheck") != NULL);
+  CHECK(strstr(first_error, long_name) != NULL); /* nor does the version */
+  CHECK(ggufcheck_options_set_severity(options, longer_name, "off") ==
+        GGUFCHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(ggufcheck_last_error() == first_error);
+  CHECK(strstr(first_error, longer_name) != NULL); /* the same place, the new text */
+  CHECK(ggufcheck_options_set_severity(options, huge_name, "off") ==
+        GGUFCHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(ggufcheck_last_error() == first_error);
+  CHECK(strlen(first_error) == 1023);
+  CHECK(strncmp(first_error, "unknown diagnostic 'ccc", 23) == 0);
+  CHECK(strcmp(first_error + 1020, "...") == 0);
+  /* Cut at a character boundary: 3-byte characters after the 20 bytes of
+   * "unknown diagnostic '" would be cut inside one at byte 1020. */
+  static char euros[3 * 1000 + 1];
+  for (size_t i = 0; i < 1000; ++i) memcpy(euros + 3 * i, "\xE2\x82\xAC", 3);
+  euros[sizeof euros - 1] = '\0';
+  CHECK(ggufcheck_options_set_severity(options, euros, "off") == GGUFCHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(strlen(first_error) == 1022);
+  CHECK(strcmp(first_error + 1019, "...") == 0);
+  CHECK(memcmp(first_error + 1016, "\xE2\x82\xAC", 3) == 0);
+  CHECK(ggufcheck_options_set_werror(options, 1) == GGUFCHECK_OK);
+  CHECK(ggufcheck_last_error() == first_error && first_error[0] == '\0');
+  ggufcheck_options_free(options);
+
   if (failures != 0) {
     fprintf(stderr, "test_capi: %d checks failed\n", failures);
     return 1;

@@ -14,6 +14,7 @@ import json
 import re
 import subprocess
 import sys
+import threading
 import unittest
 from pathlib import Path
 
@@ -47,6 +48,7 @@ def load() -> ctypes.CDLL:
         "ggufcheck_options_set_profile": ([p, ctypes.c_int], ctypes.c_int),
         "ggufcheck_options_set_severity": ([p, ctypes.c_char_p, ctypes.c_char_p], ctypes.c_int),
         "ggufcheck_options_set_limit": ([p, ctypes.c_char_p, ctypes.c_uint64], ctypes.c_int),
+        "ggufcheck_options_set_data": ([p, ctypes.c_int, ctypes.c_uint], ctypes.c_int),
         "ggufcheck_validate_path": ([ctypes.c_char_p, p, ctypes.POINTER(p)], ctypes.c_int),
         "ggufcheck_validate_buffer": (
             [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, p, ctypes.POINTER(p)],
@@ -138,6 +140,46 @@ class Binding(unittest.TestCase):
         self.assertIn(b"GGUF2004", codes)
         self.assertNotIn(b"GGUF2012", codes)
         self.assertEqual(self.lib.ggufcheck_report_exit_status(report), 1)
+
+    def test_thread_counts_outside_the_clis_range_are_refused(self) -> None:
+        options = self.lib.ggufcheck_options_new()
+        self.addCleanup(self.lib.ggufcheck_options_free, options)
+        for threads in (0, 1, 1024):
+            self.assertEqual(self.lib.ggufcheck_options_set_data(options, 1, threads), 0, threads)
+        self.assertEqual(self.lib.ggufcheck_options_set_data(options, 0, 0), 0)
+        for threads in (1025, 100000, 2**31, 2**32 - 1):
+            with self.subTest(threads=threads):
+                self.assertEqual(self.lib.ggufcheck_options_set_data(options, 1, threads), -1)
+                self.assertIn(b"0..1024", self.lib.ggufcheck_last_error())
+        # The refused calls left the options as they were: no data check, and a valid file passes.
+        report = self.validate(ARGS.examples / "valid" / "tiny-llama.gguf", options)
+        self.assertEqual(self.lib.ggufcheck_report_exit_status(report), 0)
+        self.assertIs(json.loads(self.lib.ggufcheck_report_json(report))["options"]["data"], False)
+
+    def test_last_error_pointer_stays_put_until_the_thread_ends(self) -> None:
+        last_error = ctypes.CDLL(str(ARGS.library)).ggufcheck_last_error
+        last_error.restype = ctypes.c_void_p  # the address itself
+        options = self.lib.ggufcheck_options_new()
+        self.addCleanup(self.lib.ggufcheck_options_free, options)
+        self.assertEqual(self.lib.ggufcheck_options_set_severity(options, b"x" * 40, b"off"), -1)
+        address = last_error()
+        for length in (400, 900, 5000):  # ever longer: a reallocated string would move
+            self.assertEqual(
+                self.lib.ggufcheck_options_set_severity(options, b"y" * length, b"off"), -1)
+            self.assertEqual(last_error(), address)
+            text = ctypes.string_at(address)
+            self.assertTrue(text.startswith(b"unknown diagnostic 'yyy"), text[:40])
+            self.assertLessEqual(len(text), 1023)
+        self.assertTrue(ctypes.string_at(address).endswith(b"..."))
+        # Another thread has its own: its failure does not touch this thread's text.
+        other = []
+        thread = threading.Thread(target=lambda: other.append(
+            (self.lib.ggufcheck_options_set_limit(None, b"depth", 1), last_error())))
+        thread.start()
+        thread.join()
+        self.assertEqual(other[0][0], -1)
+        self.assertNotEqual(other[0][1], address)
+        self.assertTrue(ctypes.string_at(address).startswith(b"unknown diagnostic 'yyy"))
 
     def test_unreadable_path_is_a_report(self) -> None:
         report = self.validate(Path("/nonexistent/x.gguf"))

@@ -1995,5 +1995,184 @@ TEST(CliOutput, JsonAndSarifRecordTheOptionsInForce) {
   EXPECT_FALSE(tool.at("commit").get<std::string>().empty()) << tool;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Standard error on a terminal (a pseudo-terminal from posix_openpt): what --progress defaults to
+
+struct PtyRun {
+  RunResult result;  // out: stdout (a pipe); err: what the terminal received
+};
+
+// Runs the CLI with standard error on the slave side of a new pseudo-terminal (standard output
+// on a pipe, standard input /dev/null), reading both until the child is gone.
+PtyRun run_cli_with_stderr_on_a_terminal(const std::vector<std::string>& args) {
+  PtyRun run;
+  const int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0 || ::grantpt(master) != 0 || ::unlockpt(master) != 0) {
+    throw std::runtime_error(std::string("posix_openpt: ") + std::strerror(errno));
+  }
+  const char* slave_name = ::ptsname(master);
+  if (slave_name == nullptr) throw std::runtime_error("ptsname");
+  int slave = ::open(slave_name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0) throw std::runtime_error(std::string("open pty: ") + std::strerror(errno));
+  int out_pipe[2] = {-1, -1};
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+
+  std::vector<std::string> argv_storage = {GGUFCHECK_CLI_PATH};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_storage = make_environment({});
+  std::vector<char*> envp;
+  for (auto& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (null < 0 || ::dup2(null, 0) < 0) child_fail("/dev/null");
+    if (::dup2(out_pipe[1], 1) < 0) child_fail("dup2 stdout");
+    if (::dup2(slave, 2) < 0) child_fail("dup2 stderr");
+    ::signal(SIGPIPE, SIG_DFL);
+    ::execve(argv_storage[0].c_str(), argv.data(), envp.data());
+    child_fail("execve");
+  }
+  close_fd(slave);
+  close_fd(out_pipe[1]);
+  int master_fd = master;
+  char buffer[1 << 16];
+  // The master reads EIO once no process holds the slave any more: the child has ended.
+  while (out_pipe[0] >= 0 || master_fd >= 0) {
+    std::vector<pollfd> fds;
+    if (out_pipe[0] >= 0) fds.push_back({out_pipe[0], POLLIN, 0});
+    if (master_fd >= 0) fds.push_back({master_fd, POLLIN, 0});
+    const int ready = ::poll(fds.data(), fds.size(), -1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) break;
+    for (const pollfd& p : fds) {
+      if (p.revents == 0) continue;
+      const ssize_t n = ::read(p.fd, buffer, sizeof buffer);
+      if (n > 0) {
+        (p.fd == out_pipe[0] ? run.result.out : run.result.err)
+            .append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        close_fd(p.fd == out_pipe[0] ? out_pipe[0] : master_fd);
+      }
+    }
+  }
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(wstatus)) {
+    run.result.exited = true;
+    run.result.status = WEXITSTATUS(wstatus);
+  } else if (WIFSIGNALED(wstatus)) {
+    run.result.signal = WTERMSIG(wstatus);
+  }
+  return run;
+}
+
+// The progress line is printed at a scan's first update and always at its last (100%), so one
+// scan of a file with tensor data prints it whatever the speed: no timing is involved.
+TEST(CliProgress, OnByDefaultWhenStderrIsATerminal) {
+  const std::string file = example("valid/tiny-llama.gguf");
+  const PtyRun on = run_cli_with_stderr_on_a_terminal({"--data", "--quiet", file});
+  ASSERT_TRUE(on.result.exited) << on.result;
+  EXPECT_EQ(on.result.status, 0) << on.result;
+  EXPECT_TRUE(contains(on.result.err, file + ": data ")) << on.result;
+  EXPECT_TRUE(contains(on.result.err, "(100%)")) << on.result;
+  // Rewritten in place, and erased at the end so the report follows on a clean line.
+  EXPECT_TRUE(contains(on.result.err, "\r\033[K")) << on.result;
+  EXPECT_FALSE(contains(on.result.err, "data checked")) << on.result;  // the report is stdout's
+}
+
+TEST(CliProgress, OffOnATerminalWhenRefusedOrWithoutData) {
+  const std::string file = example("valid/tiny-llama.gguf");
+  const PtyRun refused = run_cli_with_stderr_on_a_terminal({"--data", "--no-progress", file});
+  EXPECT_EQ(refused.result.status, 0) << refused.result;
+  EXPECT_EQ(refused.result.err, "") << refused.result;
+  const PtyRun last_wins =
+      run_cli_with_stderr_on_a_terminal({"--data", "--progress", "--no-progress", file});
+  EXPECT_EQ(last_wins.result.err, "") << last_wins.result;
+  const PtyRun no_data = run_cli_with_stderr_on_a_terminal({file});
+  EXPECT_EQ(no_data.result.status, 0) << no_data.result;
+  EXPECT_EQ(no_data.result.err, "") << no_data.result;
+}
+
+TEST(CliProgress, OffByDefaultWhenStderrIsNotATerminal) {
+  const std::string file = example("valid/tiny-llama.gguf");
+  const RunResult piped = run_cli({"--data", "--quiet", file});
+  EXPECT_EQ(piped.status, 0) << piped;
+  EXPECT_EQ(piped.err, "") << piped;
+  // Asked for, or asked for after a refusal (the last wins): one line per update, no escapes.
+  for (const auto& args :
+       {std::vector<std::string>{"--data", "--quiet", "--progress", file},
+        std::vector<std::string>{"--data", "--quiet", "--no-progress", "--progress", file}}) {
+    const RunResult asked = run_cli(args);
+    EXPECT_EQ(asked.status, 0) << asked;
+    EXPECT_TRUE(contains(asked.err, file + ": data ")) << asked;
+    EXPECT_TRUE(contains(asked.err, "(100%)")) << asked;
+    EXPECT_FALSE(contains(asked.err, "\033")) << asked;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// URLs: only `check` reads them; the other subcommands say they read local files only (no
+// request is made: the addresses need not exist).
+
+TEST(CliUrls, SubcommandsThatReadLocalFilesSaySo) {
+  for (const std::string url :
+       {"https://example.invalid/model.gguf", "hf://owner/repo/model.gguf"}) {
+    const std::string said = "reads local files only";
+    const RunResult info = run_cli({"info", url});
+    EXPECT_EQ(info.status, 2) << info;
+    EXPECT_TRUE(contains(info.out, "cannot read " + url + ": 'ggufcheck info' " + said)) << info;
+    EXPECT_FALSE(contains(info.out + info.err, "No such file")) << info;
+    const RunResult info_json = run_cli({"info", "--format", "json", url});
+    EXPECT_EQ(info_json.status, 2) << info_json;
+    EXPECT_TRUE(contains(info_json.out, said)) << info_json;
+
+    const RunResult dump = run_cli({"dump", url});
+    EXPECT_EQ(dump.status, 2) << dump;
+    ASSERT_TRUE(json::accept(dump.out)) << dump;
+    const json failure = json::parse(dump.out);
+    EXPECT_EQ(failure.at("ok"), false) << dump;
+    EXPECT_TRUE(contains(failure.at("error").get<std::string>(), "'ggufcheck dump' " + said))
+        << dump;
+    EXPECT_EQ(failure.at("errors"), json::array()) << dump;
+
+    for (const std::string format : {"text", "json"}) {
+      const RunResult hash = run_cli({"hash", "--format", format, url});
+      EXPECT_EQ(hash.status, 2) << hash;
+      EXPECT_TRUE(contains(hash.err, "'ggufcheck hash' " + said)) << hash;
+      EXPECT_FALSE(contains(hash.err, "No such file")) << hash;
+    }
+
+    // verify: a URL as the manifest, or as a file to verify against one.
+    const RunResult manifest = run_cli({"verify", url});
+    EXPECT_EQ(manifest.status, 2) << manifest;
+    EXPECT_TRUE(contains(manifest.err, "'ggufcheck verify' " + said)) << manifest;
+    EXPECT_FALSE(contains(manifest.err, "No such file")) << manifest;
+  }
+  // A URL among local files: the files are still read, the run is exit 2.
+  const TempDir dir;
+  const std::string file = example("valid/tiny-llama.gguf");
+  const RunResult hashed = run_cli({"hash", "--format", "json", file});
+  ASSERT_EQ(hashed.status, 0) << hashed;
+  const fs::path manifest =
+      dir.write("model.json", ByteVector(hashed.out.begin(), hashed.out.end()));
+  const RunResult verify = run_cli({"verify", manifest.string(), "https://example.invalid/m.gguf"});
+  EXPECT_EQ(verify.status, 2) << verify;
+  EXPECT_TRUE(contains(verify.err, "'ggufcheck verify' reads local files only")) << verify;
+  const RunResult mixed = run_cli({"info", file, "https://example.invalid/m.gguf", file});
+  EXPECT_EQ(mixed.status, 2) << mixed;
+  // Both files shown to their verdict lines, the URL between them unreadable.
+  const std::size_t first = mixed.out.find(file + ": pass");
+  ASSERT_NE(first, std::string::npos) << mixed;
+  EXPECT_NE(mixed.out.find(file + ": pass", first + 1), std::string::npos) << mixed;
+  EXPECT_TRUE(contains(mixed.out, "'ggufcheck info' reads local files only")) << mixed;
+}
+
 }  // namespace
 }  // namespace ggufcheck::testing

@@ -656,6 +656,52 @@ TEST(SplitCli, WithoutModelChecksEveryFileIsAlone) {
   EXPECT_EQ(doc["files"][0]["path"], paths[1]);
 }
 
+// A later shard holds only the split keys (gguf-split's way): alone, without the model checks,
+// it is judged as that shard, so it lacks neither general.architecture (GGUF5006) nor
+// general.quantization_version (GGUF5007, its tensors are Q8_0), in any profile.
+TEST(SplitCli, WithoutModelChecksALaterShardNeedsNoArchitecture) {
+  const TempDir dir;
+  const std::vector<std::string> paths = write_set(dir, shards_of_model(3));
+  for (const char* profile : {"strict", "spec", "llama.cpp"}) {
+    for (std::size_t k = 0; k < paths.size(); ++k) {
+      const CliRun run =
+          run_cli({"--no-model-checks", "--profile", profile, "--format", "json", paths[k]});
+      EXPECT_EQ(run.status, 0) << profile << " " << paths[k] << "\n" << run.out;
+      const json doc = report_json(run);
+      ASSERT_EQ(doc["files"].size(), 1u) << run.out;
+      for (const json& f : doc["files"][0]["findings"]) {
+        EXPECT_NE(f["code"], "GGUF5006") << profile << " " << paths[k] << "\n" << run.out;
+        EXPECT_NE(f["code"], "GGUF5007") << profile << " " << paths[k] << "\n" << run.out;
+      }
+    }
+  }
+  // The same through the library, which the Python and C interfaces call.
+  Options options;
+  options.model_checks = false;
+  EXPECT_EQ(find(validate_file(paths[1], options), Code::MissingArchitecture), nullptr);
+  // With the model checks on, the set judges it: clean as a shard of its set.
+  EXPECT_EQ(run_cli({"--quiet", paths[1]}).status, 0);
+}
+
+// What is not a later shard still needs general.architecture without the model checks: a first
+// shard (split.no 0), a split.no of another type than gguf-split's uint16, a file with none.
+TEST(SplitCli, WithoutModelChecksOnlyALaterShardIsExcused) {
+  const TempDir dir;
+  std::vector<Document> shards = shards_of_model(2);
+  drop_key(shards[0], "general.architecture");
+  Document u32_no = shards[1];
+  set_key(u32_no, "split.no", Value::u32(1));
+  Document none = shards[1];
+  drop_key(none, "split.no");
+  const std::vector<std::string> paths =
+      write_set(dir, {shards[0], u32_no, none}, {"first.gguf", "u32.gguf", "none.gguf"});
+  Options options;
+  options.model_checks = false;
+  for (const std::string& path : paths) {
+    EXPECT_NE(find(validate_file(path, options), Code::MissingArchitecture), nullptr) << path;
+  }
+}
+
 TEST(SplitCli, AFifoNamedAsAShardIsReportedNotOpened) {
   const TempDir dir;
   std::vector<std::string> paths = write_set(dir, shards_of_model(3));

@@ -129,10 +129,10 @@ std::optional<Expected> expected_type(std::string_view key, std::string_view arc
 
 void check_standard_keys(const Model& model, const Layout& /*layout*/, Sink& sink) {
   const Profile profile = sink.profile();
-  const auto [arch, quantization_version, tokens, scores, token_type] =
-      find_keys<5>(model,
+  const auto [arch, quantization_version, tokens, scores, token_type, split_no] =
+      find_keys<6>(model,
                    {"general.architecture", "general.quantization_version", "tokenizer.ggml.tokens",
-                    "tokenizer.ggml.scores", "tokenizer.ggml.token_type"},
+                    "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "split.no"},
                    profile);
   const std::string_view arch_name = arch && model.metadata[*arch].type() == ValueType::String
                                          ? model.string_value(*arch)
@@ -149,12 +149,20 @@ void check_standard_keys(const Model& model, const Layout& /*layout*/, Sink& sin
     }
   }
 
-  if (model.metadata_complete && !arch) {
+  // A later shard of a split set (split.no a uint16 of 1 or more, as gguf-split writes it)
+  // holds only the split keys: llama.cpp reads general.architecture and
+  // general.quantization_version from the first shard. With the model checks off the file is
+  // judged as that shard (neither key is missing from it); with them on, the set's checks
+  // (splits/sets.cpp) judge it, and a later shard read alone is not a model llama.cpp loads.
+  const bool as_later_shard = !sink.options().model_checks && split_no &&
+                              model.metadata[*split_no].type() == ValueType::Uint16 &&
+                              static_cast<std::uint16_t>(model.metadata[*split_no].payload()) >= 1;
+  if (model.metadata_complete && !arch && !as_later_shard) {
     sink.report(Code::MissingArchitecture, 0, header_size(model.narrow()), "metadata",
                 "the spec requires general.architecture; llama.cpp cannot pick a model without it",
                 "no general.architecture key");
   }
-  if (model.tensors_complete && !quantization_version) {
+  if (model.tensors_complete && !quantization_version && !as_later_shard) {
     for (std::size_t i = 0; i < model.tensors.size(); ++i) {
       const TensorTypeInfo* type = tensor_type(model.tensors[i].type);
       if (type == nullptr || !type->quantized()) continue;

@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""Every fenced code block of the project's Markdown closes.
+
+A fence that is never closed swallows the rest of its document (or of the list item or block
+quote it sits in): GitHub then shows the following headings, lists and prose as code. The
+texts are parsed as CommonMark by markdown-it-py (Debian's python3-markdown-it, installed by
+scripts/setup.sh), so what counts as a fence, an info string or a closing line is the
+specification's, not a pattern's.
+
+A fence is closed when the last line of its block is its closing line: the fence character
+repeated at least as many times as in the opening, nothing after it but spaces. markdown-it gives
+an unclosed fence the lines up to the end of its container. A fence left open before another
+block's opening line is caught too: a closing fence has no info string, so a "```console" inside
+a "```" block opens nothing, and the closing line meant for it closes the block left open; every
+block after that is inside out, while the fences still pair up. The message says where the fence
+opened and names the first heading it swallowed.
+
+Checked texts: README.md, CHANGELOG.md, SECURITY.md and every *.md under docs/.
+
+Before the real texts, the check is run on texts that must fail and texts that must pass, so
+that it cannot pass vacuously.
+
+Usage: /usr/bin/python3 test_markdown_fences.py --source REPO
+Prints one line per problem, `FILE:LINE: ...`, then `N texts checked, M problems`; exits 1 on a
+problem, 77 (ctest's skip) with the reason when markdown-it-py is not installed (1 under CI=true,
+where scripts/setup.sh has installed it).
+"""
+
+import argparse
+import os
+import re
+import sys
+
+HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def container_stripped(line):
+    """The line without the indentation and block-quote markers of its container."""
+    text = line.lstrip(" \t")
+    while text.startswith(">"):
+        text = text[1:].lstrip(" \t")
+    return text
+
+
+def is_closing(line, markup):
+    text = container_stripped(line).rstrip(" \t\r\n")
+    char = markup[0]
+    return len(text) >= len(markup) and text == char * len(text)
+
+
+def is_opening_with_info(line, markup):
+    """Whether the line opens a fence that `markup` would close: the same character, at least
+    as many, then an info string (which no closing line has)."""
+    text = container_stripped(line).rstrip(" \t\r\n")
+    char = markup[0]
+    run = len(text) - len(text.lstrip(char))
+    info = text[run:].strip()
+    # The info string of a backtick fence has no backtick (CommonMark 4.5).
+    return run >= len(markup) and info != "" and not (char == "`" and "`" in info)
+
+
+def unclosed_fences(text, parser):
+    """The fences that do not close where their author meant, as (opening line, line, why),
+    1-based:
+
+    - a fence with no closing line (it runs to the end of its document or container);
+    - a fence whose content holds an opening line of the same fence (```` ```console ````
+      inside a ```` ``` ```` block): the block before it was left open, and the closing line
+      meant for the new block closes the old one, so every block after it is inside out.
+    """
+    lines = text.splitlines()
+    problems = []
+    for token in parser.parse(text):
+        if token.type != "fence" or token.map is None:
+            continue
+        start, end = token.map  # [opening line, line after the block)
+        closed = end - 1 > start and is_closing(lines[end - 1], token.markup)
+        content_end = end - 1 if closed else end
+        opening = next(
+            (n for n in range(start + 1, content_end) if is_opening_with_info(lines[n],
+                                                                             token.markup)),
+            None,
+        )
+        if closed and opening is None:
+            continue
+        stop = opening if opening is not None else content_end
+        heading = next(
+            (n + 1 for n in range(start + 1, stop) if HEADING_RE.match(container_stripped(lines[n]))),
+            None,
+        )
+        if opening is not None:
+            why = (f"line {opening + 1} opens another block inside it, so the block was left open "
+                   "before it")
+        else:
+            why = "it is never closed: the rest of its document or list item is shown as code"
+        if heading is not None:
+            why += f"; it swallows the heading on line {heading}"
+        problems.append((start + 1, why))
+    return problems
+
+
+def self_test(parser):
+    must_fail = {
+        "never closed": "# A\n\n```\ncode\n## B\ntext\n",
+        "a second opening is not a closing": "```\nout\n```console\n$ more\n",
+        "shorter closing": "````\ncode\n```\n",
+        "other character": "```\ncode\n~~~\n",
+        "in a list item": "- item\n\n  ```console\n  $ x\n\n- next\n",
+        "in a block quote": "> ```\n> code\n\nafter\n",
+        "closing with an info string": "```\ncode\n``` text\n",
+        "an opening inside (README's info example)": (
+            "```\n$ ggufcheck info m.gguf\nm.gguf: pass\n### Hashing\n\n```console\n$ x\n```\n"
+        ),
+    }
+    must_pass = {
+        "closed": "```sh\nmake\n```\n\n## B\n",
+        "longer closing": "```\ncode\n`````\n",
+        "tilde": "~~~\n```\n~~~\n",
+        "in a list item": "- item\n\n  ```console\n  $ x\n  ```\n- next\n",
+        "in a block quote": "> ```\n> code\n> ```\n",
+        "indented code is no fence": "    ```\n    code\n",
+        "inline code is no fence": "text ```not a fence``` text\n",
+        "trailing spaces": "```\ncode\n```   \n",
+        "a shorter opening inside a longer fence": "````markdown\n```console\n$ x\n```\n````\n",
+        "a backtick opening inside a tilde fence": "~~~\n```console\n~~~\n",
+        "a heading-like comment in code": "```sh\n# install\nmake\n```\n",
+        "inline code at a line's start in code": "```\n```x``` is inline\n```\n",
+    }
+    failures = []
+    for name, text in must_fail.items():
+        if not unclosed_fences(text, parser):
+            failures.append(f"self-test: not flagged: {name}: {text!r}")
+    for name, text in must_pass.items():
+        if unclosed_fences(text, parser):
+            failures.append(f"self-test: flagged: {name}: {text!r}")
+    never_closed = unclosed_fences(must_fail["never closed"], parser)
+    if [line for line, _ in never_closed] != [3] or "heading on line 5" not in never_closed[0][1]:
+        failures.append(f"self-test: the opening line or the swallowed heading is wrong: "
+                        f"{never_closed}")
+    inside = unclosed_fences(must_fail["an opening inside (README's info example)"], parser)
+    if [line for line, _ in inside] != [1] or "line 6 opens" not in inside[0][1] or \
+            "heading on line 4" not in inside[0][1]:
+        failures.append(f"self-test: the opening inside is misplaced: {inside}")
+    return failures
+
+
+def texts(source):
+    found = [os.path.join(source, name) for name in ("README.md", "CHANGELOG.md", "SECURITY.md")]
+    for root, dirs, files in os.walk(os.path.join(source, "docs")):
+        dirs.sort()
+        found.extend(os.path.join(root, f) for f in sorted(files) if f.endswith(".md"))
+    return [path for path in found if os.path.isfile(path)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", required=True, help="the repository's root")
+    args = parser.parse_args()
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        reason = ("markdown-it-py is not installed (Debian: python3-markdown-it; scripts/setup.sh "
+                  "installs it)")
+        if os.environ.get("CI") == "true":  # a gate that skips in CI checks nothing
+            print(f"failed: {reason}")
+            return 1
+        print(f"skipped: {reason}")
+        return 77
+    md = MarkdownIt("commonmark")
+
+    problems = self_test(md)
+    checked = 0
+    for path in texts(args.source):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        checked += 1
+        shown = os.path.relpath(path, args.source)
+        for line, why in unclosed_fences(text, md):
+            problems.append(f"{shown}:{line}: this code fence does not close where meant: {why}")
+    for problem in problems:
+        print(problem)
+    print(f"{checked} texts checked, {len(problems)} problems")
+    if checked == 0:
+        print("no text found: is --source the repository's root?")
+        return 1
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
