@@ -30,7 +30,7 @@ TEST(Catalogue, CodesAndNamesAreUniqueAndWellFormed) {
     EXPECT_FALSE(e.meaning.empty()) << e.name;
     EXPECT_NE(e.meaning.back(), '.') << e.name << ": meanings have no trailing period";
   }
-  EXPECT_EQ(catalogue().size(), 114U);
+  EXPECT_EQ(catalogue().size(), 116U);
 }
 
 TEST(Catalogue, LookupByCodeNameAndNumber) {

@@ -671,6 +671,13 @@ std::vector<CodeCase> code_cases() {
          s.limits.max_kv_count = 1;
          return s;
        }},
+      {Code::StageNotRun, "BigEndianDataWithTheDataCheck",
+       [] {
+         Scenario s = at(example(Code::StageNotRun).bytes, 0, 0, "data", {Code::ByteSwappedFile});
+         s.data = true;
+         s.message_has = "big-endian";
+         return s;
+       }},
       {Code::LimitExceeded, "StricterTensorCountLimit",
        [] {
          Scenario s = at(write_bytes(document({}, {tensor("w", {4})})), 8, kSizeWidth,
@@ -1240,6 +1247,15 @@ std::vector<CodeCase> code_cases() {
        [] {
          const Written w = example(Code::SlowReferenceLoad);
          return at(w.bytes, 0, 24, "header");
+       }},
+      {Code::LoaderNotPredicted, "AdapterType",
+       [] {
+         const Written w = example(Code::LoaderNotPredicted);
+         const std::size_t i = w.layout.pairs.size() - 1;  // general.type, added last
+         const WrittenPair& p = w.layout.pairs[i];
+         Scenario s = at(w.bytes, p.offset, p.end - p.offset, kv_path(i, "general.type"));
+         s.message_has = "\"adapter\"";
+         return s;
        }},
 
       // --- GGUF8xxx: split sets (several files: validate_set) ---------------------------------

@@ -70,12 +70,15 @@ TEST(ModelChecks, AreOnByDefaultAndOffWithTheOption) {
   EXPECT_TRUE(model_codes(check(bytes, container_options())).empty());
 }
 
-TEST(ModelChecks, WaitForAContainerWithoutErrors) {
+// An error of the container's does not switch the model checks off: they need the metadata and
+// the tensor infos, which were read.
+TEST(ModelChecks, RunBesideTheContainersErrors) {
   Document doc = model_document();
   drop_tensor(doc, "blk.0.attn_v.weight");
   doc.metadata.push_back({"general.name", Value::string("again"), {}});  // GGUF2004
   const Report report = check(write_bytes(doc), model_options(Profile::Strict));
-  EXPECT_EQ(codes(report), std::vector<Code>{Code::DuplicateKey}) << described(report);
+  EXPECT_EQ(codes(report), (std::vector<Code>{Code::DuplicateKey, Code::MissingTensor}))
+      << described(report);
 }
 
 TEST(ModelChecks, AVocabularyOnlyFileGetsNoHyperparameterOrTensorChecks) {
@@ -86,10 +89,35 @@ TEST(ModelChecks, AVocabularyOnlyFileGetsNoHyperparameterOrTensorChecks) {
   EXPECT_TRUE(model_codes(report).empty()) << described(report);
 }
 
-TEST(ModelChecks, AFileOfMetadataOnlyGetsNone) {
+// Neither tensors nor a vocabulary: llama.cpp loads such a file as a vocabulary-only one and
+// refuses it ("key not found in model: tokenizer.ggml.model"); so do strict and llama.cpp.
+TEST(ModelChecks, AFileOfMetadataOnlyIsRefusedAsLlamaCppRefusesIt) {
   for (const Profile profile : kAllProfiles) {
     const Report report = check(write_bytes(minimal_document()), model_options(profile));
-    EXPECT_TRUE(report.findings.empty()) << to_string(profile) << "\n" << described(report);
+    if (profile == Profile::Spec) {
+      EXPECT_TRUE(report.findings.empty()) << described(report);
+    } else {
+      EXPECT_EQ(codes(report), std::vector<Code>{Code::UnknownTokenizerModel})
+          << to_string(profile) << "\n"
+          << described(report);
+    }
+  }
+}
+
+// general.type naming a kind of file another loader reads: no model verdict, an error saying so.
+TEST(ModelChecks, ANonModelKindIsNotJudgedAsAModel) {
+  for (const char* kind : {"adapter", "mmproj", "imatrix"}) {
+    Document doc = model_document();
+    doc.metadata.push_back({"general.type", Value::string(kind), {}});
+    const Report report = check(write_bytes(doc), model_options(Profile::LlamaCpp));
+    EXPECT_EQ(codes(report), std::vector<Code>{Code::LoaderNotPredicted}) << described(report);
+    EXPECT_FALSE(report.passed());
+  }
+  for (const char* kind : {"model", "vocab", ""}) {
+    Document doc = model_document();
+    doc.metadata.push_back({"general.type", Value::string(kind), {}});
+    const Report report = check(write_bytes(doc), model_options(Profile::LlamaCpp));
+    EXPECT_TRUE(report.passed()) << kind << "\n" << described(report);
   }
 }
 

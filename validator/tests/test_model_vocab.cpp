@@ -359,7 +359,7 @@ TEST(Vocabulary, UnknownOrMissingTokenizerModel) {
 
 TEST(Vocabulary, TokenizerModelOfAnotherTypeIsRefused) {
   // llama.cpp profile: GGUF5008 warns, GGUF7009 says llama.cpp refuses. Strict: GGUF5008 fails
-  // the container, and the model is not checked.
+  // the container, and the model checks say what llama.cpp makes of it too.
   const Document doc = document(
       {pair("tokenizer.ggml.model", Value::u32(1)), pair("tokenizer.ggml.tokens", strings({"a"}))});
   const Report lc = run(doc);
@@ -369,7 +369,8 @@ TEST(Vocabulary, TokenizerModelOfAnotherTypeIsRefused) {
   EXPECT_EQ(find(lc, Code::KeyWrongType)->severity, Severity::Warning);
   const Report strict = run(doc, Profile::Strict);
   EXPECT_EQ(find(strict, Code::KeyWrongType)->severity, Severity::Error);
-  EXPECT_EQ(model_findings(strict), 0U);
+  EXPECT_EQ(model_findings(strict), 1U);
+  ASSERT_NE(find(strict, Code::VocabularyUnreadable), nullptr);
 }
 
 TEST(Vocabulary, PreTokenizerOfABpeVocabulary) {

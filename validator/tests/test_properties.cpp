@@ -782,6 +782,9 @@ const std::map<Code, std::string_view>& unreachable_codes() {
        "with the default limits only arrays nested more than 64 deep exceed one; a valid file "
        "has no nested array and one edit cannot add 65 levels (stricter --limit settings are "
        "options, not edits)"},
+      {Code::StageNotRun,
+       "says that a stage asked for (the data check, the model checks) did not run; the faults "
+       "are validated as containers, without either (Stages.* and the code tests cover it)"},
       {Code::StringTooLong,
        "needs a string over 1 GiB that is present in the file: a length edit on a small file "
        "runs past its end first (GGUF2002)"},
