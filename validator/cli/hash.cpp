@@ -299,7 +299,8 @@ Command add_hash_command(CLI::App& app) {
   cmd->allow_extras();
   cmd->add_option("paths", a.paths,
                   "GGUF files (directories: their *.gguf files). A file whose tensor layout does "
-                  "not resolve is not hashed (exit 1; 'ggufcheck check' says why)")
+                  "not resolve is not hashed (exit 1; 'ggufcheck check' says why). A name "
+                  "holding a space, control bytes or a backslash is printed escaped (\\xNN)")
       ->type_name("FILE");
   cmd->add_flag("--xxh64", a.xxh64, "xxh64 (the default)");
   cmd->add_flag("--sha1", a.sha1, "SHA-1");
@@ -336,8 +337,9 @@ Command add_verify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "verify",
       "Check files against a JSON manifest of 'ggufcheck hash --format json': name each tensor "
-      "that is missing, extra, or of another type, shape or digest, and a header, size or "
-      "general.uuid that differs");
+      "that is missing, extra, or of another type, shape or digest, and a header, padding (the "
+      "bytes outside the tensors), size or general.uuid that differs. A manifest that disagrees "
+      "with itself (counts, offsets, digests) is refused");
   cmd->allow_extras();
   cmd->add_option("manifest", a.manifest, "The JSON manifest")->type_name("MANIFEST");
   cmd->add_option("paths", a.paths,
@@ -350,7 +352,7 @@ Command add_verify_command(CLI::App& app) {
   add_jobs_option(*cmd, a.jobs);
   cmd->footer(
       "Exit status: 0 identical, 1 differences, 2 a file or the manifest unreadable (or not a "
-      "manifest), 3 usage, 130 interrupted (nothing is printed).\n"
+      "consistent manifest), 3 usage, 130 interrupted (nothing is printed).\n"
       "Example: ggufcheck hash --format json model.gguf > model.json; "
       "ggufcheck verify model.json");
   return {cmd, [args] { return run_verify(*args); }};

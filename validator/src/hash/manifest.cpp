@@ -757,13 +757,13 @@ Verification compare(const ManifestModel& expected, const HashResult& actual,
     const ManifestFile& e = expected.files[i];
     const FileHash& a = actual.files[i];
     if (e.gaps_sha256) {
-      if (*e.gaps_sha256 != a.gaps_sha256 || *e.gap_bytes != a.gap_bytes) {
+      if (*e.gaps_sha256 != a.gaps_sha256 || (e.gap_bytes && *e.gap_bytes != a.gap_bytes)) {
         diff.push_back(fmt::format(
             "{}: the bytes outside the header and the tensors (alignment padding, gaps, "
             "trailing bytes) differ from the manifest's (sha256 {} of {} in the manifest, {} of "
             "{} in the file)",
             detail::escape(a.path), short_hex(hex(*e.gaps_sha256)),
-            detail::byte_count(*e.gap_bytes), short_hex(hex(a.gaps_sha256)),
+            detail::byte_count(e.gap_bytes.value_or(0)), short_hex(hex(a.gaps_sha256)),
             detail::byte_count(a.gap_bytes)));
       }
     } else if (a.gap_bytes > 0) {
