@@ -288,6 +288,20 @@ TEST(HashEngine, EveryThreadCountGivesTheOneShotDigests) {
     EXPECT_EQ(r.uuid, detail::uuid_v5(uuid.sha1()));
     EXPECT_EQ(r.files[0].header_sha256,
               detail::sha256_of(written.bytes.data(), written.layout.data_start));
+    // The gaps: every byte after the data start that no tensor holds (here each tensor's
+    // padding; the tensors are in file order).
+    ByteVector gaps;
+    std::uint64_t at = written.layout.data_start;
+    for (const WrittenTensor& w : written.layout.tensors) {
+      gaps.insert(gaps.end(), written.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                  written.bytes.begin() + static_cast<std::ptrdiff_t>(w.data_position));
+      at = w.data_position + w.nbytes;
+    }
+    gaps.insert(gaps.end(), written.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                written.bytes.end());
+    EXPECT_GT(gaps.size(), 0U);
+    EXPECT_EQ(r.files[0].gap_bytes, gaps.size()) << threads;
+    EXPECT_EQ(r.files[0].gaps_sha256, detail::sha256_of(gaps.data(), gaps.size())) << threads;
   }
 }
 
