@@ -588,6 +588,31 @@ TEST(HashJson, ManifestRecordsEveryTensorAndTheMerkleRoot) {
   EXPECT_EQ(read.manifest->models[0].tensors.size(), 3U);
 }
 
+// The manifest's strings escape DEL, C1 controls and bidi overrides as \uXXXX (JSON reads them
+// back as the same name), so `cat`ing a manifest cannot drive the terminal.
+TEST(HashJson, ControlCharactersInNamesAreEscaped) {
+  const TempDir dir;
+  const std::string name =
+      "csi\xC2\x9B"
+      "1m rlo\xE2\x80\xAE"
+      "x pdi\xE2\x81\xA9"
+      "y del\x7F";
+  save(dir, "c.gguf", {{bytes_tensor(name, "abc")}, {}});
+  const CapturedRun r = in_dir(dir, {"hash", "--format", "json", "c.gguf"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find(R"("name": "csi\u009b1m rlo\u202ex pdi\u2069y del\u007f")"),
+            std::string::npos)
+      << r.out;
+  for (const char* raw : {"\xC2\x9B", "\xE2\x80\xAE", "\xE2\x81\xA9", "\x7F"}) {
+    EXPECT_EQ(r.out.find(raw), std::string::npos);
+  }
+  const ManifestRead read = parse_manifest(r.out);
+  ASSERT_TRUE(read.manifest) << read.error;
+  EXPECT_EQ(read.manifest->models[0].tensors[0].name, name);
+  write_text(dir.path() / "c.json", r.out);
+  EXPECT_EQ(in_dir(dir, {"verify", "c.json"}).status, 0);
+}
+
 // A split set named by its first shard: one model, its shards' tensors in order.
 TEST(HashJson, ASplitSetIsOneModel) {
   const TempDir dir;

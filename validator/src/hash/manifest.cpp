@@ -27,15 +27,30 @@ namespace {
 constexpr std::string_view kFormat = "ggufcheck-hash-manifest";
 constexpr std::uint64_t kVersion = 1;
 
+// A JSON string: ", \\ and C0 escaped as JSON requires, and DEL, the C1 controls (U+0080..U+009F:
+// CSI, OSC) and the bidi overrides (U+202A..U+202E, U+2066..U+2069) as \\uXXXX too, so that a
+// manifest shown on a terminal cannot act on it through a name; a JSON reader decodes them to the
+// same text.
 void json_string(std::string& out, std::string_view text) {
   out += '"';
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
+    const auto next = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    };
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (u < 0x20) {
+    } else if (u < 0x20 || u == 0x7f) {
       out += fmt::format("\\u{:04x}", u);
+    } else if (u == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) {  // U+0080..U+009F
+      out += fmt::format("\\u{:04x}", next(1));
+      ++i;
+    } else if (u == 0xe2 && ((next(1) == 0x80 && next(2) >= 0xaa && next(2) <= 0xae) ||
+                             (next(1) == 0x81 && next(2) >= 0xa6 && next(2) <= 0xa9))) {
+      out += fmt::format("\\u{:04x}", 0x2000 + ((next(1) & 0x3f) << 6) + (next(2) & 0x3f));
+      i += 2;
     } else {
       out += c;
     }
