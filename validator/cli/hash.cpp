@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "ggufcheck/render.hpp"
 
 namespace ggufcheck::cli {
 
@@ -56,6 +57,8 @@ void add_jobs_option(CLI::App& cmd, std::string& jobs) {
             "N");
 }
 
+// Messages name paths from the command line, a directory walk or a manifest: each is escaped
+// where it is put in (shown_name), so nothing a file name holds reaches the terminal raw.
 void say(const std::string& text) {
   std::fprintf(stderr, "ggufcheck: %s\n", text.c_str());
 }
@@ -72,16 +75,16 @@ void note_general_uuid(const HashResult& r, const std::string& path) {
   if (r.files.empty()) return;
   const FileHash& f = r.files.front();
   if (!f.general_uuid_problem.empty()) {
-    say(fmt::format("{}: warning: {}", path, f.general_uuid_problem));
+    say(fmt::format("{}: warning: {}", shown_name(path), f.general_uuid_problem));
     return;
   }
   if (!f.general_uuid) return;
   const auto declared = parse_uuid(*f.general_uuid);
   if (!declared) {
-    say(fmt::format("{}: warning: general.uuid is not a UUID", path));
+    say(fmt::format("{}: warning: general.uuid is not a UUID", shown_name(path)));
   } else if (*declared != r.uuid) {
-    say(fmt::format("{}: warning: general.uuid is {}, but the UUID of the tensor data is {}", path,
-                    uuid_text(*declared), uuid_text(r.uuid)));
+    say(fmt::format("{}: warning: general.uuid is {}, but the UUID of the tensor data is {}",
+                    shown_name(path), uuid_text(*declared), uuid_text(r.uuid)));
   }
 }
 
@@ -111,7 +114,7 @@ int run_hash(const HashArgs& args) {
     std::vector<std::string> readable;
     for (const InputPath& in : inputs) {
       if (!in.problem.empty()) {
-        say(in.problem);
+        say(shown_name(in.problem));
         status = std::max(status, 2);
       } else {
         readable.push_back(in.path);
@@ -138,13 +141,16 @@ int run_hash(const HashArgs& args) {
   if (args.check) {
     kinds = LlamaManifest::kinds_of(*args.check);
     if (!kinds) {
-      emit(fmt::format("ERROR cannot open manifest {}", *args.check));  // as it prints, no newline
-      say(fmt::format("cannot open the manifest {}", *args.check));
+      // As llama-gguf-hash prints it (no newline), the path escaped.
+      emit(fmt::format("ERROR cannot open manifest {}", shown_name(*args.check)));
+      say(fmt::format("cannot open the manifest {}", shown_name(*args.check)));
       return 5;
     }
     if (!kinds->any()) {
-      emit(fmt::format("ERROR manifest does not have any known hash format in {}", *args.check));
-      say(fmt::format("{} has no line of a known hash (xxh64, sha1, sha256, uuid)", *args.check));
+      emit(fmt::format("ERROR manifest does not have any known hash format in {}",
+                       shown_name(*args.check)));
+      say(fmt::format("{} has no line of a known hash (xxh64, sha1, sha256, uuid)",
+                      shown_name(*args.check)));
       return 4;
     }
     if (!options.algorithms.any()) {  // the strongest it holds
@@ -166,7 +172,7 @@ int run_hash(const HashArgs& args) {
   if (!options.algorithms.any()) options.algorithms.xxh64 = true;
   for (const InputPath& in : inputs) {
     if (!in.problem.empty()) {
-      say(in.problem);
+      say(shown_name(in.problem));
       status = std::max(status, 2);
       continue;
     }
@@ -184,7 +190,7 @@ int run_hash(const HashArgs& args) {
     }
     const auto manifest = LlamaManifest::read(*args.check, llama_check_keys(r, options, in.path));
     if (!manifest) {
-      say(fmt::format("cannot open the manifest {}", *args.check));
+      say(fmt::format("cannot open the manifest {}", shown_name(*args.check)));
       return 5;
     }
     const LlamaCheck check = render_llama_check(r, options, in.path, *args.check, *manifest);
@@ -229,7 +235,7 @@ int run_verify(const VerifyArgs& args) {
     std::vector<std::string> model;
     for (const InputPath& in : hash_inputs(args.paths, "verify")) {
       if (!in.problem.empty()) {
-        say(in.problem);
+        say(shown_name(in.problem));
         return 2;
       }
       model.push_back(in.path);
@@ -255,9 +261,11 @@ int run_verify(const VerifyArgs& args) {
     HashOptions options = verify_hash_options(expected);
     options.threads = threads;
     options.cancel = &g_interrupted;
-    const std::string shown = files[i].size() == 1
-                                  ? files[i][0]
-                                  : fmt::format("{} ({} files)", files[i][0], files[i].size());
+    // The paths come from the manifest: escaped (ESC, OSC, bidi overrides), never raw.
+    const std::string shown =
+        files[i].size() == 1
+            ? shown_name(files[i][0])
+            : fmt::format("{} ({} files)", shown_name(files[i][0]), files[i].size());
     const HashResult r = hash_model(files[i], options);
     if (r.status == kExitInterrupted || g_interrupted) return interrupted();
     if (r.status != 0) {
@@ -295,7 +303,8 @@ Command add_hash_command(CLI::App& app) {
   cmd->allow_extras();
   cmd->add_option("paths", a.paths,
                   "GGUF files (directories: their *.gguf files). A file whose tensor layout does "
-                  "not resolve is not hashed (exit 1; 'ggufcheck check' says why)")
+                  "not resolve is not hashed (exit 1; 'ggufcheck check' says why). A name "
+                  "holding a space, control bytes or a backslash is printed escaped (\\xNN)")
       ->type_name("FILE");
   cmd->add_flag("--xxh64", a.xxh64, "xxh64 (the default)");
   cmd->add_flag("--sha1", a.sha1, "SHA-1");
@@ -332,8 +341,9 @@ Command add_verify_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "verify",
       "Check files against a JSON manifest of 'ggufcheck hash --format json': name each tensor "
-      "that is missing, extra, or of another type, shape or digest, and a header, size or "
-      "general.uuid that differs");
+      "that is missing, extra, or of another type, shape or digest, and a header, padding (the "
+      "bytes outside the tensors), size or general.uuid that differs. A manifest that disagrees "
+      "with itself (counts, offsets, digests) is refused");
   cmd->allow_extras();
   cmd->add_option("manifest", a.manifest, "The JSON manifest")->type_name("MANIFEST");
   cmd->add_option("paths", a.paths,
@@ -346,7 +356,7 @@ Command add_verify_command(CLI::App& app) {
   add_jobs_option(*cmd, a.jobs);
   cmd->footer(
       "Exit status: 0 identical, 1 differences, 2 a file or the manifest unreadable (or not a "
-      "manifest), 3 usage, 130 interrupted (nothing is printed).\n"
+      "consistent manifest), 3 usage, 130 interrupted (nothing is printed).\n"
       "Example: ggufcheck hash --format json model.gguf > model.json; "
       "ggufcheck verify model.json");
   return {cmd, [args] { return run_verify(*args); }};

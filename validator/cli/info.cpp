@@ -40,28 +40,27 @@ int run_info(const InfoArgs& args) {
   for (const std::string& spec : args.limits) apply_limit(options.limits, spec);
   InfoOptions info_options;
   info_options.full = args.full;
-  std::vector<Info> infos;
+  // Each file is written while it is read, so that memory stays what validation needs (a file of
+  // millions of pairs, or a value shown whole with --full, is never held as text).
+  const bool json = args.format == "json";
+  InfoWriter writer(json, !json && use_color(args.color), [](std::string_view text) {
+    emit(text);
+    return !output_failed();
+  });
+  int status = 0;
   for (const InputPath& input : expand_local_inputs(args.paths, "info")) {
+    if (output_failed()) break;
     if (!input.problem.empty()) {
       Info info;
       info.path = input.path;
       info.report = unreadable_report(input.path, input.problem);
-      infos.push_back(std::move(info));
+      status = std::max(status, info.report.exit_status());
+      writer.write(info);
     } else {
-      infos.push_back(info_file(input.path, options, info_options));
+      status = std::max(status, writer.file(input.path, options, info_options));
     }
   }
-  int status = 0;
-  for (const Info& info : infos) status = std::max(status, info.report.exit_status());
-  if (args.format == "json") {
-    emit(render_info_json(infos));
-  } else {
-    const bool color = use_color(args.color);
-    for (std::size_t i = 0; i < infos.size(); ++i) {
-      if (i > 0) emit("\n");
-      emit(render_info_text(infos[i], color));
-    }
-  }
+  (void)writer.finish();
   return status;
 }
 

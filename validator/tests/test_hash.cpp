@@ -3,12 +3,14 @@
 // digests on every thread count, the JSON manifest and verify's verdicts, hostile files and
 // manifests, bounded memory, Ctrl-C. The comparison with the pinned llama-gguf-hash and
 // gguf_hash.py themselves is test_hash_compat.py.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
@@ -171,6 +173,66 @@ TEST(HashText, NamesEndAtTheirFirstNul) {
                        "  nul.gguf\n");
 }
 
+// A newline in a tensor name would print a line of its own: a tensor named
+// "n\nsha256  H  m.gguf" forged the whole-model line of the manifest `hash` wrote, and the first
+// line of a name decides, so `--check` passed a swapped file whose data hashes to H. Names are one
+// word each: such a name is escaped, and the manifest has only the lines of the run.
+TEST(HashText, ANameCannotForgeALine) {
+  const TempDir dir;
+  const std::string swapped_data = "exyz";
+  const std::string forged = "n\nsha256    " +
+                             hex(detail::sha256_of(swapped_data.data(), swapped_data.size())) +
+                             "  m.gguf";
+  dir.write("m.gguf",
+            write_bytes(document({}, {bytes_tensor(forged, "e"), bytes_tensor("w", "abc")})));
+  const CapturedRun made = in_dir(dir, {"hash", "--sha256", "m.gguf"});
+  ASSERT_EQ(made.status, 0) << made;
+  EXPECT_EQ(std::count(made.out.begin(), made.out.end(), '\n'), 3) << made.out;  // 2 + model
+  EXPECT_NE(made.out.find("  m.gguf:n\\x0asha256\\x20\\x20\\x20\\x20"), std::string::npos)
+      << made.out;
+  write_text(dir.path() / "m.manifest", made.out);
+  // The swap: the forged name kept, "w" renamed and its data changed.
+  dir.write("m.gguf",
+            write_bytes(document({}, {bytes_tensor(forged, "e"), bytes_tensor("v", "xyz")})));
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, std::vector<std::string>{"--no-layer"}}) {
+    std::vector<std::string> args = {"hash", "--check", "m.manifest"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("m.gguf");
+    const CapturedRun check = in_dir(dir, args);
+    EXPECT_EQ(check.status, 1) << check;
+    EXPECT_NE(check.out.find("  m.gguf  -  Mismatch\n"), std::string::npos) << check;
+  }
+}
+
+// Every byte a terminal or a line reader could misread is escaped, in file and tensor names, and
+// in the names a directory walk finds; an escaped word holds a backslash, a plain one never does.
+TEST(HashText, NamesAndPathsAreOneEscapedWord) {
+  const TempDir dir;
+  const std::string evil_file = "sub/a\x1b]0;t\x07 b.gguf";
+  dir.write(evil_file, golden_bytes());
+  dir.write("names.gguf",
+            write_bytes(document(
+                {}, {bytes_tensor("sp ace", "a"), bytes_tensor("tab\tx", "b"),
+                     bytes_tensor("back\\slash", "c"), bytes_tensor("rlo\xE2\x80\xAEx", "d"),
+                     bytes_tensor("csi\xC2\x9Bx", "e"), bytes_tensor("plain.weight", "f")})));
+  const CapturedRun walk = in_dir(dir, {"hash", "--no-layer", "sub"});
+  EXPECT_EQ(walk.status, 0) << walk;
+  EXPECT_EQ(walk.out, std::string("xxh64     ") + kXxhAbcd + "  sub/a\\x1b]0;t\\x07\\x20b.gguf\n");
+  const CapturedRun names = in_dir(dir, {"hash", "names.gguf"});
+  EXPECT_EQ(names.status, 0) << names;
+  for (const char* word : {"names.gguf:sp\\x20ace\n", "names.gguf:tab\\x09x\n",
+                           "names.gguf:back\\\\slash\n", "names.gguf:rlo\\xe2\\x80\\xaex\n",
+                           "names.gguf:csi\\xc2\\x9bx\n", "names.gguf:plain.weight\n"}) {
+    EXPECT_NE(names.out.find(word), std::string::npos) << word << names;
+  }
+  // --check reads the escaped words back: every line found.
+  write_text(dir.path() / "names.manifest", names.out);
+  const CapturedRun check = in_dir(dir, {"hash", "--check", "names.manifest", "names.gguf"});
+  EXPECT_EQ(check.status, 0) << check;
+  EXPECT_EQ(check.out.find("Not Found"), std::string::npos) << check;
+}
+
 // --- the engine ---------------------------------------------------------------------------
 
 std::vector<Tensor> varied_tensors() {
@@ -226,6 +288,20 @@ TEST(HashEngine, EveryThreadCountGivesTheOneShotDigests) {
     EXPECT_EQ(r.uuid, detail::uuid_v5(uuid.sha1()));
     EXPECT_EQ(r.files[0].header_sha256,
               detail::sha256_of(written.bytes.data(), written.layout.data_start));
+    // The gaps: every byte after the data start that no tensor holds (here each tensor's
+    // padding; the tensors are in file order).
+    ByteVector gaps;
+    std::uint64_t at = written.layout.data_start;
+    for (const WrittenTensor& w : written.layout.tensors) {
+      gaps.insert(gaps.end(), written.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                  written.bytes.begin() + static_cast<std::ptrdiff_t>(w.data_position));
+      at = w.data_position + w.nbytes;
+    }
+    gaps.insert(gaps.end(), written.bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                written.bytes.end());
+    EXPECT_GT(gaps.size(), 0U);
+    EXPECT_EQ(r.files[0].gap_bytes, gaps.size()) << threads;
+    EXPECT_EQ(r.files[0].gaps_sha256, detail::sha256_of(gaps.data(), gaps.size())) << threads;
   }
 }
 
@@ -512,6 +588,31 @@ TEST(HashJson, ManifestRecordsEveryTensorAndTheMerkleRoot) {
   EXPECT_EQ(read.manifest->models[0].tensors.size(), 3U);
 }
 
+// The manifest's strings escape DEL, C1 controls and bidi overrides as \uXXXX (JSON reads them
+// back as the same name), so `cat`ing a manifest cannot drive the terminal.
+TEST(HashJson, ControlCharactersInNamesAreEscaped) {
+  const TempDir dir;
+  const std::string name =
+      "csi\xC2\x9B"
+      "1m rlo\xE2\x80\xAE"
+      "x pdi\xE2\x81\xA9"
+      "y del\x7F";
+  save(dir, "c.gguf", {{bytes_tensor(name, "abc")}, {}});
+  const CapturedRun r = in_dir(dir, {"hash", "--format", "json", "c.gguf"});
+  ASSERT_EQ(r.status, 0) << r;
+  EXPECT_NE(r.out.find(R"("name": "csi\u009b1m rlo\u202ex pdi\u2069y del\u007f")"),
+            std::string::npos)
+      << r.out;
+  for (const char* raw : {"\xC2\x9B", "\xE2\x80\xAE", "\xE2\x81\xA9", "\x7F"}) {
+    EXPECT_EQ(r.out.find(raw), std::string::npos);
+  }
+  const ManifestRead read = parse_manifest(r.out);
+  ASSERT_TRUE(read.manifest) << read.error;
+  EXPECT_EQ(read.manifest->models[0].tensors[0].name, name);
+  write_text(dir.path() / "c.json", r.out);
+  EXPECT_EQ(in_dir(dir, {"verify", "c.json"}).status, 0);
+}
+
 // A split set named by its first shard: one model, its shards' tensors in order.
 TEST(HashJson, ASplitSetIsOneModel) {
   const TempDir dir;
@@ -578,7 +679,11 @@ TEST_F(Verify, MissingAndExtraTensors) {
       << r;
   EXPECT_NE(r.out.find("tensor \"d\": extra (in the file, not in the manifest)"), std::string::npos)
       << r;
-  EXPECT_NE(r.out.find("2 differences"), std::string::npos) << r;
+  // The padding after the last tensor differs too (30 bytes, now 28).
+  EXPECT_NE(r.out.find("other.gguf: the bytes outside the header and the tensors"),
+            std::string::npos)
+      << r;
+  EXPECT_NE(r.out.find("3 differences"), std::string::npos) << r;
 }
 
 TEST_F(Verify, TypeAndShapeChanges) {
@@ -644,6 +749,142 @@ TEST_F(Verify, GeneralUuidThatIsNotTheDataUuid) {
   EXPECT_NE(h.err.find("warning: general.uuid is 00000000-0000-5000-8000-000000000000"),
             std::string::npos)
       << h;
+}
+
+// Every byte of the file is compared: the header, the tensors, and the bytes between and after
+// them (padding, gaps, trailing bytes), which no tensor digest covers.
+TEST_F(Verify, PaddingAndTrailingBytesAreCompared) {
+  ByteVector bytes = read_file(dir_.path() / "m.gguf");
+  // Tensors of 64, 96 and 34 bytes: 30 bytes of padding after the last; one of them changed.
+  bytes[bytes.size() - 1] = 'X';
+  dir_.write("padded.gguf", bytes);
+  const CapturedRun r = in_dir(dir_, {"verify", "m.json", "padded.gguf"});
+  EXPECT_EQ(r.status, 1) << r;
+  EXPECT_NE(r.out.find("padded.gguf: the bytes outside the header and the tensors (alignment "
+                       "padding, gaps, trailing bytes) differ from the manifest's"),
+            std::string::npos)
+      << r;
+  const json manifest = json::parse(read_text(dir_.path() / "m.json"));
+  const json& file = manifest["models"][0]["files"][0];
+  ASSERT_TRUE(file.contains("gap_bytes") && file.contains("data_start")) << file;
+  EXPECT_EQ(file["gap_bytes"], 30);
+  EXPECT_EQ(file["data_start"].get<std::uint64_t>() + 64 + 96 + 34 + 30, bytes.size());
+  // 40 bytes after the data, with the header left out of the comparison: still a difference.
+  bytes = read_file(dir_.path() / "m.gguf");
+  bytes.insert(bytes.end(), 40, 'Z');
+  dir_.write("longer.gguf", bytes);
+  const CapturedRun longer = in_dir(dir_, {"verify", "--ignore-header", "m.json", "longer.gguf"});
+  EXPECT_EQ(longer.status, 1) << longer;
+  EXPECT_NE(longer.out.find("sha256 " + file["gaps_sha256"].get<std::string>().substr(0, 16) +
+                            "... of 30 bytes in the manifest"),
+            std::string::npos)
+      << longer;
+  EXPECT_NE(longer.out.find("of 70 bytes in the file"), std::string::npos) << longer;
+  // A manifest of an earlier build (no gap digest) says exactly which ranges it did not compare.
+  std::string old = read_text(dir_.path() / "m.json");
+  const std::string cut = ", \"data_start\": " + std::to_string(file["data_start"].get<int>()) +
+                          ", \"gap_bytes\": 30, \"gaps_sha256\": \"" +
+                          file["gaps_sha256"].get<std::string>() + "\"";
+  ASSERT_NE(old.find(cut), std::string::npos);
+  old.erase(old.find(cut), cut.size());
+  write_text(dir_.path() / "old.json", old);
+  const std::uint64_t end = bytes.size() - 40;
+  const CapturedRun noted = in_dir(dir_, {"verify", "old.json", "m.gguf"});
+  EXPECT_EQ(noted.status, 0) << noted;
+  EXPECT_NE(noted.out.find(fmt::format(
+                "m.gguf: note: m.gguf: not compared: the 30 bytes outside the header and the "
+                "tensors, in 1 range ([0x{:x}, 0x{:x})): the manifest records no gaps_sha256",
+                end - 30, end)),
+            std::string::npos)
+      << noted;
+}
+
+// A manifest that disagrees with itself is not a manifest: refused (exit 2) before any file is
+// read, naming the place, where it used to be compared as far as it went and pass.
+TEST_F(Verify, InconsistentManifestsAreRefused) {
+  const std::string good = read_text(dir_.path() / "m.json");
+  // Each edit: from, to, what the error says.
+  const std::vector<std::array<std::string, 3>> edits = {
+      {"\"tensor_count\": 3,\n", "\"tensor_count\": 2,\n",
+       "models[0]: tensor_count is 2, but 3 tensor records are listed"},
+      {"\"tensor_count\": 3,\n", "", "models[0]: no tensor_count"},
+      {"\"tensor_count\": 3, \"data_start\"", "\"tensor_count\": 2, \"data_start\"",
+       "models[0]: the files' tensor_count add up to 2, the model's is 3"},
+      {"\"tensor_bytes\": 194", "\"tensor_bytes\": 193",
+       "models[0]: tensor_bytes is 193, but the tensors' nbytes add up to 194"},
+      {"\"offset\": 64,", "\"offset\": 999999,", "models[0].tensors[1]: 96 bytes at offset 999999"},
+      {"\"offset\": 64,", "\"offset\": 32,", "models[0]: tensors[0] and tensors[1] overlap"},
+      {"\"offset\": 64, \"nbytes\": 96, ", "", "models[0].tensors[1]: no offset"},
+      {"\"file\": 0, \"type\": \"I8\", \"type_id\": 24, \"shape\": [96]",
+       "\"type\": \"I8\", \"type_id\": 24, \"shape\": [96]", "models[0].tensors[1]: no file"},
+      {"\"gap_bytes\": 30", "\"gap_bytes\": 20", "models[0].files[0]: gap_bytes is 20"},
+      {"\"path\": \"m.gguf\"", "\"path\": \"m.gguf\\u0000.evil\"",
+       "models[0].files[0]: the path holds a NUL byte"},
+      {"\"merkle_root\": \"", "\"merkle_root\": \"0", ""},  // bad hex: already refused
+  };
+  for (const auto& [from, to, says] : edits) {
+    std::string text = good;
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text.replace(text.find(from), from.size(), to);
+    write_text(dir_.path() / "bad.json", text);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"verify", "bad.json"},
+          std::vector<std::string>{"verify", "bad.json", "m.gguf"}}) {
+      const CapturedRun r = in_dir(dir_, args);
+      EXPECT_EQ(r.status, 2) << from << " -> " << to << r;
+      EXPECT_EQ(r.out, "") << from;
+      EXPECT_NE(r.err.find("ggufcheck: cannot verify: bad.json: " + says), std::string::npos) << r;
+    }
+  }
+  // A manifest that declares sha1 (hash --sha1) needs it on every tensor.
+  const CapturedRun sha1 = in_dir(dir_, {"hash", "--format", "json", "--sha1", "m.gguf"});
+  ASSERT_EQ(sha1.status, 0) << sha1;
+  std::string text = sha1.out;
+  const std::size_t at = text.find(", \"sha1\": \"", text.find("\"name\": \"b\""));
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, 11 + 40 + 1);
+  write_text(dir_.path() / "bad.json", text);
+  const CapturedRun missing = in_dir(dir_, {"verify", "bad.json"});
+  EXPECT_EQ(missing.status, 2) << missing;
+  EXPECT_NE(missing.err.find("models[0].tensors[1]: no sha1, which the model's digests declare"),
+            std::string::npos)
+      << missing;
+  // A Merkle root that is not the tensors' (an edited digest) is refused the same way.
+  text = good;
+  const std::size_t digest = text.find("\"sha256\": \"", text.find("\"name\": \"a\"")) + 11;
+  text[digest] = text[digest] == '0' ? '1' : '0';
+  write_text(dir_.path() / "bad.json", text);
+  const CapturedRun root = in_dir(dir_, {"verify", "bad.json"});
+  EXPECT_EQ(root.status, 2) << root;
+  EXPECT_NE(root.err.find("models[0].digests.merkle_root: not the root of the tensors' sha256"),
+            std::string::npos)
+      << root;
+}
+
+// Paths from a manifest reach the terminal escaped (ESC, BEL, OSC, bidi overrides), and a NUL
+// cannot cut the name of the file opened.
+TEST_F(Verify, ManifestPathsAreEscaped) {
+  const std::string evil = "m\x1b]0;owned\x07\xE2\x80\xAE.gguf";
+  save(dir_, evil, base_model());
+  std::string text = read_text(dir_.path() / "m.json");
+  const std::string from = "\"path\": \"m.gguf\"";
+  text.replace(text.find(from), from.size(), "\"path\": \"m\\u001b]0;owned\\u0007\\u202e.gguf\"");
+  write_text(dir_.path() / "evil.json", text);
+  const CapturedRun r = in_dir(dir_, {"verify", "evil.json"});
+  EXPECT_EQ(r.status, 0) << r;  // the same bytes under another name
+  const std::string shown = "m\\x1b]0;owned\\x07\\xe2\\x80\\xae.gguf";
+  EXPECT_EQ(r.out.rfind(shown + ": ", 0), 0U) << r;
+  for (const std::string& stream : {r.out, r.err}) {
+    for (const char raw : {'\x1b', '\x07'}) {
+      EXPECT_EQ(stream.find(raw), std::string::npos) << r;
+    }
+    EXPECT_EQ(stream.find("\xE2\x80\xAE"), std::string::npos) << r;
+  }
+  std::filesystem::remove(dir_.path() / evil);
+  const CapturedRun gone = in_dir(dir_, {"verify", "evil.json"});
+  EXPECT_EQ(gone.status, 2) << gone;
+  EXPECT_NE(gone.err.find("cannot open " + shown), std::string::npos) << gone;
+  EXPECT_EQ(gone.err.find('\x1b'), std::string::npos) << gone;
 }
 
 TEST_F(Verify, MalformedManifestsAreClearErrors) {

@@ -226,8 +226,22 @@ def manifest_recomputed(ggufcheck, source, failures):
         root = merkle([bytes.fromhex(h) for h in digests]).hex()
         if root != model["digests"]["merkle_root"]:
             failures.append(f"{name}: merkle_root differs from RFC 6962's")
+        # The gaps: every byte from gguf-py's data offset to the end outside its tensors' bytes.
+        start = reader.data_offset if reader.tensors else len(data)
+        covered = sorted((int(t.data_offset), int(t.n_bytes)) for t in reader.tensors
+                         if int(t.n_bytes) > 0)
+        gaps, at = b"", start
+        for begin, length in covered:
+            gaps += data[at:begin] if begin > at else b""
+            at = max(at, begin + length)
+        gaps += data[at:]
+        entry = model["files"][0]
+        if (entry.get("data_start"), entry.get("gap_bytes"), entry.get("gaps_sha256")) != (
+                start, len(gaps), hashlib.sha256(gaps).hexdigest()):
+            failures.append(f"{name}: data_start, gap_bytes or gaps_sha256 is not gguf-py's")
         checked += 1
-    print(f"JSON manifest: {checked} files recomputed with gguf-py (tensor sha256, header, root)")
+    print(f"JSON manifest: {checked} files recomputed with gguf-py (tensor sha256, header, gaps, "
+          "root)")
 
 
 def main():

@@ -2,6 +2,9 @@
 // unreadable file still gets an answer (ggufcheck/info.hpp, docs/info.md).
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -227,6 +230,135 @@ TEST(Info, TheCommandLine) {
   EXPECT_TRUE(bad.out.empty());
   const CliRun none = run_cli({"info"});
   EXPECT_EQ(none.status, 3);
+}
+
+// C1 controls (CSI U+009B, OSC U+009D) and bidi overrides are escaped in JSON strings too
+// (\u009b, \u202e): a tool that prints a value cannot be made to move the cursor or reorder a
+// line; a JSON reader still gets the same text.
+TEST(Info, JsonEscapesC1AndBidiControls) {
+  TempDir dir;
+  const std::string name =
+      "csi\xC2\x9B"
+      "31m osc\xC2\x9D"
+      "0;t rlo\xE2\x80\xAE"
+      "x lri\xE2\x81\xA6"
+      "y del\x7F";
+  const std::string path =
+      dir.write("c1.gguf", write_bytes(document({pair("general.name", Value::string(name))})))
+          .string();
+  const Info info = info_file(path, Options{});
+  for (const std::string& text :
+       {render_info_json({info}), run_cli({"info", "--format", "json", path}).out}) {
+    for (const char* raw : {"\xC2\x9B", "\xC2\x9D", "\xE2\x80\xAE", "\xE2\x81\xA6", "\x7F"}) {
+      EXPECT_EQ(text.find(raw), std::string::npos) << text;
+    }
+    EXPECT_NE(text.find(R"("csi\u009b31m osc\u009d0;t rlo\u202ex lri\u2066y del\u007f")"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(json::parse(text)["files"][0]["model"]["name"], name);
+  }
+}
+
+// A file written pair by pair, straight to disk (the test holds none of it): `count` pairs
+// "k.NNNNNNNN" = u8, then, when `array` is non-zero, one u8 array of that many elements.
+std::string raw_file(const TempDir& dir, const std::string& name, std::uint64_t count,
+                     std::uint64_t array) {
+  const std::filesystem::path path = dir.path() / name;
+  std::ofstream out(path, std::ios::binary);
+  const auto u32 = [&](std::uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+  const auto u64 = [&](std::uint64_t v) { out.write(reinterpret_cast<const char*>(&v), 8); };
+  const auto str = [&](const std::string& t) {
+    u64(t.size());
+    out.write(t.data(), static_cast<std::streamsize>(t.size()));
+  };
+  out.write("GGUF", 4);
+  u32(3);
+  u64(0);                            // tensors
+  u64(count + (array > 0 ? 1 : 0));  // pairs
+  char key[32];
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::snprintf(key, sizeof key, "k.%08llu", static_cast<unsigned long long>(i));
+    str(key);
+    u32(0);  // u8
+    out.put(static_cast<char>(i & 0x7f));
+  }
+  if (array > 0) {
+    str("test.bytes");
+    u32(9);  // array
+    u32(0);  // of u8
+    u64(array);
+    std::vector<char> block(1 << 20);
+    for (std::size_t k = 0; k < block.size(); ++k) block[k] = static_cast<char>(k % 251);
+    for (std::uint64_t left = array; left > 0;) {
+      const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, block.size()));
+      out.write(block.data(), static_cast<std::streamsize>(n));
+      left -= n;
+    }
+  }
+  return path.string();
+}
+
+// info streams what it shows: a file of a million pairs costs it about what it costs `check`,
+// not its text and a JSON tree of every pair (2.5 GB where check used 252 MB, for 4M pairs).
+// Peak RSS of the children, measured by the kernel; no timing.
+TEST(Info, AMillionPairsCostWhatCheckCosts) {
+  TempDir dir;
+  const std::string path = raw_file(dir, "pairs.gguf", 1000000, 0);
+  const CliRun check = run_cli({"check", "--no-model-checks", path});
+  ASSERT_EQ(check.signal, 0);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"info", "--no-model-checks", "--format", "json", path},
+        std::vector<std::string>{"info", "--no-model-checks", path}}) {
+    long rss = 0;
+    {  // the output dropped before the next run (see AnArrayShownWholeIsStreamed)
+      const CliRun info = run_cli(args);
+      EXPECT_EQ(info.status, check.status) << args[3];
+      EXPECT_GT(info.out.size(), std::size_t{1000000} * 20);
+      EXPECT_NE(info.out.find("k.00999999"), std::string::npos);
+      rss = info.max_rss_kib;
+    }
+    RecordProperty("check_rss_kib", static_cast<int>(check.max_rss_kib));
+    RecordProperty("info_rss_kib", static_cast<int>(rss));
+    EXPECT_LT(rss, check.max_rss_kib * 3 / 2 + 16 * 1024)
+        << "info " << rss << " KiB, check " << check.max_rss_kib << " KiB";
+  }
+}
+
+// --full shows an array whole, written as it is walked: 16 MiB of u8 cost the mapping's pages,
+// not 5 bytes of text and a JSON node per element (5.25 GB for 100 MB). The outputs are checked
+// and dropped before the next run: a child's peak RSS counts what it shares with this process
+// until it execs.
+TEST(Info, AnArrayShownWholeIsStreamed) {
+  TempDir dir;
+  constexpr std::uint64_t kElements = std::uint64_t{16} << 20;
+  const std::string path = raw_file(dir, "array.gguf", 0, kElements);
+  const CliRun check = run_cli({"check", "--no-model-checks", path});
+  ASSERT_EQ(check.signal, 0);
+  const long bound_kib = check.max_rss_kib + static_cast<long>(kElements / 1024) + 32 * 1024;
+  long json_rss = 0;
+  {
+    const CliRun run = run_cli({"info", "--no-model-checks", "--full", "--format", "json", path});
+    EXPECT_EQ(run.status, check.status);
+    json_rss = run.max_rss_kib;
+    EXPECT_TRUE(json::accept(run.out));  // valid JSON, checked without building a tree
+    EXPECT_NE(run.out.find("\"count\": 16777216"), std::string::npos);
+    EXPECT_EQ(run.out.find("\"elided\""), std::string::npos);
+  }
+  EXPECT_LT(json_rss, bound_kib) << "check " << check.max_rss_kib << " KiB";
+  long text_rss = 0;
+  {
+    const CliRun run = run_cli({"info", "--no-model-checks", "--full", path});
+    EXPECT_EQ(run.status, check.status);
+    text_rss = run.max_rss_kib;
+    EXPECT_NE(run.out.find("test.bytes array[uint8]   [0, 1, 2, "), std::string::npos)
+        << run.out.substr(0, 2000);
+    EXPECT_NE(run.out.find(", 249, 250, 0, 1, "), std::string::npos);
+    EXPECT_EQ(run.out.find("more]"), std::string::npos);
+  }
+  EXPECT_LT(text_rss, bound_kib) << "check " << check.max_rss_kib << " KiB";
+  RecordProperty("check_rss_kib", static_cast<int>(check.max_rss_kib));
+  RecordProperty("info_full_json_rss_kib", static_cast<int>(json_rss));
+  RecordProperty("info_full_text_rss_kib", static_cast<int>(text_rss));
 }
 
 }  // namespace

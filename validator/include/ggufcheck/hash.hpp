@@ -68,6 +68,12 @@ struct FileHash {
   std::uint64_t size = 0;
   std::uint64_t data_start = 0;  // where the tensor data starts; the size without tensors
   Sha256Digest header_sha256{};  // of [0, data_start), with HashOptions::manifest
+  // The bytes of [data_start, size) outside every tensor (padding, gaps, trailing bytes): their
+  // ranges (offset, length) in file order, their total, and (HashOptions::manifest) the SHA-256
+  // of them all in that order.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps;
+  std::uint64_t gap_bytes = 0;
+  Sha256Digest gaps_sha256{};
   std::size_t tensor_count = 0;
   // general.uuid: its text when it is a string; else general_uuid_problem says what it is.
   std::optional<std::string> general_uuid;
@@ -174,14 +180,20 @@ struct ManifestTensor {
   std::optional<Sha256Digest> sha256;
 };
 struct ManifestFile {
-  std::string path;
+  std::string path;  // never holds a NUL (parse_manifest refuses one)
   std::uint64_t size = 0;
   std::optional<Sha256Digest> header_sha256;
   std::uint64_t tensor_count = 0;
+  // Where the tensor data starts, and the bytes of the data section outside the tensors
+  // (FileHash::gap_bytes, gaps_sha256); absent from the manifests of earlier builds.
+  std::optional<std::uint64_t> data_start;
+  std::optional<std::uint64_t> gap_bytes;
+  std::optional<Sha256Digest> gaps_sha256;
 };
 struct ManifestModel {
   std::vector<ManifestFile> files;
   std::vector<ManifestTensor> tensors;
+  std::uint64_t tensor_count = 0;  // equals tensors.size() (parse_manifest checks it)
   std::uint64_t tensor_bytes = 0;
   std::optional<std::uint64_t> xxh64;
   std::optional<Sha1Digest> sha1;
@@ -194,6 +206,10 @@ struct Manifest {
   std::vector<ManifestModel> models;
 };
 // The manifest in `text`, or the reason it is not one (with where). Never throws on bad input.
+// A manifest is refused unless it is consistent with itself (docs/hash.md, "A consistent
+// manifest"): every member the writer writes is present, the counts and sums agree with the
+// records, each tensor lies inside its file and overlaps no other, the digests the model
+// declares are on every tensor, and the Merkle root is that of the tensors' sha256.
 struct ManifestRead {
   std::optional<Manifest> manifest;
   std::string error;

@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ggufcheck/validate.hpp"
@@ -40,6 +43,7 @@ struct InfoHyperparameter {
   std::string label;  // "context length"
   std::string name;   // the key after "<arch>.": "context_length"
   InfoValue value;
+  std::size_t index = 0;  // the pair's index in the file
 };
 
 struct InfoTypeRow {
@@ -126,5 +130,32 @@ struct Info {
 // read: {"ggufcheck_info": 1, "files": [...]} (docs/info.schema.json).
 [[nodiscard]] std::string render_info_text(const Info& info, bool color);
 [[nodiscard]] std::string render_info_json(const std::vector<Info>& infos);
+
+// Receives output in order, piece by piece; returns false when it could not be written.
+using InfoOutput = std::function<bool(std::string_view)>;
+
+// The same texts (the JSON document of several files, or their texts one after another) written
+// as they are made: each file is read and written while it is mapped, its pairs, tensors and
+// values rendered from the file itself (never an Info of them all), through a 64 KiB buffer. So
+// memory is what validation needs, whatever the number of pairs or the size of a value shown
+// whole (--full). What `ggufcheck info` runs.
+class InfoWriter {
+ public:
+  InfoWriter(bool json, bool color, InfoOutput output);
+  ~InfoWriter();
+  InfoWriter(const InfoWriter&) = delete;
+  InfoWriter& operator=(const InfoWriter&) = delete;
+
+  // Reads the file (as info_file) and writes what info shows of it; returns its exit status.
+  int file(const std::string& path, const Options& options, const InfoOptions& info_options = {});
+  // Writes an Info made elsewhere (an input that could not be read).
+  void write(const Info& info);
+  // Ends the document (JSON) and hands over what is buffered; false if a write failed.
+  bool finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace ggufcheck

@@ -47,7 +47,8 @@ struct SarifOptions {
                                             const TextStyle& style);
 
 // A file name (or a message that holds one) as text output shows it: escaped as keys are when it
-// holds control bytes, invalid UTF-8 or a backslash, as it is otherwise.
+// holds control bytes (C0, DEL, C1), bidi overrides (U+202A..U+202E, U+2066..U+2069), invalid
+// UTF-8 or a backslash, as it is otherwise.
 [[nodiscard]] std::string shown_name(std::string_view name);
 
 // The catalogue, for `ggufcheck list` and `explain`.

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 
+#include "ggufcheck/render.hpp"
 #include "util/worker_pool.hpp"
 
 namespace ggufcheck::detail {
@@ -21,14 +22,15 @@ namespace {
 
 // Lanes: a digest and the run of pieces it reads in order. 0..3 run over every tensor of the
 // model (xxh64, sha1, sha256, and the SHA-1 of the UUID); 4..6 over one segment (xxh64, sha1,
-// sha256; a header has lane 6 only).
+// sha256; a header has lane 6 only); 7 over every gap of one file (sha256).
 constexpr unsigned kModelLanes = 4;
-constexpr unsigned kLanes = 7;
+constexpr unsigned kLanes = 8;
 constexpr unsigned kUuidLane = 3;
+constexpr unsigned kGapLane = 7;
 constexpr std::array<DigestKind, kLanes> kLaneKind = {
     DigestKind::Xxh64, DigestKind::Sha1, DigestKind::Sha256, DigestKind::Sha1,
-    DigestKind::Xxh64, DigestKind::Sha1, DigestKind::Sha256};
-constexpr std::uint8_t kModelMask = 0x0f;
+    DigestKind::Xxh64, DigestKind::Sha1, DigestKind::Sha256, DigestKind::Sha256};
+constexpr std::uint8_t kSegmentMask = 0x70;
 
 std::uint8_t bit(unsigned lane) {
   return static_cast<std::uint8_t>(1U << lane);
@@ -44,12 +46,16 @@ struct HashEngine::Impl {
     std::size_t segment = 0;
     std::uint64_t piece = 0;        // within its segment
     std::uint64_t model_piece = 0;  // among the tensor pieces of the model (model lanes' order)
+    std::uint64_t gap_piece = 0;    // among the gap pieces of the file (the gap lane's order)
     std::uint64_t at = 0;
     std::uint64_t length = 0;
     bool last = false;  // the segment's last piece
     std::uint8_t pending = 0;
     std::uint8_t running = 0;
-    std::vector<std::uint8_t> buffer;
+    // Allocated when first needed, as large as the pieces it held (at most kChunk), and not
+    // zeroed: a small model costs what it reads, not the ring's whole size.
+    std::unique_ptr<std::uint8_t[]> buffer;
+    std::size_t capacity = 0;
   };
   // The digests of one segment in flight (at most one per slot).
   struct Open {
@@ -63,12 +69,14 @@ struct HashEngine::Impl {
   std::uint8_t tensor_lanes = 0;
   std::array<std::optional<Digest>, kModelLanes> model;
   std::array<std::uint64_t, kModelLanes> model_next{};
-  std::uint64_t model_pieces = 0;  // tensor pieces handed out so far, over every file
-  WorkerPool pool;
+  std::uint64_t model_pieces = 0;    // tensor pieces handed out so far, over every file
+  unsigned threads;                  // o.threads, 0 resolved to one per core
+  std::unique_ptr<WorkerPool> pool;  // started by the first run with work for more than one
   std::vector<Slot> slots;
   bool stopped = false;
 
-  Impl(const HashOptions& o, bool uuid) : options(o), pool(o.threads) {
+  Impl(const HashOptions& o, bool uuid)
+      : options(o), threads(o.threads == 0 ? WorkerPool::default_threads() : o.threads) {
     const HashAlgorithms& a = o.algorithms;
     const bool whole = o.whole_model;
     const std::array<bool, kModelLanes> wanted = {whole && a.xxh64, whole && a.sha1,
@@ -89,9 +97,8 @@ struct HashEngine::Impl {
       }
     }
     // A few pieces per thread in flight: enough that no thread waits for a read, bounded.
-    const std::size_t count = std::clamp<std::size_t>(std::size_t{4} * pool.size(), 8, 64);
+    const std::size_t count = std::clamp<std::size_t>(std::size_t{4} * threads, 8, 64);
     slots.resize(count);
-    for (Slot& s : slots) s.buffer.resize(static_cast<std::size_t>(kChunk));
   }
 
   [[nodiscard]] bool cancel_requested() const {
@@ -109,6 +116,16 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
   std::mutex mutex;
   std::condition_variable changed;
   std::map<std::size_t, Open> open;  // by segment
+  // The file's gaps (the bytes of its data section outside every tensor), one digest in order.
+  std::optional<Digest> gaps;
+  std::size_t gap_file = 0;
+  std::uint64_t gap_pieces = 0, gap_next = 0;
+  for (const Segment& s : segments) {
+    if (s.kind == Segment::Kind::Gap && !gaps) {
+      gaps.emplace(DigestKind::Sha256);
+      gap_file = s.index;
+    }
+  }
   std::optional<std::string> error;
   // The reader's place: the next piece to hand out.
   std::size_t next_segment = 0;
@@ -116,26 +133,35 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
   std::uint64_t next_piece = 0;
   const auto all_read = [&] { return next_segment >= segments.size(); };
 
+  // Threads only for work that spreads over them: a piece or two (a small model, say one of a
+  // thousand in a manifest) is hashed on this thread, with no thread started or woken.
+  std::uint64_t total = 0;
   {
     std::uint64_t lo = UINT64_MAX, hi = 0;
     for (const Segment& s : segments) {
       lo = std::min(lo, s.begin);
       hi = std::max(hi, s.begin + s.length);
+      total += s.length;  // the segments lie inside the file: no wrap
     }
     if (hi > lo) {
       (void)::posix_fadvise(fd, static_cast<off_t>(lo), static_cast<off_t>(hi - lo),
                             POSIX_FADV_SEQUENTIAL);
     }
   }
+  const bool parallel = threads > 1 && total > 2 * HashEngine::kChunk;
+  if (parallel && !pool) pool = std::make_unique<WorkerPool>(threads);
+  const std::size_t workers = parallel ? pool->size() : 1;
 
   const auto lanes_of = [&](const Segment& s) -> std::uint8_t {
-    if (s.header) return bit(6);
+    if (s.kind == Segment::Kind::Header) return bit(6);
+    if (s.kind == Segment::Kind::Gap) return bit(kGapLane);
     return static_cast<std::uint8_t>(model_lanes | tensor_lanes);
   };
   // Whether `lane` may read the piece in `slot` now: the lane read every piece before it.
   const auto ready = [&](const Slot& slot, unsigned lane) {
     if ((slot.pending & bit(lane)) == 0 || (slot.running & bit(lane)) != 0) return false;
     if (lane < kModelLanes) return slot.model_piece == model_next[lane];
+    if (lane == kGapLane) return slot.gap_piece == gap_next;
     return open.at(slot.segment).next[lane] == slot.piece;
   };
 
@@ -175,7 +201,7 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
       const bool can_read = free_slot != nullptr && !all_read();
       if (!busy && !can_read) return;  // every piece read and every lane done
       // Reading first while few pieces wait, so that no thread runs dry.
-      if (can_read && (task == nullptr || loaded < pool.size())) {
+      if (can_read && (task == nullptr || loaded < workers)) {
         Slot& slot = *free_slot;
         const Segment& segment = segments[next_segment];
         slot.state = Slot::State::Reading;
@@ -186,8 +212,9 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
         slot.last = next_offset + slot.length >= segment.length;
         slot.pending = lanes_of(segment);
         slot.running = 0;
-        if (!segment.header) slot.model_piece = model_pieces++;
-        const auto own = static_cast<std::uint8_t>(slot.pending & ~kModelMask);
+        if (segment.kind == Segment::Kind::Tensor) slot.model_piece = model_pieces++;
+        if (segment.kind == Segment::Kind::Gap) slot.gap_piece = gap_pieces++;
+        const auto own = static_cast<std::uint8_t>(slot.pending & kSegmentMask);
         if (next_piece == 0 && own != 0) {
           Open& o = open[next_segment];
           o.lanes = own;
@@ -204,15 +231,20 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
           ++next_piece;
         }
         lock.unlock();
+        if (slot.capacity < slot.length) {  // this slot is the reader's alone until Loaded
+          constexpr std::uint64_t kSmall = std::uint64_t{64} << 10;
+          slot.capacity = static_cast<std::size_t>(slot.length <= kSmall ? kSmall : kChunk);
+          slot.buffer = std::make_unique_for_overwrite<std::uint8_t[]>(slot.capacity);
+        }
         std::uint64_t got = 0;
         std::string failure;
         while (got < slot.length) {
           const ssize_t n =
-              ::pread(fd, slot.buffer.data() + got, static_cast<std::size_t>(slot.length - got),
+              ::pread(fd, slot.buffer.get() + got, static_cast<std::size_t>(slot.length - got),
                       static_cast<off_t>(slot.at + got));
           if (n < 0 && errno == EINTR) continue;
           if (n <= 0) {
-            failure = fmt::format("cannot read {} at 0x{:x}: {}", path, slot.at + got,
+            failure = fmt::format("cannot read {} at 0x{:x}: {}", shown_name(path), slot.at + got,
                                   n < 0 ? std::strerror(errno) : "the file is shorter than it was");
             break;
           }
@@ -231,14 +263,16 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
       Slot& slot = *task;
       const unsigned lane = task_lane;
       slot.running = static_cast<std::uint8_t>(slot.running | bit(lane));
-      Digest& digest = lane < kModelLanes ? *model[lane] : *open.at(slot.segment).digests[lane];
+      Digest& digest = lane < kModelLanes ? *model[lane]
+                       : lane == kGapLane ? *gaps
+                                          : *open.at(slot.segment).digests[lane];
       const Segment& segment = segments[slot.segment];
       lock.unlock();
       std::string failure;
       try {
-        digest.update(slot.buffer.data(), static_cast<std::size_t>(slot.length));
-        if (slot.last && lane >= kModelLanes) {
-          if (segment.header) {
+        digest.update(slot.buffer.get(), static_cast<std::size_t>(slot.length));
+        if (slot.last && lane >= kModelLanes && lane != kGapLane) {
+          if (segment.kind == Segment::Kind::Header) {
             result.files[segment.index].header_sha256 = digest.sha256();
           } else {
             TensorHash& t = result.tensors[segment.index];
@@ -262,6 +296,8 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
       slot.pending = static_cast<std::uint8_t>(slot.pending & ~bit(lane));
       if (lane < kModelLanes) {
         ++model_next[lane];
+      } else if (lane == kGapLane) {
+        ++gap_next;
       } else {
         Open& o = open.at(slot.segment);
         ++o.next[lane];
@@ -274,11 +310,17 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
       changed.notify_all();
     }
   };
-  pool.run(job);
+  if (parallel) {
+    pool->run(job);
+  } else {
+    job(0);
+  }
   if (error || stopped) {
     // Cancelled or failed: the ring may hold pieces no lane read, and no digest is whole.
     stopped = true;
     for (Slot& slot : slots) slot.state = Slot::State::Free;
+  } else if (gaps) {
+    result.files[gap_file].gaps_sha256 = gaps->sha256();
   }
   return error;
 }

@@ -17,10 +17,14 @@
 namespace ggufcheck::detail {
 
 struct Segment {
+  // A file's header (its sha256 into FileHash::header_sha256), a tensor's data, or a gap: bytes
+  // of the data section outside every tensor (all of a file's gaps, in order, make one sha256:
+  // FileHash::gaps_sha256).
+  enum class Kind : std::uint8_t { Header, Tensor, Gap };
   std::uint64_t begin = 0;   // file offset
   std::uint64_t length = 0;  // bytes
-  bool header = false;       // a file's header (sha256 into FileHash), else a tensor's data
-  std::size_t index = 0;     // its tensor in HashResult::tensors, or its file
+  Kind kind = Kind::Tensor;
+  std::size_t index = 0;  // its tensor in HashResult::tensors, or its file
 };
 
 class HashEngine {

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "checks/checks.hpp"
+#include "ggufcheck/render.hpp"
 #include "hash/digest.hpp"
 #include "hash/engine.hpp"
 #include "model/keys.hpp"
@@ -79,7 +80,7 @@ FileRead read_file(const detail::Validated& v, std::uint64_t size, const HashOpt
           fmt::format("general.uuid is {}, not a string", to_string(model.metadata[*i].type()));
     }
   }
-  if (options.manifest) segments.push_back({0, fh.data_start, true, file});
+  if (options.manifest) segments.push_back({0, fh.data_start, Segment::Kind::Header, file});
   // Every tensor's range inside the file (the layout's sums are overflow-checked), and no two
   // overlapping: the bytes read are then at most the file's size.
   std::vector<std::pair<std::uint64_t, std::size_t>> starts;
@@ -108,7 +109,7 @@ FileRead read_file(const detail::Validated& v, std::uint64_t size, const HashOpt
     t.file = file;
     result.tensors.push_back(std::move(t));
     result.tensor_bytes += extent->nbytes;
-    segments.push_back({*extent->begin, extent->nbytes, false, first + i});
+    segments.push_back({*extent->begin, extent->nbytes, Segment::Kind::Tensor, first + i});
     if (extent->nbytes > 0) starts.emplace_back(*extent->begin, i);
   }
   std::sort(starts.begin(), starts.end());
@@ -120,6 +121,22 @@ FileRead read_file(const detail::Validated& v, std::uint64_t size, const HashOpt
                              detail::escape(before.name), detail::escape(after.name))};
     }
   }
+  // The gaps: every byte of [data_start, size) outside the tensors (alignment padding, gaps
+  // between tensors, trailing bytes), in file order, so that the header, the tensors and the gaps
+  // together are the whole file.
+  fh.gaps_sha256 = detail::sha256_of(nullptr, 0);
+  std::uint64_t at = fh.data_start;
+  const auto gap = [&](std::uint64_t begin, std::uint64_t end) {
+    if (end <= begin) return;
+    fh.gaps.emplace_back(begin, end - begin);
+    fh.gap_bytes += end - begin;
+    if (options.manifest) segments.push_back({begin, end - begin, Segment::Kind::Gap, file});
+  };
+  for (const auto& [begin, i] : starts) {
+    gap(at, begin);
+    at = std::max(at, begin + result.tensors[first + i].nbytes);
+  }
+  gap(at, size);
   return {};
 }
 
@@ -140,10 +157,10 @@ HashResult hash_model(const std::vector<std::string>& paths, const HashOptions& 
     // Only regular files: a FIFO or a device would be read as a stream, whole.
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-      return fail(2, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+      return fail(2, fmt::format("cannot open {}: {}", shown_name(path), std::strerror(errno)));
     }
     if (!S_ISREG(st.st_mode)) {
-      return fail(2, fmt::format("cannot hash {}: not a regular file", path));
+      return fail(2, fmt::format("cannot hash {}: not a regular file", shown_name(path)));
     }
     result.files.push_back({});
     result.files.back().path = path;
@@ -155,7 +172,7 @@ HashResult hash_model(const std::vector<std::string>& paths, const HashOptions& 
       read = read_file(v, input.size(), options, result, segments);
       if (read.status != 0) return;
       if (input.mapped_fd() < 0) {
-        read = {2, fmt::format("cannot read {}: not a file that can be mapped", path)};
+        read = {2, fmt::format("cannot read {}: not a file that can be mapped", shown_name(path))};
         return;
       }
       if (!engine) {  // the UUID's lane depends on the first file's general.uuid
@@ -168,8 +185,9 @@ HashResult hash_model(const std::vector<std::string>& paths, const HashOptions& 
         read = {2, std::move(*error)};
       }
     });
-    if (input_error) return fail(2, *input_error);
-    if (read.status != 0) return fail(read.status, fmt::format("{}: {}", path, read.error));
+    if (input_error) return fail(2, shown_name(*input_error));
+    if (read.status != 0)
+      return fail(read.status, fmt::format("{}: {}", shown_name(path), read.error));
     if (engine && engine->cancelled()) return fail(130, "interrupted");
   }
   if (!engine) {  // no file: nothing hashed, the digests of nothing

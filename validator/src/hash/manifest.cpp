@@ -11,9 +11,12 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <tuple>
+#include <utility>
 
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/hash.hpp"
+#include "ggufcheck/render.hpp"
 #include "report/sink.hpp"
 #include "util/utf8.hpp"
 
@@ -24,15 +27,30 @@ namespace {
 constexpr std::string_view kFormat = "ggufcheck-hash-manifest";
 constexpr std::uint64_t kVersion = 1;
 
+// A JSON string: ", \\ and C0 escaped as JSON requires, and DEL, the C1 controls (U+0080..U+009F:
+// CSI, OSC) and the bidi overrides (U+202A..U+202E, U+2066..U+2069) as \\uXXXX too, so that a
+// manifest shown on a terminal cannot act on it through a name; a JSON reader decodes them to the
+// same text.
 void json_string(std::string& out, std::string_view text) {
   out += '"';
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
+    const auto next = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    };
     if (c == '"' || c == '\\') {
       out += '\\';
       out += c;
-    } else if (u < 0x20) {
+    } else if (u < 0x20 || u == 0x7f) {
       out += fmt::format("\\u{:04x}", u);
+    } else if (u == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) {  // U+0080..U+009F
+      out += fmt::format("\\u{:04x}", next(1));
+      ++i;
+    } else if (u == 0xe2 && ((next(1) == 0x80 && next(2) >= 0xaa && next(2) <= 0xae) ||
+                             (next(1) == 0x81 && next(2) >= 0xa6 && next(2) <= 0xa9))) {
+      out += fmt::format("\\u{:04x}", 0x2000 + ((next(1) & 0x3f) << 6) + (next(2) & 0x3f));
+      i += 2;
     } else {
       out += c;
     }
@@ -67,9 +85,11 @@ std::string render_manifest_model(const HashResult& r, const HashOptions& option
     const FileHash& f = r.files[i];
     out += "        {";
     text_member(out, "path", f.path);
-    out +=
-        fmt::format(", \"size\": {}, \"header_sha256\": \"{}\", \"tensor_count\": {}}}{}\n", f.size,
-                    hex(f.header_sha256), f.tensor_count, i + 1 < r.files.size() ? "," : "");
+    out += fmt::format(
+        ", \"size\": {}, \"header_sha256\": \"{}\", \"tensor_count\": {}, \"data_start\": {}, "
+        "\"gap_bytes\": {}, \"gaps_sha256\": \"{}\"}}{}\n",
+        f.size, hex(f.header_sha256), f.tensor_count, f.data_start, f.gap_bytes, hex(f.gaps_sha256),
+        i + 1 < r.files.size() ? "," : "");
   }
   out += fmt::format("      ],\n      \"tensor_count\": {},\n      \"tensor_bytes\": {},\n",
                      r.tensors.size(), r.tensor_bytes);
@@ -170,6 +190,14 @@ class ManifestReader final : public json::json_sax_t {
   Manifest manifest;
   bool format_seen = false;
   bool version_seen = false;
+  // Which members each record had (the bits below): check_manifest requires those the writer
+  // always writes, where a missing one would read as 0.
+  struct Seen {
+    std::uint32_t model = 0;
+    std::vector<std::uint32_t> files;
+    std::vector<std::uint32_t> tensors;
+  };
+  std::vector<Seen> seen;
 
   bool null() override { return scalar(Scalar{Kind::Null}); }
   bool boolean(bool) override { return scalar(Scalar{Kind::Other}); }
@@ -195,9 +223,18 @@ class ManifestReader final : public json::json_sax_t {
   bool start_object(std::size_t) override {
     open(false);
     const std::string p = pattern(frames_.size() - 1);
-    if (p == "models.#") manifest.models.emplace_back();
-    if (p == "models.#.files.#") model().files.emplace_back();
-    if (p == "models.#.tensors.#") model().tensors.emplace_back();
+    if (p == "models.#") {
+      manifest.models.emplace_back();
+      seen.emplace_back();
+    }
+    if (p == "models.#.files.#") {
+      model().files.emplace_back();
+      seen.back().files.push_back(0);
+    }
+    if (p == "models.#.tensors.#") {
+      model().tensors.emplace_back();
+      seen.back().tensors.push_back(0);
+    }
     if (p.empty() || is_object(p)) return true;
     expect_container(p, false);
     return true;
@@ -213,7 +250,9 @@ class ManifestReader final : public json::json_sax_t {
   bool start_array(std::size_t) override {
     if (frames_.empty()) throw Malformed{"the manifest is not a JSON object"};
     open(true);
-    expect_container(pattern(frames_.size() - 1), true);
+    const std::string p = pattern(frames_.size() - 1);
+    expect_container(p, true);
+    if (p == "models.#.tensors.#.shape") seen.back().tensors.back() |= kShape;
     return true;
   }
   bool end_array() override {
@@ -327,6 +366,9 @@ class ManifestReader final : public json::json_sax_t {
                                                       "models.#.files.#.size",
                                                       "models.#.files.#.header_sha256",
                                                       "models.#.files.#.tensor_count",
+                                                      "models.#.files.#.data_start",
+                                                      "models.#.files.#.gap_bytes",
+                                                      "models.#.files.#.gaps_sha256",
                                                       "models.#.digests.sha256",
                                                       "models.#.digests.merkle_root",
                                                       "models.#.digests.xxh64",
@@ -355,7 +397,7 @@ class ManifestReader final : public json::json_sax_t {
     }
     if (last == "version" || last == "size" || last == "tensor_count" || last == "tensor_bytes" ||
         last == "file" || last == "type_id" || last == "offset" || last == "nbytes" ||
-        last == "#") {
+        last == "data_start" || last == "gap_bytes" || last == "#") {
       return "a non-negative integer";
     }
     return "a string of hex digits";
@@ -389,22 +431,43 @@ class ManifestReader final : public json::json_sax_t {
       version_seen = true;
     } else if (p.starts_with("models.#.files.#.")) {
       ManifestFile& f = model().files.back();
+      std::uint32_t& had = seen.back().files.back();
       if (p.ends_with(".path")) f.path = text;
       if (p.ends_with(".path_hex")) f.path = bytes_of_hex(w, text);
-      if (p.ends_with(".size")) f.size = n;
+      if (p.ends_with(".size")) {
+        had |= kSize;
+        f.size = n;
+      }
       if (p.ends_with(".header_sha256")) f.header_sha256 = parse_hex<32>(w, text);
-      if (p.ends_with(".tensor_count")) f.tensor_count = n;
+      if (p.ends_with(".tensor_count")) {
+        had |= kCount;
+        f.tensor_count = n;
+      }
+      if (p.ends_with(".data_start")) f.data_start = n;
+      if (p.ends_with(".gap_bytes")) f.gap_bytes = n;
+      if (p.ends_with(".gaps_sha256")) f.gaps_sha256 = parse_hex<32>(w, text);
     } else if (p.starts_with("models.#.tensors.#.")) {
       ManifestTensor& t = model().tensors.back();
+      std::uint32_t& had = seen.back().tensors.back();
+      if (p.ends_with(".name") || p.ends_with(".name_hex")) had |= kName;
       if (p.ends_with(".name")) t.name = text;
       if (p.ends_with(".name_hex")) t.name = bytes_of_hex(w, text);
-      if (p.ends_with(".file")) t.file = static_cast<std::size_t>(n);
+      if (p.ends_with(".file")) {
+        had |= kFile;
+        t.file = static_cast<std::size_t>(std::min<std::uint64_t>(n, SIZE_MAX));
+      }
       if (p.ends_with(".type")) t.type = text;
       if (p.ends_with(".type_id"))
         t.type_id = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX));
       if (p.ends_with(".shape.#")) t.shape.push_back(n);
-      if (p.ends_with(".offset")) t.offset = n;
-      if (p.ends_with(".nbytes")) t.nbytes = n;
+      if (p.ends_with(".offset")) {
+        had |= kOffset;
+        t.offset = n;
+      }
+      if (p.ends_with(".nbytes")) {
+        had |= kNbytes;
+        t.nbytes = n;
+      }
       if (p.ends_with(".sha256")) t.sha256 = parse_hex<32>(w, text);
       if (p.ends_with(".sha1")) t.sha1 = parse_hex<20>(w, text);
       if (p.ends_with(".xxh64")) t.xxh64 = parse_xxh64(w, text);
@@ -418,7 +481,11 @@ class ManifestReader final : public json::json_sax_t {
         m.uuid = parse_uuid(text);
         if (!m.uuid) throw Malformed{fmt::format("{}: not a UUID", w)};
       }
+    } else if (p == "models.#.tensor_count") {
+      seen.back().model |= kCount;
+      model().tensor_count = n;
     } else if (p == "models.#.tensor_bytes") {
+      seen.back().model |= kBytes;
       model().tensor_bytes = n;
     } else if (p == "models.#.general_uuid") {
       model().general_uuid = text;
@@ -429,29 +496,167 @@ class ManifestReader final : public json::json_sax_t {
   }
 
   std::vector<Frame> frames_;
+
+ public:
+  // Members seen (Seen's bits).
+  static constexpr std::uint32_t kSize = 1, kCount = 2, kBytes = 4, kName = 8, kFile = 16,
+                                 kShape = 32, kOffset = 64, kNbytes = 128;
 };
 
-// What the records must hold once read.
+// What a manifest must hold to be compared with anything: the members the writer always writes,
+// and records that agree with each other (docs/hash.md, "A consistent manifest"). A manifest
+// that fails is not compared at all: an edited count, a missing digest or a tensor outside its
+// file would otherwise leave part of the model unchecked while verify says OK.
 std::optional<std::string> check_manifest(const ManifestReader& reader) {
+  using R = ManifestReader;
   if (!reader.format_seen) return fmt::format("no \"format\": \"{}\" member", kFormat);
   if (!reader.version_seen) return "no \"version\" member";
   const Manifest& m = reader.manifest;
   if (m.models.empty()) return "no model (\"models\" is missing or empty)";
   for (std::size_t i = 0; i < m.models.size(); ++i) {
     const ManifestModel& model = m.models[i];
-    if (model.files.empty()) return fmt::format("models[{}]: no file", i);
-    for (std::size_t j = 0; j < model.files.size(); ++j) {
-      if (model.files[j].path.empty()) return fmt::format("models[{}].files[{}]: no path", i, j);
+    const ManifestReader::Seen& seen = reader.seen[i];
+    const std::string at_model = fmt::format("models[{}]", i);
+    if (model.files.empty()) return at_model + ": no file";
+    if ((seen.model & R::kCount) == 0) return at_model + ": no tensor_count";
+    if ((seen.model & R::kBytes) == 0) return at_model + ": no tensor_bytes";
+    if (!model.sha256) return at_model + ".digests: no sha256";
+    if (!model.merkle_root) return at_model + ".digests: no merkle_root";
+    if (model.tensor_count != model.tensors.size()) {
+      return fmt::format("{}: tensor_count is {}, but {} tensor record{} listed", at_model,
+                         model.tensor_count, model.tensors.size(),
+                         model.tensors.size() == 1 ? " is" : "s are");
     }
+    std::uint64_t file_tensors = 0;
+    for (std::size_t j = 0; j < model.files.size(); ++j) {
+      const ManifestFile& f = model.files[j];
+      const std::string at = fmt::format("{}.files[{}]", at_model, j);
+      if (f.path.empty()) return at + ": no path";
+      if (f.path.find('\0') != std::string::npos) {
+        return at + ": the path holds a NUL byte (no file can be named so)";
+      }
+      if ((seen.files[j] & R::kSize) == 0) return at + ": no size";
+      if (!f.header_sha256) return at + ": no header_sha256";
+      if ((seen.files[j] & R::kCount) == 0) return at + ": no tensor_count";
+      if (f.gaps_sha256.has_value() != f.gap_bytes.has_value() ||
+          f.gaps_sha256.has_value() != f.data_start.has_value()) {
+        return at + ": data_start, gap_bytes and gaps_sha256 go together (one is missing)";
+      }
+      if (f.data_start && *f.data_start > f.size) {
+        return fmt::format("{}: data_start {} is past the file's size {}", at, *f.data_start,
+                           f.size);
+      }
+      if (f.tensor_count > model.tensors.size()) {
+        return fmt::format("{}: tensor_count is {}, but the model lists {} tensor{}", at,
+                           f.tensor_count, model.tensors.size(),
+                           model.tensors.size() == 1 ? "" : "s");
+      }
+      file_tensors += f.tensor_count;  // each at most the records': no wrap
+    }
+    if (file_tensors != model.tensor_count) {
+      return fmt::format("{}: the files' tensor_count add up to {}, the model's is {}", at_model,
+                         file_tensors, model.tensor_count);
+    }
+    // Per tensor: every member, its file in order, its bytes inside the file, the digests the
+    // model declares; per file: the count of its tensors, and no two tensors overlapping.
+    std::vector<std::uint64_t> in_file(model.files.size(), 0);
+    std::vector<std::uint64_t> data_bytes(model.files.size(), 0);
+    std::vector<std::pair<std::uint64_t, std::size_t>> starts;  // (offset, tensor) of one file
+    std::uint64_t sum = 0;
+    bool sum_wraps = false;
+    std::size_t file = 0;
+    std::vector<Sha256Digest> leaves;
+    leaves.reserve(model.tensors.size());
+    const auto overlaps = [&]() -> std::optional<std::string> {
+      std::sort(starts.begin(), starts.end());
+      for (std::size_t k = 1; k < starts.size(); ++k) {
+        const ManifestTensor& before = model.tensors[starts[k - 1].second];
+        if (before.offset + before.nbytes > starts[k].first) {
+          return fmt::format(
+              "{}: tensors[{}] and tensors[{}] overlap (offsets {} and {}, {} "
+              "bytes from the first)",
+              at_model, starts[k - 1].second, starts[k].second, before.offset, starts[k].first,
+              before.nbytes);
+        }
+      }
+      starts.clear();
+      return std::nullopt;
+    };
     for (std::size_t j = 0; j < model.tensors.size(); ++j) {
       const ManifestTensor& t = model.tensors[j];
-      const std::string at = fmt::format("models[{}].tensors[{}]", i, j);
+      const std::uint32_t had = seen.tensors[j];
+      const std::string at = fmt::format("{}.tensors[{}]", at_model, j);
+      for (const auto& [bit, name] :
+           {std::pair{R::kName, "name"}, std::pair{R::kFile, "file"}, std::pair{R::kShape, "shape"},
+            std::pair{R::kOffset, "offset"}, std::pair{R::kNbytes, "nbytes"}}) {
+        if ((had & bit) == 0) return fmt::format("{}: no {}", at, name);
+      }
       if (t.type.empty()) return at + ": no type";
       if (!t.sha256) return at + ": no sha256";
       if (t.file >= model.files.size()) {
         return fmt::format("{}: file {} is not one of the model's {}", at, t.file,
                            model.files.size());
       }
+      if (t.file < file) {
+        return fmt::format("{}: file {} after a tensor of file {} (the tensors are in file order)",
+                           at, t.file, file);
+      }
+      if (t.file != file) {
+        if (auto problem = overlaps()) return problem;
+        file = t.file;
+      }
+      const ManifestFile& f = model.files[t.file];
+      const std::uint64_t base = f.data_start.value_or(0);
+      // offset + nbytes inside the file, from the data section's start where it is recorded.
+      if (t.offset > f.size - base || t.nbytes > f.size - base - t.offset) {
+        return fmt::format(
+            "{}: {} bytes at offset {} of the data section{} are not inside "
+            "file {} ({} bytes)",
+            at, t.nbytes, t.offset, f.data_start ? fmt::format(" (from {})", base) : std::string(),
+            t.file, f.size);
+      }
+      if (t.nbytes > 0) starts.emplace_back(t.offset, j);
+      ++in_file[t.file];
+      data_bytes[t.file] += t.nbytes;  // inside the file: no wrap
+      if (!sum_wraps && UINT64_MAX - sum < t.nbytes) sum_wraps = true;
+      sum += t.nbytes;
+      for (const auto& [declared, has, name] :
+           {std::tuple{model.xxh64.has_value(), t.xxh64.has_value(), "xxh64"},
+            std::tuple{model.sha1.has_value(), t.sha1.has_value(), "sha1"}}) {
+        if (declared && !has) {
+          return fmt::format("{}: no {}, which the model's digests declare", at, name);
+        }
+        if (!declared && has) {
+          return fmt::format("{}: a {} digest, which the model's digests do not declare", at, name);
+        }
+      }
+      leaves.push_back(*t.sha256);
+    }
+    if (auto problem = overlaps()) return problem;
+    if (sum_wraps || sum != model.tensor_bytes) {
+      return fmt::format("{}: tensor_bytes is {}, but the tensors' nbytes add up to {}", at_model,
+                         model.tensor_bytes,
+                         sum_wraps ? std::string("more than 2^64") : std::to_string(sum));
+    }
+    for (std::size_t j = 0; j < model.files.size(); ++j) {
+      const ManifestFile& f = model.files[j];
+      if (in_file[j] != f.tensor_count) {
+        return fmt::format("{}.files[{}]: tensor_count is {}, but {} tensor{} name{} file {}",
+                           at_model, j, f.tensor_count, in_file[j], in_file[j] == 1 ? "" : "s",
+                           in_file[j] == 1 ? "s" : "", j);
+      }
+      if (f.gap_bytes && *f.gap_bytes != f.size - *f.data_start - data_bytes[j]) {
+        return fmt::format(
+            "{}.files[{}]: gap_bytes is {}, but the data section ({} bytes from {}) less the "
+            "tensors' {} bytes is {}",
+            at_model, j, *f.gap_bytes, f.size - *f.data_start, *f.data_start, data_bytes[j],
+            f.size - *f.data_start - data_bytes[j]);
+      }
+    }
+    if (merkle_root(leaves) != *model.merkle_root) {
+      return at_model +
+             ".digests.merkle_root: not the root of the tensors' sha256 (the manifest was "
+             "edited)";
     }
   }
   return std::nullopt;
@@ -485,26 +690,26 @@ ManifestRead read_manifest(const std::string& path) {
                                                           &std::fclose);
   struct stat st {};
   if (!file || ::fstat(::fileno(file.get()), &st) != 0) {
-    out.error = fmt::format("cannot open {}: {}", path, std::strerror(errno));
+    out.error = fmt::format("cannot open {}: {}", shown_name(path), std::strerror(errno));
     return out;
   }
   if (!S_ISREG(st.st_mode)) {
-    out.error = fmt::format("cannot read {}: not a regular file", path);
+    out.error = fmt::format("cannot read {}: not a regular file", shown_name(path));
     return out;
   }
   if (static_cast<std::uint64_t>(st.st_size) > kMaxManifestBytes) {
-    out.error = fmt::format("{} is {}; a manifest is read up to {}", path,
+    out.error = fmt::format("{} is {}; a manifest is read up to {}", shown_name(path),
                             detail::byte_count(static_cast<std::uint64_t>(st.st_size)),
                             detail::byte_count(kMaxManifestBytes));
     return out;
   }
   std::string text(static_cast<std::size_t>(st.st_size), '\0');
   if (!text.empty() && std::fread(text.data(), 1, text.size(), file.get()) != text.size()) {
-    out.error = fmt::format("cannot read {}: {}", path, std::strerror(errno));
+    out.error = fmt::format("cannot read {}: {}", shown_name(path), std::strerror(errno));
     return out;
   }
   out = parse_manifest(text);
-  if (!out.manifest) out.error = fmt::format("{}: {}", path, out.error);
+  if (!out.manifest) out.error = fmt::format("{}: {}", shown_name(path), out.error);
   return out;
 }
 
@@ -559,6 +764,36 @@ Verification compare(const ManifestModel& expected, const HashResult& actual,
             detail::escape(a.path), detail::byte_count(a.data_start),
             short_hex(hex(*e.header_sha256)), short_hex(hex(a.header_sha256))));
       }
+    }
+  }
+  // The bytes outside the header and the tensors (padding, gaps, trailing bytes): compared where
+  // the manifest records them, else named as not compared.
+  for (std::size_t i = 0; i < std::min(expected.files.size(), actual.files.size()); ++i) {
+    const ManifestFile& e = expected.files[i];
+    const FileHash& a = actual.files[i];
+    if (e.gaps_sha256) {
+      if (*e.gaps_sha256 != a.gaps_sha256 || (e.gap_bytes && *e.gap_bytes != a.gap_bytes)) {
+        diff.push_back(fmt::format(
+            "{}: the bytes outside the header and the tensors (alignment padding, gaps, "
+            "trailing bytes) differ from the manifest's (sha256 {} of {} in the manifest, {} of "
+            "{} in the file)",
+            detail::escape(a.path), short_hex(hex(*e.gaps_sha256)),
+            detail::byte_count(e.gap_bytes.value_or(0)), short_hex(hex(a.gaps_sha256)),
+            detail::byte_count(a.gap_bytes)));
+      }
+    } else if (a.gap_bytes > 0) {
+      std::string ranges;
+      constexpr std::size_t kShown = 8;
+      for (std::size_t k = 0; k < std::min(a.gaps.size(), kShown); ++k) {
+        ranges += fmt::format("{}[0x{:x}, 0x{:x})", k > 0 ? ", " : "", a.gaps[k].first,
+                              a.gaps[k].first + a.gaps[k].second);
+      }
+      if (a.gaps.size() > kShown) ranges += fmt::format(" and {} more", a.gaps.size() - kShown);
+      v.notes.push_back(fmt::format(
+          "{}: not compared: the {} outside the header and the tensors, in {} range{} ({}): the "
+          "manifest records no gaps_sha256 (an earlier ggufcheck wrote it)",
+          detail::escape(a.path), detail::byte_count(a.gap_bytes), a.gaps.size(),
+          a.gaps.size() == 1 ? "" : "s", ranges));
     }
   }
   // Tensors by name; the k-th of a name with the k-th (names should be unique, but a file with
@@ -618,16 +853,6 @@ Verification compare(const ManifestModel& expected, const HashResult& actual,
           "the file, {} in the manifest)",
           detail::escape(actual.tensors[order[i]].name), order[i], i));
       break;
-    }
-  }
-  // The manifest against itself: a root that is not its tensors' was edited by hand.
-  if (expected.merkle_root) {
-    std::vector<Sha256Digest> leaves;
-    for (const ManifestTensor& e : expected.tensors) leaves.push_back(*e.sha256);
-    if (merkle_root(leaves) != *expected.merkle_root) {
-      diff.push_back(
-          "the manifest's merkle_root is not the root of its own tensor digests "
-          "(the manifest was edited)");
     }
   }
   if (!actual.files.empty()) {

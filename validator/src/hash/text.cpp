@@ -10,8 +10,10 @@
 #include <set>
 
 #include "ggufcheck/hash.hpp"
+#include "ggufcheck/render.hpp"
 #include "hash/digest.hpp"
 #include "model/keys.hpp"
+#include "report/sink.hpp"
 
 namespace ggufcheck {
 
@@ -83,11 +85,30 @@ void line(std::string& out, std::string_view type, std::string_view hash, std::s
   out += fmt::format("{:<8}  {}  {}", type, hash, name);
 }
 
+// A file or tensor name as one word of a line: a line is read back as whitespace-separated words
+// (--check), so a name holding a newline could forge a line of its own and one holding a space
+// would be cut. Such a name (and one a terminal would misread: control bytes, C1, bidi overrides,
+// invalid UTF-8, a backslash) is escaped as findings are (\xNN, \\, \"; a space \x20); the rest is
+// as llama-gguf-hash prints it. An escaped word always holds a backslash and a plain one never
+// does, so no two names print the same.
+std::string line_word(std::string_view name) {
+  if (name.find(' ') == std::string_view::npos) return shown_name(name);
+  std::string out;
+  for (const char c : detail::escape(name, name.size())) {
+    if (c == ' ') {
+      out += "\\x20";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // Its names are C strings: a tensor's name ends at its first NUL (gguf_get_tensor_name).
 std::string layer_name(std::string_view file, std::string_view tensor) {
-  std::string out(file);
+  std::string out = line_word(file);
   out += ':';
-  out += detail::c_string_prefix(tensor);
+  out += line_word(detail::c_string_prefix(tensor));
   return out;
 }
 
@@ -197,7 +218,7 @@ std::string render_llama_hash(const HashResult& result, const HashOptions& optio
     }
   }
   for (const Hex& h : model_digests(result, a)) {
-    line(out, h.type, h.value, name);
+    line(out, h.type, h.value, line_word(name));
     out += '\n';
   }
   return out;
@@ -241,7 +262,7 @@ LlamaManifest::Match LlamaManifest::match(std::string_view type, std::string_vie
 }
 
 std::string llama_manifest_line(const std::string& manifest_path, const HashAlgorithms& kinds) {
-  std::string out = "manifest  " + manifest_path;
+  std::string out = "manifest  " + line_word(manifest_path);
   if (kinds.sha256) out += "  sha256";
   if (kinds.sha1) out += "  sha1";
   if (kinds.xxh64) out += "  xxh64";
@@ -263,7 +284,7 @@ std::vector<std::pair<std::string, std::string>> llama_check_keys(const HashResu
   }
   for (const Hex& h : model_digests(result, a)) {
     // llama-gguf-hash looks the UUID up among the sha256 lines (see render_llama_check).
-    keys.emplace_back(h.type == "uuid" ? "sha256" : h.type, std::string(name));
+    keys.emplace_back(h.type == "uuid" ? "sha256" : h.type, line_word(name));
   }
   return keys;
 }
@@ -277,13 +298,13 @@ LlamaCheck render_llama_check(const HashResult& result, const HashOptions& optio
   static constexpr std::array<std::string_view, 3> kVerdict = {"Not Found", "Mismatch", "Ok"};
   bool layer_found = false, layer_mismatch = false, model_found = false, model_mismatch = false;
   const auto verdict = [&](std::string_view type, std::string_view lookup, const std::string& value,
-                           std::string_view shown_name, bool layer) {
-    const LlamaManifest::Match m = manifest.match(lookup, shown_name, value);
+                           std::string_view word, bool layer) {
+    const LlamaManifest::Match m = manifest.match(lookup, word, value);
     bool& found = layer ? layer_found : model_found;
     bool& mismatch = layer ? layer_mismatch : model_mismatch;
     if (m != LlamaManifest::Match::NotFound) found = true;
     if (m == LlamaManifest::Match::Mismatch) mismatch = true;
-    line(out, type, value, shown_name);
+    line(out, type, value, word);
     out += "  -  ";
     out += kVerdict[static_cast<std::size_t>(m)];
     out += '\n';
@@ -298,7 +319,7 @@ LlamaCheck render_llama_check(const HashResult& result, const HashOptions& optio
   for (const Hex& h : model_digests(result, a)) {
     // As llama-gguf-hash does: the UUID is compared with the manifest's sha256 line of the file,
     // so it never matches (docs/hash.md, "Compatibility").
-    verdict(h.type, h.type == "uuid" ? "sha256" : h.type, h.value, name, false);
+    verdict(h.type, h.type == "uuid" ? "sha256" : h.type, h.value, line_word(name), false);
   }
   if (!model_found) {
     if (!layer_found) {
@@ -315,7 +336,7 @@ LlamaCheck render_llama_check(const HashResult& result, const HashOptions& optio
                                                             "Manifest Missing Entry",
                                                             "Manifest Unknown Hash",
                                                             "Manifest File Error"};
-  out += fmt::format("\nVerification results for {} - {}\n", manifest_path,
+  out += fmt::format("\nVerification results for {} - {}\n", line_word(manifest_path),
                      kExit[static_cast<std::size_t>(check.status)]);
   return check;
 }

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -31,7 +31,6 @@ namespace ggufcheck {
 namespace {
 
 using detail::Model;
-using Json = nlohmann::ordered_json;
 
 // Names, keys and token texts are kept up to this many bytes (then shown cut, or JSON-cut).
 constexpr std::size_t kInfoRawLimit = 4096;
@@ -46,11 +45,33 @@ constexpr FileTypeName kFileTypes[] = {
 #undef GGUFCHECK_FILE_TYPE
 };
 
+// What could move the cursor, hide or reorder text: C1 controls (CSI U+009B, OSC U+009D, ...),
+// zero-width and bidi characters (U+200B..U+200F, U+202A..U+202E, U+2066..U+2069, ...), line
+// and paragraph separators, the soft hyphen and the BOM.
+bool hidden(std::uint32_t cp) {
+  return (cp >= 0x80 && cp < 0xA0) || (cp >= 0x200B && cp <= 0x200F) ||
+         (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF ||
+         cp == 0xAD || cp == 0x061C;
+}
+
+// The UTF-8 sequence at bytes[i]: its length and code point, or length 0 when it is not valid.
+std::size_t sequence_at(std::string_view bytes, std::size_t i, std::uint32_t& cp) {
+  const auto byte = static_cast<unsigned char>(bytes[i]);
+  const std::size_t length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2;
+  if (length > bytes.size() - i || !detail::is_valid_utf8(bytes.substr(i, length))) return 0;
+  cp = length == 1 ? byte : byte & (0xFFu >> (length + 1));
+  for (std::size_t k = 1; k < length; ++k) {
+    cp = (cp << 6) | (static_cast<unsigned char>(bytes[i + k]) & 0x3Fu);
+  }
+  return length;
+}
+
 // Text for a terminal: valid UTF-8 stays readable (tokens and names in any script), while what
 // could move the cursor, hide or reorder text (controls, bidi and zero-width characters, invalid
-// bytes) is escaped, and long text is cut at `limit` bytes.
-std::string display(std::string_view bytes, std::size_t limit) {
-  std::string out;
+// bytes) is escaped, and long text is cut at `limit` bytes. Written to `out` as it goes (a
+// string, or the output of a streamed run: a value shown whole may be a gigabyte).
+template <typename Sink>
+void display_to(Sink& out, std::string_view bytes, std::size_t limit) {
   std::size_t i = 0;
   while (i < bytes.size()) {
     if (i >= limit) {
@@ -58,8 +79,9 @@ std::string display(std::string_view bytes, std::size_t limit) {
       break;
     }
     const auto byte = static_cast<unsigned char>(bytes[i]);
-    std::size_t length = byte < 0x80 ? 1 : byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2;
-    if (length > bytes.size() - i || !detail::is_valid_utf8(bytes.substr(i, length))) {
+    std::uint32_t cp = 0;
+    const std::size_t length = sequence_at(bytes, i, cp);
+    if (length == 0) {
       out += fmt::format("\\x{:02x}", byte);
       ++i;
       continue;
@@ -77,30 +99,171 @@ std::string display(std::string_view bytes, std::size_t limit) {
       } else {
         out += static_cast<char>(byte);
       }
-      ++i;
-      continue;
-    }
-    std::uint32_t cp = byte & (0xFFu >> (length + 1));
-    for (std::size_t k = 1; k < length; ++k) {
-      cp = (cp << 6) | (static_cast<unsigned char>(bytes[i + k]) & 0x3Fu);
-    }
-    const bool hidden = (cp >= 0x80 && cp < 0xA0) || (cp >= 0x200B && cp <= 0x200F) ||
-                        (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) ||
-                        cp == 0xFEFF || cp == 0xAD || cp == 0x061C;
-    if (hidden) {
+    } else if (hidden(cp)) {
       out += fmt::format("\\u{{{:04x}}}", cp);
     } else {
-      out.append(bytes.substr(i, length));
+      out += bytes.substr(i, length);
     }
     i += length;
   }
+}
+
+std::string display(std::string_view bytes, std::size_t limit) {
+  std::string out;
+  display_to(out, bytes, limit);
   return out;
 }
 
-std::string json_string(std::string_view bytes) {
-  // Invalid UTF-8 becomes U+FFFD: info is for reading; `ggufcheck dump` gives exact bytes.
-  return Json(std::string(bytes)).dump(-1, ' ', false, Json::error_handler_t::replace);
+// A JSON string of the bytes, quoted: what JSON requires escaped is (", \, C0), and so is what
+// display() escapes for a terminal (DEL, C1, bidi and zero-width characters: as \uXXXX, which a
+// JSON reader decodes to the same text), so a tool that prints a value cannot be made to move
+// the cursor or reorder a line. Invalid UTF-8 becomes U+FFFD, byte by byte: info is for reading;
+// `ggufcheck dump` gives exact bytes.
+template <typename Sink>
+void json_string_to(Sink& out, std::string_view bytes) {
+  out += '"';
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    std::uint32_t cp = 0;
+    const std::size_t length = sequence_at(bytes, i, cp);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+      continue;
+    }
+    if (length > 1) {
+      if (hidden(cp)) {
+        out += fmt::format("\\u{:04x}", cp);
+      } else {
+        out += bytes.substr(i, length);
+      }
+    } else if (byte == '"' || byte == '\\') {
+      out += '\\';
+      out += static_cast<char>(byte);
+    } else if (byte == '\n') {
+      out += "\\n";
+    } else if (byte == '\t') {
+      out += "\\t";
+    } else if (byte == '\r') {
+      out += "\\r";
+    } else if (byte == '\b') {
+      out += "\\b";
+    } else if (byte == '\f') {
+      out += "\\f";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      out += fmt::format("\\u{:04x}", byte);
+    } else {
+      out += static_cast<char>(byte);
+    }
+    i += length;
+  }
+  out += '"';
 }
+
+// The output of a streamed run, in pieces: text is buffered and handed to the output each time
+// the buffer holds 64 KiB, so no part of a file's info (a million pairs, a value shown whole)
+// is ever held at once. After a failed write nothing more is written (failed()).
+class Out {
+ public:
+  explicit Out(const InfoOutput& output) : output_(output) {}
+  Out(const Out&) = delete;
+  Out& operator=(const Out&) = delete;
+  ~Out() { (void)flush(); }
+
+  Out& operator+=(std::string_view text) {
+    if (!failed_) {
+      buffer_.append(text);
+      if (buffer_.size() >= kBuffer) (void)flush();
+    }
+    return *this;
+  }
+  Out& operator+=(char c) { return *this += std::string_view(&c, 1); }
+  bool flush() {
+    if (!failed_ && !buffer_.empty() && !output_(buffer_)) failed_ = true;
+    buffer_.clear();
+    return !failed_;
+  }
+  [[nodiscard]] bool failed() const { return failed_; }
+
+ private:
+  static constexpr std::size_t kBuffer = std::size_t{64} << 10;
+  const InfoOutput& output_;
+  std::string buffer_;
+  bool failed_ = false;
+};
+
+// A JSON document written as it goes, indented as nlohmann's dump(2) indents; a value's own
+// text (raw()) is written compact.
+class JsonOut {
+ public:
+  explicit JsonOut(Out& out) : out_(out) {}
+  void begin_object() { open('{'); }
+  void begin_array() { open('['); }
+  void end_object() { close('}'); }
+  void end_array() { close(']'); }
+  void key(std::string_view name) {
+    element();
+    json_string_to(out_, name);
+    out_ += ": ";
+    after_key_ = true;
+  }
+  // The start of a value: the comma and line before it (the caller writes the value to out()).
+  Out& value() {
+    if (after_key_) {
+      after_key_ = false;
+    } else if (!empty_.empty()) {
+      element();
+    }
+    return out_;
+  }
+  void raw(std::string_view text) { value() += text; }
+  void string(std::string_view bytes) { json_string_to(value(), bytes); }
+  void null() { raw("null"); }
+  void number(std::uint64_t n) { raw(std::to_string(n)); }
+  void boolean(bool b) { raw(b ? "true" : "false"); }
+  template <typename T>
+  void optional(const std::optional<T>& v) {
+    if (v) {
+      number(*v);
+    } else {
+      null();
+    }
+  }
+  void optional_string(const std::optional<std::string>& v) {
+    if (v) {
+      string(*v);
+    } else {
+      null();
+    }
+  }
+  [[nodiscard]] Out& out() { return out_; }
+
+ private:
+  void open(char c) {
+    value() += c;
+    empty_.push_back(true);
+  }
+  void close(char c) {
+    const bool empty = empty_.back();
+    empty_.pop_back();
+    if (!empty) newline();
+    out_ += c;
+  }
+  void element() {
+    if (!empty_.back()) out_ += ',';
+    empty_.back() = false;
+    newline();
+  }
+  void newline() {
+    out_ += '\n';
+    for (std::size_t i = 0; i < empty_.size(); ++i) out_ += "  ";
+  }
+
+  Out& out_;
+  std::vector<bool> empty_;  // per open container: nothing written in it yet
+  bool after_key_ = false;
+};
 
 std::string type_text(ValueType type) {
   return std::string(to_string(type));
@@ -150,39 +313,56 @@ Scalar scalar_of(ValueType type, std::uint64_t bits) {
   }
 }
 
-// Renders one value through the value walker: arrays keep their first `head` elements at every
-// level (all with full), and the walk stops once the outermost array has shown its head, so an
-// elided array of a million strings costs its head.
+// Renders one value through the value walker, as text (`text`) and/or JSON (`json`), written as
+// it goes: arrays keep their first `head` elements at every level (all with full), and the walk
+// stops once the outermost array has shown its head, so an elided array of a million strings
+// costs its head, and a value shown whole costs the output buffer, not its size.
 class ValueRender {
  public:
-  ValueRender(std::size_t head, std::size_t string_limit)
-      : head_(head), string_limit_(string_limit) {}
+  ValueRender(std::size_t head, std::size_t string_limit, Out* text, Out* json)
+      : head_(head), string_limit_(string_limit), text_(text), json_(json) {}
 
   bool scalar(ValueType type, std::uint64_t bits, std::uint64_t) {
     const Shown shown = element();
     if (shown != Shown::Yes) return shown == Shown::No;
+    if (type != ValueType::Float32 && type != ValueType::Float64 && type != ValueType::Bool) {
+      // Integers, the elements of the largest arrays: one conversion, no allocation.
+      char digits[24];
+      const bool is_signed = type == ValueType::Int8 || type == ValueType::Int16 ||
+                             type == ValueType::Int32 || type == ValueType::Int64;
+      const auto end = is_signed ? std::to_chars(digits, digits + sizeof digits,
+                                                 detail::sign_extended(bits, scalar_size(type)))
+                                       .ptr
+                                 : std::to_chars(digits, digits + sizeof digits, bits).ptr;
+      const std::string_view text(digits, static_cast<std::size_t>(end - digits));
+      if (text_ != nullptr) *text_ += text;
+      if (json_ != nullptr) *json_ += text;
+      return !failed();
+    }
     const Scalar s = scalar_of(type, bits);
-    text_ += s.text;
-    json_ += s.json;
-    return true;
+    if (text_ != nullptr) *text_ += s.text;
+    if (json_ != nullptr) *json_ += s.json;
+    return !failed();
   }
   bool string(std::string_view text, std::uint64_t, std::uint64_t) {
     const Shown shown = element();
     if (shown != Shown::Yes) return shown == Shown::No;
     if (text.size() > string_limit_) elided_ = true;
-    text_ += '"' + display(text, string_limit_) + '"';
-    json_ += json_string(text.substr(0, std::min(text.size(), string_limit_)));
-    return true;
+    if (text_ != nullptr) {
+      *text_ += '"';
+      display_to(*text_, text, string_limit_);
+      *text_ += '"';
+    }
+    if (json_ != nullptr)
+      json_string_to(*json_, text.substr(0, std::min(text.size(), string_limit_)));
+    return !failed();
   }
   bool begin_array(ValueType, std::uint64_t count, std::uint64_t) {
     const Shown shown = element();
     if (shown == Shown::Stop) return false;
-    if (shown == Shown::Yes) {
-      text_ += '[';
-      json_ += '[';
-    }
+    if (shown == Shown::Yes) put('[');
     levels_.push_back({count, 0, shown == Shown::Yes});
-    return true;
+    return !failed();
   }
   bool end_array() {
     const Level level = levels_.back();
@@ -191,20 +371,20 @@ class ValueRender {
       const std::uint64_t shown = std::min<std::uint64_t>(level.count, head_);
       if (level.count > shown) {
         elided_ = true;
-        text_ += fmt::format("{}... {} more", shown > 0 ? ", " : "", level.count - shown);
+        if (text_ != nullptr) {
+          *text_ += fmt::format("{}... {} more", shown > 0 ? ", " : "", level.count - shown);
+        }
       }
-      text_ += ']';
-      json_ += ']';
+      put(']');
     }
-    return true;
+    return !failed();
   }
-  // After a walk that returned false: the outermost array stopped after its head; close it.
+  // After a walk that returned false: the outermost array stopped after its head; close it. (A
+  // walk stopped by a failed output leaves the value cut: nothing more is written anyway.)
   void finish() {
     if (stopped_) (void)end_array();
   }
 
-  [[nodiscard]] const std::string& text() const { return text_; }
-  [[nodiscard]] const std::string& json() const { return json_; }
   [[nodiscard]] bool elided() const { return elided_; }
 
  private:
@@ -214,6 +394,13 @@ class ValueRender {
     std::uint64_t started;
     bool visible;
   };
+  void put(char c) {
+    if (text_ != nullptr) *text_ += c;
+    if (json_ != nullptr) *json_ += c;
+  }
+  [[nodiscard]] bool failed() const {
+    return (text_ != nullptr && text_->failed()) || (json_ != nullptr && json_->failed());
+  }
   // At the start of every value: whether it is shown, or the walk stops (the outermost array has
   // shown its head).
   Shown element() {
@@ -229,32 +416,60 @@ class ValueRender {
     }
     if (!level.visible) return Shown::No;
     if (index > 0) {
-      text_ += ", ";
-      json_ += ',';
+      if (text_ != nullptr) *text_ += ", ";
+      if (json_ != nullptr) *json_ += ',';
     }
     return Shown::Yes;
   }
 
   std::size_t head_;
   std::size_t string_limit_;
-  std::string text_;
-  std::string json_;
+  Out* text_;
+  Out* json_;
   std::vector<Level> levels_;
   bool elided_ = false;
   bool stopped_ = false;
 };
 
+// The type info shows for pair i: "u32", "string", "array[string]", ...
+std::string value_type(const Model& model, std::size_t i) {
+  const ValueType type = model.metadata[i].type();
+  if (type == ValueType::Array) {
+    return fmt::format("array[{}]", type_text(model.array(i).elements()));
+  }
+  return type_text(type);
+}
+
+// Arrays: the element count; strings: the byte length.
+std::uint64_t value_count(const Model& model, std::size_t i) {
+  const ValueType type = model.metadata[i].type();
+  if (type == ValueType::Array) return model.array(i).count;
+  if (type == ValueType::String) return model.metadata[i].payload();
+  return 0;
+}
+
 class Reader {
  public:
+  // Finds the first pair of each of `keys` (by the profile's key identity) in one pass: only the
+  // keys info looks up are kept, not every key of a file of millions.
   Reader(const Model& model, Profile profile, const InfoOptions& options)
-      : model_(model), options_(options) {
-    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-      first_.emplace(detail::key_identity(model.key(i), profile), i);
+      : model_(model), profile_(profile), options_(options) {}
+
+  void want(const std::vector<std::string>& keys) {
+    std::unordered_map<std::string_view, std::optional<std::size_t>> wanted;
+    for (const std::string& k : keys) wanted.emplace(k, std::nullopt);
+    for (std::size_t i = 0; i < model_.metadata.size(); ++i) {
+      const auto it = wanted.find(detail::key_identity(model_.key(i), profile_));
+      if (it != wanted.end() && !it->second) it->second = i;
+    }
+    for (const auto& [key, index] : wanted) {
+      if (index) first_.emplace(std::string(key), *index);
     }
   }
 
+  // Only among the keys asked for with want().
   [[nodiscard]] std::optional<std::size_t> find(std::string_view key) const {
-    const auto it = first_.find(key);
+    const auto it = first_.find(std::string(key));
     if (it == first_.end()) return std::nullopt;
     return it->second;
   }
@@ -291,35 +506,42 @@ class Reader {
     if (!i || model_.metadata[*i].type() != ValueType::Array) return std::nullopt;
     return model_.array(*i).count;
   }
-  [[nodiscard]] InfoValue value(std::size_t i) const {
+  // The value rendered (text and JSON); with `lazy`, its type and count only (a streamed run
+  // renders it as it writes it).
+  [[nodiscard]] InfoValue value(std::size_t i, bool lazy = false) const {
     InfoValue v;
-    const ValueType type = model_.metadata[i].type();
-    v.type = type_text(type);
-    if (type == ValueType::Array) {
-      v.type = fmt::format("array[{}]", type_text(model_.array(i).elements()));
-      v.count = model_.array(i).count;
-    } else if (type == ValueType::String) {
-      v.count = model_.metadata[i].payload();
+    v.type = value_type(model_, i);
+    v.count = value_count(model_, i);
+    if (lazy) return v;
+    const InfoOutput text_output = [&v](std::string_view t) {
+      v.text.append(t);
+      return true;
+    };
+    const InfoOutput json_output = [&v](std::string_view t) {
+      v.json.append(t);
+      return true;
+    };
+    {
+      Out text(text_output), json(json_output);
+      ValueRender render(head(), limit(), &text, &json);
+      if (!detail::walk_value(model_, i, render)) render.finish();
+      v.elided = render.elided();
     }
-    const std::size_t head = options_.full ? SIZE_MAX : kInfoArrayHead;
-    const std::size_t limit = options_.full ? SIZE_MAX : kInfoStringHead;
-    ValueRender render(head, limit);
-    if (!detail::walk_value(model_, i, render)) render.finish();
-    v.text = render.text();
-    v.json = render.json();
-    v.elided = render.elided();
     return v;
   }
-  [[nodiscard]] std::optional<InfoValue> value(std::string_view key) const {
+  [[nodiscard]] std::size_t head() const { return options_.full ? SIZE_MAX : kInfoArrayHead; }
+  [[nodiscard]] std::size_t limit() const { return options_.full ? SIZE_MAX : kInfoStringHead; }
+  [[nodiscard]] std::optional<InfoValue> value(std::string_view key, bool lazy = false) const {
     const auto i = find(key);
     if (!i) return std::nullopt;
-    return value(*i);
+    return value(*i, lazy);
   }
 
  private:
   const Model& model_;
+  Profile profile_;
   const InfoOptions& options_;
-  std::unordered_map<std::string_view, std::size_t> first_;  // key -> its first pair
+  std::map<std::string, std::size_t> first_;  // a wanted key -> its first pair
 };
 
 // The token texts of `ids` in one walk over tokenizer.ggml.tokens (ids are few; the array may
@@ -384,8 +606,52 @@ std::string type_name(std::uint32_t id) {
   return t != nullptr ? std::string(t->name) : fmt::format("type {}", id);
 }
 
+// What --full lists of tensor i.
+InfoTensor tensor_record(const Model& model, const detail::Layout& layout, std::size_t i) {
+  InfoTensor t;
+  t.name = std::string(model.name(i).substr(0, kInfoRawLimit));
+  t.type = type_name(model.tensors[i].type);
+  const auto dims = model.dims(i);
+  t.shape.assign(dims.begin(),
+                 dims.begin() + std::min<std::uint32_t>(model.tensors[i].n_dims, kMaxDims));
+  if (const auto extent = layout.tensor(model, i)) {
+    t.offset = extent->begin;
+    t.bytes = extent->nbytes;
+  }
+  return t;
+}
+
+// A file being written while it is mapped: what a streamed run renders from the model itself.
+struct Live {
+  const Model& model;
+  const detail::Layout& layout;
+  std::size_t head;   // kInfoArrayHead, or SIZE_MAX with --full
+  std::size_t limit;  // kInfoStringHead, or SIZE_MAX with --full
+  bool full;
+
+  void text_value(Out& out, std::size_t i) const {
+    ValueRender render(head, limit, &out, nullptr);
+    if (!detail::walk_value(model, i, render)) render.finish();
+  }
+  // Writes the value; whether it was elided.
+  [[nodiscard]] bool json_value(Out& out, std::size_t i) const {
+    ValueRender render(head, limit, nullptr, &out);
+    if (!detail::walk_value(model, i, render)) render.finish();
+    return render.elided();
+  }
+  // Each tensor's record (--full), one at a time.
+  template <typename Each>
+  void tensors(Each&& each) const {
+    if (!full) return;
+    for (std::size_t i = 0; i < model.tensors.size(); ++i) each(tensor_record(model, layout, i));
+  }
+};
+
+// What info shows of a file. `lazy` (a streamed run): the pairs, the tensor list and the
+// hyperparameters' values are left out, to be rendered from the model as they are written, so
+// that nothing in proportion to the pairs or the values is held.
 void fill(Info& info, const detail::Validated& v, const Options& options,
-          const InfoOptions& info_options) {
+          const InfoOptions& info_options, bool lazy = false) {
   const Model& model = v.model;
   const detail::Layout& layout = v.layout;
   const Facts& facts = v.report.facts;
@@ -397,7 +663,17 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
   info.tensor_count = facts.tensor_count;
   info.data_offset = layout.data_start;
 
-  const Reader r(model, options.profile, info_options);
+  Reader r(model, options.profile, info_options);
+  {
+    std::vector<std::string> keys = {
+        "general.architecture",  "general.name",          "general.size_label",
+        "general.basename",      "general.finetune",      "general.license",
+        "general.file_type",     "tokenizer.ggml.model",  "tokenizer.ggml.pre",
+        "tokenizer.ggml.tokens", "tokenizer.ggml.merges", "split.no",
+        "split.count",           "split.tensors.count"};
+    for (const auto& [role, key] : kSpecialTokens) keys.emplace_back(key);
+    r.want(keys);
+  }
   info.architecture = r.string("general.architecture");
   info.name = r.string("general.name");
   info.size_label = r.string("general.size_label");
@@ -413,10 +689,15 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
   if (const auto i = r.find("general.architecture");
       i && model.metadata[*i].type() == ValueType::String) {
     const std::string arch(model.string_value(*i));
-    for (const auto& [label, suffix] : kHyperparameters) {
-      if (auto value = r.value(arch + "." + std::string(suffix))) {
-        info.hyperparameters.push_back(
-            {std::string(label), std::string(suffix), std::move(*value)});
+    std::vector<std::string> keys;
+    for (const auto& [label, suffix] : kHyperparameters)
+      keys.push_back(arch + "." + std::string(suffix));
+    r.want(keys);
+    for (std::size_t k = 0; k < kHyperparameters.size(); ++k) {
+      if (const auto index = r.find(keys[k])) {
+        info.hyperparameters.push_back({std::string(kHyperparameters[k].first),
+                                        std::string(kHyperparameters[k].second),
+                                        r.value(*index, lazy), *index});
       }
     }
   }
@@ -477,19 +758,7 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
     } else {
       parameters_known = bytes_known = false;
     }
-    if (info_options.full) {
-      InfoTensor t;
-      t.name = std::string(model.name(i).substr(0, kInfoRawLimit));
-      t.type = row.type;
-      const auto dims = model.dims(i);
-      t.shape.assign(dims.begin(),
-                     dims.begin() + std::min<std::uint32_t>(model.tensors[i].n_dims, kMaxDims));
-      if (extent) {
-        t.offset = extent->begin;
-        t.bytes = extent->nbytes;
-      }
-      info.tensors.push_back(std::move(t));
-    }
+    if (info_options.full && !lazy) info.tensors.push_back(tensor_record(model, layout, i));
   }
   if (parameters_known && model.tensors_complete) info.parameters = parameters;
   if (bytes_known && model.tensors_complete) info.tensor_bytes = bytes;
@@ -507,8 +776,10 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
     }
   }
 
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    info.metadata.push_back({std::string(model.key(i).substr(0, kInfoRawLimit)), r.value(i)});
+  if (!lazy) {
+    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+      info.metadata.push_back({std::string(model.key(i).substr(0, kInfoRawLimit)), r.value(i)});
+    }
   }
 }
 
@@ -589,16 +860,18 @@ std::string shown(std::string_view raw) {
   return display(raw, kInfoStringHead);
 }
 
-void line(std::string& out, std::string_view label, std::string_view text) {
+void line(Out& out, std::string_view label, std::string_view text) {
   out += fmt::format("  {:<15} {}\n", label, text);
 }
 
-}  // namespace
-
-std::string render_info_text(const Info& info, bool color) {
-  std::string out;
+// A file's text, written to `out`; with `live`, the pairs, the tensor list and the
+// hyperparameters' values rendered from the model as they are written.
+void write_text(Out& out, const Info& info, const Live* live, bool color) {
   const std::string name = shown_name(info.path == "-" ? "<stdin>" : info.path);
-  if (info.report.unreadable()) return render_text(info.report, TextStyle{color, false});
+  if (info.report.unreadable()) {
+    out += render_text(info.report, TextStyle{color, false});
+    return;
+  }
   out += fmt::format("{}\n", name);
   if (info.version) {
     line(out, "container",
@@ -630,7 +903,15 @@ std::string render_info_text(const Info& info, bool color) {
         out, "parameters",
         fmt::format("{} ({})", parameter_text(*info.parameters), with_thousands(*info.parameters)));
   }
-  for (const InfoHyperparameter& h : info.hyperparameters) line(out, h.label, h.value.text);
+  for (const InfoHyperparameter& h : info.hyperparameters) {
+    if (live == nullptr) {
+      line(out, h.label, h.value.text);
+      continue;
+    }
+    out += fmt::format("  {:<15} ", h.label);
+    live->text_value(out, h.index);
+    out += '\n';
+  }
   if (info.tokenizer_model || info.tokens) {
     std::string vocab =
         info.tokenizer_model ? shown(*info.tokenizer_model) : "(no tokenizer model)";
@@ -676,10 +957,15 @@ std::string render_info_text(const Info& info, bool color) {
                          with_thousands(row.elements), human_size(row.bytes), share);
     }
   }
-  for (const InfoTensor& t : info.tensors) {
+  const auto tensor_line = [&out](const InfoTensor& t) {
     out += fmt::format(
         "    {} {} [{}]{}\n", shown(t.name), t.type, fmt::join(t.shape, ", "),
         t.offset ? fmt::format(" at 0x{:x}, {}", *t.offset, human_size(*t.bytes)) : std::string());
+  };
+  if (live != nullptr) {
+    live->tensors(tensor_line);
+  } else {
+    for (const InfoTensor& t : info.tensors) tensor_line(t);
   }
   if (info.split_count || info.split_no) {
     std::string split =
@@ -691,144 +977,406 @@ std::string render_info_text(const Info& info, bool color) {
     line(out, "split set", split);
     for (const std::string& shard : info.shards) out += fmt::format("    {}\n", shown_name(shard));
   }
-  line(out, "metadata", fmt::format("{} pairs", with_thousands(info.metadata.size())));
-  std::vector<std::string> keys;
-  std::size_t width = 0;
-  for (const InfoPair& p : info.metadata) {
-    keys.push_back(shown(p.key));
-    width = std::max(width, std::min<std::size_t>(keys.back().size(), 40));
-  }
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const InfoValue& v = info.metadata[i].value;
-    out += fmt::format("    {:<{}} {:<14} {}\n", keys[i], width, v.type, v.text);
+  if (live != nullptr) {
+    const Model& model = live->model;
+    line(out, "metadata", fmt::format("{} pairs", with_thousands(model.metadata.size())));
+    // The keys' width in a first pass, then each pair as it is written.
+    std::size_t width = 0;
+    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+      width = std::max(width, std::min<std::size_t>(shown(model.key(i)).size(), 40));
+    }
+    for (std::size_t i = 0; i < model.metadata.size() && !out.failed(); ++i) {
+      out += fmt::format("    {:<{}} {:<14} ", shown(model.key(i)), width, value_type(model, i));
+      live->text_value(out, i);
+      out += '\n';
+    }
+  } else {
+    line(out, "metadata", fmt::format("{} pairs", with_thousands(info.metadata.size())));
+    std::vector<std::string> keys;
+    std::size_t width = 0;
+    for (const InfoPair& p : info.metadata) {
+      keys.push_back(shown(p.key));
+      width = std::max(width, std::min<std::size_t>(keys.back().size(), 40));
+    }
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const InfoValue& v = info.metadata[i].value;
+      out += fmt::format("    {:<{}} {:<14} {}\n", keys[i], width, v.type, v.text);
+    }
   }
   out += render_summary_line(info.report, TextStyle{color, false});
-  return out;
+}
+
+}  // namespace
+
+std::string render_info_text(const Info& info, bool color) {
+  std::string text;
+  const InfoOutput output = [&text](std::string_view t) {
+    text.append(t);
+    return true;
+  };
+  {
+    Out out(output);
+    write_text(out, info, nullptr, color);
+  }
+  return text;
 }
 
 // ---------------------------------------------------------------------------------------------
-// JSON
+// JSON, written as it goes
 
 namespace {
 
-Json value_json(const InfoValue& v) {
-  Json out;
-  out["type"] = v.type;
-  out["value"] = Json::parse(v.json.empty() ? "null" : v.json);
-  if (v.type.rfind("array", 0) == 0 || v.type == "string") out["count"] = v.count;
-  if (v.elided) out["elided"] = true;
-  return out;
+void value_json(JsonOut& json, const InfoValue& v, const Live* live, std::size_t index) {
+  json.begin_object();
+  json.key("type");
+  json.string(v.type);
+  json.key("value");
+  bool elided = v.elided;
+  if (live != nullptr) {
+    elided = live->json_value(json.value(), index);
+  } else {
+    json.raw(v.json.empty() ? "null" : v.json);
+  }
+  if (v.type.rfind("array", 0) == 0 || v.type == "string") {
+    json.key("count");
+    json.number(v.count);
+  }
+  if (elided) {
+    json.key("elided");
+    json.boolean(true);
+  }
+  json.end_object();
 }
 
-template <typename T>
-Json optional_json(const std::optional<T>& v) {
-  return v ? Json(*v) : Json(nullptr);
+void write_json_file(JsonOut& json, const Info& info, const Live* live) {
+  json.begin_object();
+  json.key("path");
+  json.string(info.path);
+  const Report& r = info.report;
+  json.key("verdict");
+  json.begin_object();
+  json.key("status");
+  json.string(r.unreadable() ? "unreadable" : r.passed() ? "pass" : "fail");
+  json.key("exit_status");
+  json.number(static_cast<std::uint64_t>(r.exit_status()));
+  json.key("errors");
+  json.number(r.errors);
+  json.key("warnings");
+  json.number(r.warnings);
+  json.key("notes");
+  json.number(r.notes);
+  if (r.unreadable()) {
+    json.key("reason");
+    json.string(r.findings.empty() ? "" : r.findings.front().message);
+    json.end_object();
+    json.end_object();
+    return;
+  }
+  json.end_object();
+  json.key("container");
+  json.begin_object();
+  json.key("version");
+  json.optional(info.version);
+  json.key("endianness");
+  json.string(info.endian == Endian::Big ? "big" : "little");
+  json.key("file_size");
+  json.number(info.file_size);
+  json.key("alignment");
+  json.number(info.alignment);
+  json.key("kv_count");
+  json.optional(info.kv_count);
+  json.key("tensor_count");
+  json.optional(info.tensor_count);
+  json.key("data_offset");
+  json.optional(info.data_offset);
+  json.end_object();
+  json.key("model");
+  json.begin_object();
+  for (const auto& [key, value] :
+       {std::pair{"architecture", &info.architecture}, std::pair{"name", &info.name},
+        std::pair{"size_label", &info.size_label}, std::pair{"basename", &info.basename},
+        std::pair{"finetune", &info.finetune}, std::pair{"license", &info.license}}) {
+    json.key(key);
+    json.optional_string(*value);
+  }
+  json.key("file_type");
+  json.optional(info.file_type);
+  json.key("file_type_name");
+  json.optional_string(info.file_type_name.empty() ? std::nullopt
+                                                   : std::optional(info.file_type_name));
+  json.key("parameters");
+  json.optional(info.parameters);
+  json.key("hyperparameters");
+  json.begin_object();
+  for (const InfoHyperparameter& h : info.hyperparameters) {
+    json.key(h.name);
+    value_json(json, h.value, live, h.index);
+  }
+  json.end_object();
+  json.end_object();
+  json.key("vocabulary");
+  json.begin_object();
+  json.key("model");
+  json.optional_string(info.tokenizer_model);
+  json.key("pre");
+  json.optional_string(info.tokenizer_pre);
+  json.key("tokens");
+  json.optional(info.tokens);
+  json.key("merges");
+  json.optional(info.merges);
+  json.key("special_tokens");
+  json.begin_array();
+  for (const InfoSpecialToken& t : info.special_tokens) {
+    json.begin_object();
+    json.key("role");
+    json.string(t.role);
+    json.key("id");
+    json.number(t.id);
+    json.key("text");
+    json.optional_string(t.text);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("chat_templates");
+  json.begin_array();
+  for (const InfoTemplate& t : info.chat_templates) {
+    json.begin_object();
+    json.key("key");
+    json.string(t.key);
+    json.key("bytes");
+    json.number(t.bytes);
+    json.key("known");
+    json.optional_string(t.known.empty() ? std::nullopt : std::optional(t.known));
+    json.key("near");
+    json.optional_string(t.near.empty() ? std::nullopt : std::optional(t.near));
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+  json.key("tensors");
+  json.begin_object();
+  json.key("count");
+  json.number(info.tensors_read);
+  json.key("bytes");
+  json.optional(info.tensor_bytes);
+  json.key("by_type");
+  json.begin_array();
+  for (const InfoTypeRow& row : info.tensor_types) {
+    json.begin_object();
+    json.key("type");
+    json.string(row.type);
+    json.key("tensors");
+    json.number(row.tensors);
+    json.key("elements");
+    json.number(row.elements);
+    json.key("bytes");
+    json.number(row.bytes);
+    json.end_object();
+  }
+  json.end_array();
+  const auto tensor = [&json](const InfoTensor& t) {
+    json.begin_object();
+    json.key("name");
+    json.string(t.name);
+    json.key("type");
+    json.string(t.type);
+    json.key("shape");
+    json.begin_array();
+    for (const std::uint64_t d : t.shape) json.number(d);
+    json.end_array();
+    json.key("offset");
+    json.optional(t.offset);
+    json.key("bytes");
+    json.optional(t.bytes);
+    json.end_object();
+  };
+  const bool listed =
+      live != nullptr ? live->full && live->model.tensors.size() > 0 : !info.tensors.empty();
+  if (listed) {
+    json.key("list");
+    json.begin_array();
+    if (live != nullptr) {
+      live->tensors(tensor);
+    } else {
+      for (const InfoTensor& t : info.tensors) tensor(t);
+    }
+    json.end_array();
+  }
+  json.end_object();
+  json.key("split");
+  if (info.split_count || info.split_no) {
+    json.begin_object();
+    json.key("no");
+    json.optional(info.split_no);
+    json.key("count");
+    json.optional(info.split_count);
+    json.key("tensors");
+    json.optional(info.split_tensors);
+    json.key("shards");
+    json.begin_array();
+    for (const std::string& shard : info.shards) json.string(shard);
+    json.end_array();
+    json.end_object();
+  } else {
+    json.null();
+  }
+  json.key("metadata");
+  json.begin_array();
+  const auto pair = [&](std::string_view key, const InfoValue& v, std::size_t index) {
+    json.begin_object();
+    json.key("key");
+    json.string(key);
+    json.key("type");
+    json.string(v.type);
+    json.key("value");
+    bool elided = v.elided;
+    if (live != nullptr) {
+      elided = live->json_value(json.value(), index);
+    } else {
+      json.raw(v.json.empty() ? "null" : v.json);
+    }
+    if (v.type.rfind("array", 0) == 0 || v.type == "string") {
+      json.key("count");
+      json.number(v.count);
+    }
+    if (elided) {
+      json.key("elided");
+      json.boolean(true);
+    }
+    json.end_object();
+  };
+  if (live != nullptr) {
+    const Model& model = live->model;
+    for (std::size_t i = 0; i < model.metadata.size() && !json.out().failed(); ++i) {
+      InfoValue v;
+      v.type = value_type(model, i);
+      v.count = value_count(model, i);
+      pair(model.key(i).substr(0, kInfoRawLimit), v, i);
+    }
+  } else {
+    for (std::size_t i = 0; i < info.metadata.size(); ++i) {
+      pair(info.metadata[i].key, info.metadata[i].value, i);
+    }
+  }
+  json.end_array();
+  json.end_object();
 }
 
-// Raw bytes as a JSON string (nlohmann's replace handler turns invalid UTF-8 into U+FFFD when
-// the document is written).
-Json string_json(const std::optional<std::string>& v) {
-  return v ? Json(*v) : Json(nullptr);
+void begin_document(JsonOut& json) {
+  json.begin_object();
+  json.key("ggufcheck_info");
+  json.number(1);
+  json.key("ggufcheck_version");
+  json.string(tool_version());
+  json.key("files");
+  json.begin_array();
+}
+
+void end_document(JsonOut& json) {
+  json.end_array();
+  json.end_object();
+  json.out() += '\n';
 }
 
 }  // namespace
 
 std::string render_info_json(const std::vector<Info>& infos) {
-  Json files = Json::array();
-  for (const Info& info : infos) {
-    Json f;
-    f["path"] = Json(info.path);
-    const Report& r = info.report;
-    f["verdict"] = {{"status", r.unreadable() ? "unreadable"
-                               : r.passed()   ? "pass"
-                                              : "fail"},
-                    {"exit_status", r.exit_status()},
-                    {"errors", r.errors},
-                    {"warnings", r.warnings},
-                    {"notes", r.notes}};
-    if (r.unreadable()) {
-      f["verdict"]["reason"] = r.findings.empty() ? "" : r.findings.front().message;
-      files.push_back(std::move(f));
-      continue;
-    }
-    f["container"] = {{"version", optional_json(info.version)},
-                      {"endianness", info.endian == Endian::Big ? "big" : "little"},
-                      {"file_size", info.file_size},
-                      {"alignment", info.alignment},
-                      {"kv_count", optional_json(info.kv_count)},
-                      {"tensor_count", optional_json(info.tensor_count)},
-                      {"data_offset", optional_json(info.data_offset)}};
-    Json hp = Json::object();
-    for (const InfoHyperparameter& h : info.hyperparameters) hp[h.name] = value_json(h.value);
-    f["model"] = {
-        {"architecture", string_json(info.architecture)},
-        {"name", string_json(info.name)},
-        {"size_label", string_json(info.size_label)},
-        {"basename", string_json(info.basename)},
-        {"finetune", string_json(info.finetune)},
-        {"license", string_json(info.license)},
-        {"file_type", optional_json(info.file_type)},
-        {"file_type_name", info.file_type_name.empty() ? Json(nullptr) : Json(info.file_type_name)},
-        {"parameters", optional_json(info.parameters)},
-        {"hyperparameters", std::move(hp)}};
-    Json special = Json::array();
-    for (const InfoSpecialToken& t : info.special_tokens) {
-      special.push_back({{"role", t.role}, {"id", t.id}, {"text", string_json(t.text)}});
-    }
-    Json templates = Json::array();
-    for (const InfoTemplate& t : info.chat_templates) {
-      templates.push_back({{"key", t.key},
-                           {"bytes", t.bytes},
-                           {"known", t.known.empty() ? Json(nullptr) : Json(t.known)},
-                           {"near", t.near.empty() ? Json(nullptr) : Json(t.near)}});
-    }
-    f["vocabulary"] = {
-        {"model", string_json(info.tokenizer_model)}, {"pre", string_json(info.tokenizer_pre)},
-        {"tokens", optional_json(info.tokens)},       {"merges", optional_json(info.merges)},
-        {"special_tokens", std::move(special)},       {"chat_templates", std::move(templates)}};
-    Json types = Json::array();
-    for (const InfoTypeRow& row : info.tensor_types) {
-      types.push_back({{"type", row.type},
-                       {"tensors", row.tensors},
-                       {"elements", row.elements},
-                       {"bytes", row.bytes}});
-    }
-    f["tensors"] = {{"count", info.tensors_read},
-                    {"bytes", optional_json(info.tensor_bytes)},
-                    {"by_type", std::move(types)}};
-    if (!info.tensors.empty()) {
-      Json list = Json::array();
-      for (const InfoTensor& t : info.tensors) {
-        list.push_back({{"name", t.name},
-                        {"type", t.type},
-                        {"shape", t.shape},
-                        {"offset", optional_json(t.offset)},
-                        {"bytes", optional_json(t.bytes)}});
-      }
-      f["tensors"]["list"] = std::move(list);
-    }
-    if (info.split_count || info.split_no) {
-      f["split"] = {{"no", optional_json(info.split_no)},
-                    {"count", optional_json(info.split_count)},
-                    {"tensors", optional_json(info.split_tensors)},
-                    {"shards", info.shards}};
-    } else {
-      f["split"] = nullptr;
-    }
-    Json metadata = Json::array();
-    for (const InfoPair& p : info.metadata) {
-      Json entry = {{"key", p.key}};
-      entry.update(value_json(p.value));
-      metadata.push_back(std::move(entry));
-    }
-    f["metadata"] = std::move(metadata);
-    files.push_back(std::move(f));
+  std::string text;
+  const InfoOutput output = [&text](std::string_view t) {
+    text.append(t);
+    return true;
+  };
+  {
+    Out out(output);
+    JsonOut json(out);
+    begin_document(json);
+    for (const Info& info : infos) write_json_file(json, info, nullptr);
+    end_document(json);
   }
-  Json doc;
-  doc["ggufcheck_info"] = 1;
-  doc["ggufcheck_version"] = std::string(tool_version());
-  doc["files"] = std::move(files);
-  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streamed
+
+struct InfoWriter::Impl {
+  explicit Impl(InfoOutput o) : output(std::move(o)), out(output), json(out) {}
+  InfoOutput output;
+  Out out;
+  JsonOut json;
+  bool is_json = false;
+  bool color = false;
+  std::size_t files = 0;
+};
+
+InfoWriter::InfoWriter(bool json, bool color, InfoOutput output)
+    : impl_(std::make_unique<Impl>(std::move(output))) {
+  impl_->is_json = json;
+  impl_->color = color;
+  if (json) begin_document(impl_->json);
+}
+
+InfoWriter::~InfoWriter() = default;
+
+void InfoWriter::write(const Info& info) {
+  if (impl_->is_json) {
+    write_json_file(impl_->json, info, nullptr);
+  } else {
+    if (impl_->files > 0) impl_->out += '\n';
+    write_text(impl_->out, info, nullptr, impl_->color);
+  }
+  ++impl_->files;
+}
+
+int InfoWriter::file(const std::string& path, const Options& options,
+                     const InfoOptions& info_options) {
+  const std::string shown = path == "-" ? "<stdin>" : path;
+  // The verdict first (check's, as info_file says), so that the file's own read below is the
+  // only model held while it is written.
+  std::optional<Report> set_report;
+  if (options.model_checks && path != "-") {
+    const std::vector<std::vector<std::string>> groups = group_inputs({path});
+    if (!groups.empty()) {
+      SetReports set = validate_set(groups[0], options);
+      for (Report& report : set.reports) {
+        if (report.path == path) set_report = std::move(report);
+      }
+    }
+  }
+  int status = 0;
+  const auto error = detail::with_input(path, [&](const detail::Input& input) {
+    detail::Validated validated;
+    detail::validate_input(input, nullptr, options, shown, validated);
+    Info info;
+    info.path = path;
+    fill(info, validated, options, info_options, true);
+    info.report = set_report ? std::move(*set_report) : std::move(validated.report);
+    status = info.report.exit_status();
+    const Live live{validated.model, validated.layout,
+                    info_options.full ? SIZE_MAX : kInfoArrayHead,
+                    info_options.full ? SIZE_MAX : kInfoStringHead, info_options.full};
+    if (impl_->is_json) {
+      write_json_file(impl_->json, info, &live);
+    } else {
+      if (impl_->files > 0) impl_->out += '\n';
+      write_text(impl_->out, info, &live, impl_->color);
+    }
+    ++impl_->files;
+    (void)impl_->out.flush();  // the mapping goes: nothing of it may wait in the buffer
+  });
+  if (error) {
+    Info unreadable;
+    unreadable.path = path;
+    unreadable.report = unreadable_report(shown, *error);
+    write(unreadable);
+    return unreadable.report.exit_status();
+  }
+  return status;
+}
+
+bool InfoWriter::finish() {
+  if (impl_->is_json) end_document(impl_->json);
+  return impl_->out.flush();
 }
 
 }  // namespace ggufcheck

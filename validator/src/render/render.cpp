@@ -76,6 +76,15 @@ bool needs_escape(std::string_view name) {
     if (b == 0xc2 && i + 1 < name.size() && static_cast<unsigned char>(name[i + 1]) <= 0x9f) {
       return true;
     }
+    // U+202A..U+202E (E2 80 AA..AE) and U+2066..U+2069 (E2 81 A6..A9): bidi overrides, which
+    // reorder what a terminal shows.
+    if (b == 0xe2 && i + 2 < name.size()) {
+      const auto b1 = static_cast<unsigned char>(name[i + 1]);
+      const auto b2 = static_cast<unsigned char>(name[i + 2]);
+      if ((b1 == 0x80 && b2 >= 0xaa && b2 <= 0xae) || (b1 == 0x81 && b2 >= 0xa6 && b2 <= 0xa9)) {
+        return true;
+      }
+    }
   }
   return false;
 }
