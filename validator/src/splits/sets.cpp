@@ -588,6 +588,7 @@ SetReports validate_set(const std::vector<std::string>& paths, const Options& op
                         detail::visit_later_shards(shards, set_options, progress, stopped);
                         if (!interrupted()) check.run(first);
                       });
+  if (shards[0].report.interrupted) stopped = true;
   if (!interrupted()) check.merge();
   if (std::all_of(shards.begin(), shards.end(),
                   [](const SetShard& s) { return s.state == SetShard::State::Missing; })) {
