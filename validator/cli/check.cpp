@@ -43,6 +43,7 @@ struct CheckArgs {
   std::optional<std::string> sarif_root;
   std::string timeout = "30";  // remote files: seconds
   std::string retries = "3";
+  std::string deadline = "600";
 };
 
 Options make_options(const CheckArgs& args) {
@@ -107,6 +108,12 @@ Options make_options(const CheckArgs& args) {
         fmt::format("--retries: '{}' is not a number of retries (0..100)", args.retries)};
   }
   options.remote.retries = static_cast<unsigned>(*retries);
+  const auto deadline = parse_unsigned(args.deadline);
+  if (!deadline || *deadline < 1 || *deadline > 604800) {
+    throw UsageError{
+        fmt::format("--deadline: '{}' is not a number of seconds (1..604800)", args.deadline)};
+  }
+  options.remote.deadline_seconds = static_cast<std::uint32_t>(*deadline);
   return options;
 }
 
@@ -399,6 +406,15 @@ Command add_check_command(CLI::App& app) {
                                   "from 0.5 s doubling to 8 s, or the server's Retry-After up to "
                                   "60 s (default 3)"),
             "N");
+  take_last(cmd_check->add_option(
+                "--deadline", check.deadline,
+                "Remote files: the whole reading of a URL, or of a split set by URL with all its "
+                "shards (every request, retry, wait and trickle, the tensor data with --data), "
+                "ends within this many seconds; what is not read by then is unreadable "
+                "(GGUF0001, exit status 2), never a pass (default 600, at most 604800). A set's "
+                "later shards are fetched 4 at a time, no more of them than the first shard's "
+                "split.count; a URL's metadata is kept up to 512 MiB (GGUF0002 past it)"),
+            "SECONDS");
   take_last(cmd_check->add_option("--sarif-help-base", check.sarif_help_base,
                                   "SARIF: the URL each rule's helpUri starts with (the page "
                                   "GGUFnnnn.md is appended)"),

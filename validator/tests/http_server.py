@@ -20,6 +20,13 @@ POST /_reset clears it. The first segment of a path chooses how the server behav
                             closed), then as /files/
   /stall/NAME               headers and 16 bytes, then nothing (until the client goes)
   /stall-headers/NAME       nothing at all (until the client goes)
+  /trickle/NAME             ranges as /files/, the body 128 bytes every 50 ms (2.5 KB/s: never
+                            slow enough for a stall, never done within a short deadline)
+  /first-only/NAME          a split set whose first shard answers: a name with "-00001-of-" as
+                            /files/, any other nothing at all (until the client goes)
+  /endless-pairs/NAME       no file: a GGUF of 1 TiB whose header declares 2^36 metadata pairs,
+                            then 14-byte pairs (key length 1, a key "a".."z", type uint8, 0)
+                            without end, every range made on the fly
   /status/CODE/NAME         always CODE (with Retry-After: 0 for 429 and 503)
   /flaky/N/NAME             503 for the first N requests of the path, then as /files/
   /retry-after/SECONDS/NAME 429 with Retry-After: SECONDS
@@ -34,6 +41,7 @@ import json
 import os
 import re
 import socketserver
+import struct
 import sys
 import threading
 import time
@@ -146,10 +154,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_plain(302, {"Location": "/files/" + "/".join(parts[2:])})
         if mode == "redirect-loop":
             return self.send_plain(302, {"Location": self.path})
-        if mode == "stall-headers":
+        if mode == "stall-headers" or (mode == "first-only" and "-00001-of-" not in self.path):
             STOP.wait(60)
             self.close_connection = True
             return
+        if mode == "first-only":
+            return self.serve("/".join(parts[2:]), "files", n)
+        if mode == "endless-pairs":
+            return self.endless_pairs()
         return self.serve("/".join(parts[2:]), mode, n)
 
     def serve(self, name, mode, n=1):
@@ -185,10 +197,42 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "more-body":
             content_length = None
         return self.send_body(path, 206, headers, first, length, content_length, extra_body,
-                              stall=(mode == "stall"), cut=(mode == "cut" and n == 1))
+                              stall=(mode == "stall"), cut=(mode == "cut" and n == 1),
+                              trickle=(mode == "trickle"))
+
+    ENDLESS_SIZE = 1 << 40
+    ENDLESS_HEADER = b"GGUF" + struct.pack("<IQQ", 3, 0, 1 << 36)
+    ENDLESS_PAIRS = b"".join(struct.pack("<Q", 1) + bytes([97 + i]) + struct.pack("<I", 0) + b"\0"
+                             for i in range(26))  # 26 pairs of 14 bytes: 364 bytes
+
+    def endless_pairs(self):
+        """The bytes [first, last] of the endless file, made as they are written."""
+        r = re.match(r"^bytes=(\d+)-(\d*)$", self.headers.get("Range") or "")
+        size = self.ENDLESS_SIZE
+        if not r or int(r.group(1)) >= size:
+            return self.send_plain(416, {"Content-Range": "bytes */%d" % size})
+        first = int(r.group(1))
+        last = min(int(r.group(2)) if r.group(2) else size - 1, size - 1)
+        self.send_response(206)
+        self.send_header("Content-Range", "bytes %d-%d/%d" % (first, last, size))
+        self.send_header("Content-Length", str(last - first + 1))
+        self.send_header("ETag", '"endless"')
+        self.record(206)
+        self.end_headers()
+        header = self.ENDLESS_HEADER
+        block = self.ENDLESS_PAIRS * 2048  # 745,472 bytes, a whole number of pairs
+        at = first
+        while at <= last:
+            if at < len(header):
+                chunk = header[at:min(last + 1, len(header))]
+            else:
+                offset = (at - len(header)) % len(block)
+                chunk = block[offset:offset + min(last + 1 - at, len(block) - offset)]
+            self.write(chunk)
+            at += len(chunk)
 
     def send_body(self, path, status, headers, first, length, content_length, extra=0,
-                  stall=False, cut=False):
+                  stall=False, cut=False, trickle=False):
         self.send_response(status)
         for k, v in headers.items():
             self.send_header(k, v)
@@ -206,11 +250,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if cut:
                     self.close_connection = True
                 while left > 0:
-                    chunk = f.read(min(left, 65536))
+                    chunk = f.read(min(left, 128 if trickle else 65536))
                     if not chunk:
                         break
                     if stall:
                         chunk = chunk[:16]
+                    if trickle:
+                        self.wfile.flush()
+                        if STOP.wait(0.05):
+                            break
                     self.write(chunk)
                     left -= len(chunk)
                     if stall:

@@ -3,9 +3,11 @@
 // ephemeral port, started and stopped here) that counts the requests and bytes it serves and
 // records the Authorization header of each: the same report as the local file, within the
 // request and byte bounds, and a GGUF0001 finding for every way a server can fail or lie.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,8 +32,10 @@
 #include "read/growing.hpp"
 #include "remote/growth.hpp"
 #include "remote/http.hpp"
+#include "remote/remote.hpp"
 #include "remote/url.hpp"
 #include "splits/names.hpp"
+#include "splits/shards.hpp"
 #include "test_support.hpp"
 
 #ifdef GGUFCHECK_TEST_REMOTE
@@ -381,6 +386,13 @@ class RemoteTest : public ::testing::Test {
                     write_bytes(shards[k]));
       }
     }
+    // A first shard of 200 (its split.count says so too) whose others never answer
+    // (/first-only/), and a set named as 65535 shards whose first shard says 2.
+    dir_->write("slow/" + detail::shard_path("model", 1, 200), write_bytes(model_shards(200)[0]));
+    const auto pair = model_shards(2);
+    for (std::uint32_t k = 0; k < 2; ++k) {
+      dir_->write("wide/" + detail::shard_path("model", k + 1, 65535), write_bytes(pair[k]));
+    }
     dir_->write("hf/owner/repo/main/model.gguf", read_file(root / "tiny-llama.gguf"));
     dir_->write("hf/owner/repo/v2/model.gguf", read_file(root / "vocab-only.gguf"));
 
@@ -441,6 +453,8 @@ class RemoteTest : public ::testing::Test {
     }
     return entries;
   }
+  // The log as it is now, requests still being answered included (a stall is never through).
+  static json log_now() { return json::parse(body_of(base_ + "/_log")); }
   static std::uint64_t sent(const json& entries) {
     std::uint64_t n = 0;
     for (const auto& e : entries) n += e["sent"].get<std::uint64_t>();
@@ -592,19 +606,213 @@ TEST_F(RemoteTest, LyingServers) {
 }
 
 TEST_F(RemoteTest, AStallEndsAtTheTimeout) {
+  // The timeout (1 s) ends it, not the deadline (600 s) nor the server (60 s): the report says
+  // "stalled", which only the timeout says. A regression that waits runs into the deadline's
+  // message or ctest's TIMEOUT, never a pass.
   options_.remote.timeout_seconds = 1;
   for (const char* path : {"/stall/tokenizer.gguf", "/stall-headers/tokenizer.gguf"}) {
     SCOPED_TRACE(path);
-    const auto start = std::chrono::steady_clock::now();
     const Report r = validate_url(url(path), options_);
-    const auto took = std::chrono::steady_clock::now() - start;
     const Finding* f = unreadable(r);
     ASSERT_NE(f, nullptr) << show_report(r);
     EXPECT_NE(f->message.find("stalled"), std::string::npos) << f->message;
-    // Bounded by the client's own timeout (1 s, libcurl checks once a second), not the server's
-    // 60 s: a generous bound, since the machine is shared.
-    EXPECT_LT(took, std::chrono::seconds(20));
+    EXPECT_EQ(f->message.find("deadline"), std::string::npos) << f->message;
+    EXPECT_EQ(r.exit_status(), 2);
   }
+}
+
+// --- the deadline, the metadata kept, split sets by URL ----------------------------------------
+// No clock is read here: each wait is bounded by the client's own deadline, and what ended it is
+// told by the report's words. Should a change lose the bound, the test runs into ctest's TIMEOUT
+// (a failure): the trickle alone would take 400 s, a never-answering server 30 s each (timeout).
+
+TEST_F(RemoteTest, TheDeadlineEndsWhatTheTimeoutDoesNot) {
+  options_.remote.deadline_seconds = 2;  // the timeout stays 30 s
+  const std::vector<std::pair<std::string, std::string> > cases = {
+      // Nothing at all, until the client goes.
+      {"/stall-headers/tokenizer.gguf", "no answer for bytes 0-1048575"},
+      // 2.5 KB/s, above the stall's 1 KiB/s: the first MiB would take 400 s.
+      {"/trickle/tokenizer.gguf", "of the 1048576 bytes asked for had arrived"},
+  };
+  for (const auto& [path, words] : cases) {
+    SCOPED_TRACE(path);
+    const Report r = validate_url(url(path), options_);
+    const Finding* f = unreadable(r);
+    ASSERT_NE(f, nullptr) << show_report(r);
+    EXPECT_NE(f->message.find(words), std::string::npos) << f->message;
+    EXPECT_NE(f->message.find("the deadline of 2 s (--deadline) passed"), std::string::npos)
+        << f->message;
+    EXPECT_NE(f->hint.find("raise --deadline"), std::string::npos) << f->hint;
+    EXPECT_EQ(r.findings.size(), 1U);
+    EXPECT_EQ(r.exit_status(), 2);
+  }
+}
+
+TEST_F(RemoteTest, NoRetryWaitsPastTheDeadline) {
+  options_.remote.deadline_seconds = 2;
+  options_.remote.retries = 3;
+  options_.remote.backoff_ms = 5000;  // the first wait would end after the deadline
+  const Report r = validate_url(url("/status/500/x.gguf"), options_);
+  const Finding* f = unreadable(r);
+  ASSERT_NE(f, nullptr) << show_report(r);
+  EXPECT_NE(f->message.find("HTTP 500 Internal Server Error: the next try would come after the "
+                            "deadline of 2 s (--deadline)"),
+            std::string::npos)
+      << f->message;
+  EXPECT_EQ(log().size(), 1U);  // one try, no wait
+}
+
+TEST_F(RemoteTest, ASetWhoseShardsNeverAnswerEndsAtTheDeadline) {
+  // 200 shards by name and by split.count; the first answers, the others never do. They are
+  // fetched kShardFetches at a time, so those begun wait for the deadline together, and the rest
+  // are not begun: one report says so, not one each.
+  options_.remote.deadline_seconds = 4;
+  options_.remote.retries = 1;
+  const auto groups =
+      group_inputs({url("/first-only/slow/" + detail::shard_path("model", 1, 200))});
+  ASSERT_EQ(groups.size(), 1U);
+  ASSERT_EQ(groups[0].size(), 200U);
+  const SetReports set = validate_set(groups[0], options_);
+  std::string shown;
+  for (const Report& r : set.reports) shown += r.path + ":\n" + show_report(r);
+  // The first shard's report; one for each shard begun (kShardFetches, unless a thread came too
+  // late on a loaded machine: at least one); one for the rest, not begun.
+  ASSERT_GE(set.reports.size(), 3U) << shown;
+  ASSERT_LE(set.reports.size(), 1 + detail::kShardFetches + 1) << shown;
+  const std::size_t begun = set.reports.size() - 2;
+  EXPECT_FALSE(set.reports[0].unreadable()) << shown;
+  int status = 0;
+  for (std::size_t k = 1; k < set.reports.size(); ++k) {
+    SCOPED_TRACE(k);
+    const Report& r = set.reports[k];
+    status = std::max(status, r.exit_status());
+    EXPECT_EQ(r.path, groups[0][k]);
+    const Finding* f = unreadable(r);
+    ASSERT_NE(f, nullptr) << shown;
+    EXPECT_NE(f->message.find("the deadline of 4 s (--deadline) passed"), std::string::npos)
+        << f->message;
+    const std::string words = k <= begun ? std::string("no answer for bytes 0-1048575")
+                                         : fmt::format("shards {} to 200 were not fetched", k + 1);
+    EXPECT_NE(f->message.find(words), std::string::npos) << f->message;
+  }
+  EXPECT_EQ(status, 2);
+  // The first shard, then one request for each shard begun, all at once: never more than
+  // kShardFetches.
+  std::map<std::string, int> requests;
+  for (const auto& e : log_now()) requests[e["path"].get<std::string>()]++;
+  EXPECT_EQ(requests.size(), 1 + begun);
+  for (std::size_t k = 1; k <= begun; ++k) {
+    EXPECT_EQ(requests["/first-only/slow/" +
+                       detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 200)],
+              1)
+        << k;
+  }
+  EXPECT_EQ(begun, detail::kShardFetches) << "fewer fetched at once than the cap: " << shown;
+}
+
+TEST_F(RemoteTest, ASetReadsNoMoreShardsThanTheFirstOnesSplitCount) {
+  // Named as 65535 shards, split.count 2: two are read, and the name is the set's error.
+  const auto groups = group_inputs({url("/files/wide/" + detail::shard_path("model", 1, 65535))});
+  ASSERT_EQ(groups.size(), 1U);
+  ASSERT_EQ(groups[0].size(), 65535U);
+  const SetReports set = validate_set(groups[0], options_);
+  ASSERT_EQ(set.reports.size(), 2U);
+  const Finding* name = nullptr;
+  for (const Finding& f : set.reports[0].findings) {
+    if (f.code == Code::SplitFileName) name = &f;
+  }
+  ASSERT_NE(name, nullptr) << show_report(set.reports[0]);
+  EXPECT_NE(name->message.find("split.count is 2 but the name says 65535 shards"),
+            std::string::npos)
+      << name->message;
+  EXPECT_NE(name->message.find("shards 3 to 65535 were not fetched"), std::string::npos)
+      << name->message;
+  EXPECT_EQ(set.reports[0].exit_status(), 1);
+  EXPECT_FALSE(set.reports[1].unreadable()) << show_report(set.reports[1]);
+  std::set<std::string> paths;
+  for (const auto& e : log()) paths.insert(e["path"].get<std::string>());
+  EXPECT_EQ(paths, (std::set<std::string>{"/files/wide/" + detail::shard_path("model", 1, 65535),
+                                          "/files/wide/" + detail::shard_path("model", 2, 65535)}));
+}
+
+// The endless file: 1 TiB of 14-byte pairs, 2^36 of them declared.
+Report endless_pairs(const std::string& url, const Options& options, std::size_t limit) {
+  detail::StreamLimits limits;
+  limits.metadata_limit = limit;
+  detail::Validated out;
+  Report report;
+  const detail::RemoteOutcome outcome = detail::visit_remote(
+      url, options, url, out, [&] { report = std::move(out.report); }, limits);
+  if (outcome.state != detail::RemoteOutcome::State::Read) {
+    return detail::remote_failure_report(url, outcome);
+  }
+  return report;
+}
+
+TEST_F(RemoteTest, EndlessMetadataIsGivenUpAtTheLimit) {
+  constexpr std::size_t kLimit = std::size_t{4} << 20;
+  const Report r = endless_pairs(url("/endless-pairs/x.gguf"), options_, kLimit);
+  EXPECT_EQ(unreadable(r), nullptr) << show_report(r);
+  const Finding* limit = nullptr;
+  for (const Finding& f : r.findings) {
+    if (f.code == Code::LimitExceeded) limit = &f;
+  }
+  ASSERT_NE(limit, nullptr) << show_report(r);
+  EXPECT_NE(limit->message.find(fmt::format("does not end within the first {} bytes", kLimit)),
+            std::string::npos)
+      << limit->message;
+  EXPECT_EQ(r.exit_status(), 1);
+  EXPECT_EQ(r.facts.file_size, std::uint64_t{1} << 40);
+  EXPECT_LE(sent(log()), kLimit);  // no byte past the limit was asked for
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define GGUFCHECK_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GGUFCHECK_TEST_ASAN 1
+#endif
+#endif
+
+// The process's address space now (VmSize), in bytes.
+std::uint64_t address_space() {
+  std::FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) return 0;
+  char line[256];
+  std::uint64_t kib = 0;
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::sscanf(line, "VmSize: %lu kB", &kib) == 1) break;  // NOLINT(cert-err34-c)
+  }
+  std::fclose(status);
+  return kib * 1024;
+}
+
+TEST_F(RemoteTest, EndlessMetadataIsReadInBoundedMemory) {
+#ifdef GGUFCHECK_TEST_ASAN
+  GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under RLIMIT_AS";
+#else
+  // A child whose address space may grow 256 MiB past what it holds now: the reading keeps at
+  // most the limit's bytes and the records of what they hold (about 5 times the bytes at most,
+  // checks.hpp), so it ends with its GGUF0002 report, not out of memory.
+  constexpr std::size_t kLimit = std::size_t{8} << 20;
+  options_.helper_thread = false;  // no thread: no arena of its own
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::uint64_t now = address_space();
+    const rlimit cap{now + (std::uint64_t{256} << 20), now + (std::uint64_t{256} << 20)};
+    if (now == 0 || ::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(3);
+    const Report r = endless_pairs(url("/endless-pairs/x.gguf"), options_, kLimit);
+    const bool limited = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+      return f.code == Code::LimitExceeded;
+    });
+    ::_exit(unreadable(r) != nullptr ? 1 : limited ? 0 : 2);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: unreadable (out of memory), 2: no GGUF0002, 3: no limit";
+#endif
 }
 
 TEST_F(RemoteTest, HttpErrorsAndRetries) {
@@ -756,6 +964,14 @@ TEST_F(RemoteTest, TheCommandLine) {
   EXPECT_NE(stall.out.find("stalled"), std::string::npos) << stall.out;
   EXPECT_EQ(run_cli({"check", "--timeout", "0", url("/files/x.gguf")}).status, 3);
   EXPECT_EQ(run_cli({"check", "--retries", "-1", url("/files/x.gguf")}).status, 3);
+  // --deadline ends what --timeout does not: a server that never answers.
+  const CliRun late = run_cli({"check", "--deadline", "1", url("/stall-headers/x.gguf")});
+  EXPECT_EQ(late.status, 2) << late.out;
+  EXPECT_NE(late.out.find("the deadline of 1 s (--deadline) passed"), std::string::npos)
+      << late.out;
+  for (const char* bad : {"0", "604801", "1.5", "-1"}) {
+    EXPECT_EQ(run_cli({"check", "--deadline", bad, url("/files/x.gguf")}).status, 3) << bad;
+  }
   // hf:// through GGUFCHECK_HF_ENDPOINT, the token from HF_TOKEN.
   ::setenv("GGUFCHECK_HF_ENDPOINT", base_.c_str(), 1);
   ::setenv("HF_TOKEN", "from-env", 1);
@@ -771,6 +987,7 @@ TEST_F(RemoteTest, TheCommandLine) {
   const CliRun help = run_cli({"check", "--help"});
   EXPECT_NE(help.out.find("--timeout"), std::string::npos);
   EXPECT_NE(help.out.find("--retries"), std::string::npos);
+  EXPECT_NE(help.out.find("--deadline"), std::string::npos);
 }
 
 #endif  // GGUFCHECK_TEST_REMOTE

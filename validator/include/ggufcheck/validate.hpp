@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -73,6 +74,13 @@ struct RemoteOptions {
   // The connect timeout; and a transfer slower than 1 KiB/s for this long is a stall (GGUF0001).
   std::uint32_t timeout_seconds = 30;
   std::uint32_t max_redirects = 10;
+  // The whole reading of a remote input (a file, or a split set by URL with all its shards:
+  // requests, retries and their waits, a trickling body, the tensor data with --data) ends
+  // within this many seconds of its start; what is not read by then makes the input unreadable
+  // (GGUF0001), never a pass.
+  std::uint32_t deadline_seconds = 600;
+  // When set, the time by which it ends instead (a split set's shards share their set's).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
   // The token sent as "Authorization: Bearer" to the Hugging Face Hub (huggingface.co and its
   // subdomains, or the endpoint below) and to no other host: unset, HF_TOKEN's value.
   std::optional<std::string> hf_token;

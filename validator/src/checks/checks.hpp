@@ -41,11 +41,17 @@ std::optional<std::string> with_input(const std::string& path,
 // How a stream is read (input.cpp): what it keeps past the end of its tensor infos (also what
 // writer diagnosis sees of it) and the largest step by which the kept bytes grow while the
 // metadata is looked for; the size of each read; the bytes after which a stream whose metadata
-// is still not read is given up (GGUF0002).
+// is still not read is given up (GGUF0002), which a remote file's reading shares (remote/).
+//
+// metadata_limit bounds the memory as well as the bytes: the records kept of what the bytes hold
+// (a pair, a tensor info, a token of a vocabulary) and the checks' tables of them take up to
+// about 40 bytes per pair, so a metadata of the smallest pairs (9 to 14 bytes) costs up to
+// about 5 times its bytes: at most about 2.7 GiB at 512 MiB. The largest real metadata (a
+// vocabulary of 256K tokens with its merges) is a few tens of MiB.
 struct StreamLimits {
   std::size_t window = std::size_t{64} << 20;
   std::size_t chunk = std::size_t{1} << 20;
-  std::size_t metadata_limit = std::size_t{4} << 30;
+  std::size_t metadata_limit = std::size_t{512} << 20;
   // The size of each read past the kept bytes when the data check scans them (split over every
   // core: larger than `chunk`).
   std::size_t data_chunk = std::size_t{8} << 20;

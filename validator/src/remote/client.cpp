@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
@@ -21,6 +22,7 @@ constexpr std::uint64_t kMaxBackoffMs = 8000;
 // A transfer slower than this for RemoteOptions::timeout_seconds is a stall.
 constexpr long kLowSpeedBytesPerSecond = 1024;
 constexpr std::size_t kShownUrl = 200;
+constexpr auto kDeadlineSlack = std::chrono::milliseconds(250);
 
 void global_init() {
   static std::once_flag once;
@@ -47,7 +49,30 @@ bool printable_token(std::string_view token) {
   });
 }
 
+// The milliseconds from now to `deadline`, at least 1 (libcurl takes 0 for no timeout), rounded up
+// so that a timeout libcurl reports is at or past the deadline.
+long ms_until(Clock::time_point deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+  return static_cast<long>(std::clamp<decltype(left)>(left, 1, LONG_MAX));
+}
+
 }  // namespace
+
+Clock::time_point remote_deadline(const RemoteOptions& options) {
+  if (options.deadline) return *options.deadline;
+  return Clock::now() + std::chrono::seconds(options.deadline_seconds);
+}
+
+FetchError deadline_error(const RemoteOptions& options, std::string_view what) {
+  FetchError e;
+  e.message =
+      fmt::format("{}: the deadline of {} s (--deadline) passed", what, options.deadline_seconds);
+  e.hint =
+      "raise --deadline if the server is slow but sound (with --data, a large file needs its size "
+      "over the transfer rate), or check the server";
+  e.deadline = true;
+  return e;
+}
 
 std::string hf_endpoint(const RemoteOptions& options) {
   if (options.hf_endpoint) return *options.hf_endpoint;
@@ -213,8 +238,13 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
 
 }  // namespace
 
-HttpFile::HttpFile(std::string url, const RemoteOptions& options, const std::atomic<bool>* cancel)
-    : origin_url_(std::move(url)), url_(origin_url_), options_(options), cancel_(cancel) {
+HttpFile::HttpFile(std::string url, const RemoteOptions& options, const std::atomic<bool>* cancel,
+                   Clock::time_point deadline)
+    : origin_url_(std::move(url)),
+      url_(origin_url_),
+      options_(options),
+      cancel_(cancel),
+      deadline_(deadline) {
   global_init();
   curl_ = curl_easy_init();
   const char* env = std::getenv("HF_TOKEN");
@@ -242,6 +272,9 @@ std::optional<FetchError> HttpFile::fetch(std::uint64_t begin, std::uint64_t end
   for (;;) {
     if (size_known_) end = std::min(end, size_);
     if (at >= end && size_known_) return std::nullopt;
+    if (Clock::now() >= deadline_) {
+      return deadline_error(options_, fmt::format("cannot read {}", shown_url(url_)));
+    }
     std::uint64_t wait_ms = 0;
     std::optional<FetchError> error;
     switch (attempt(at, end, take, wait_ms, tries, error)) {
@@ -268,8 +301,14 @@ std::optional<FetchError> HttpFile::fetch(std::uint64_t begin, std::uint64_t end
                         false,
                         {}};
     }
-    // The wait, in slices so that Ctrl-C is not kept waiting.
+    // The wait, in slices so that Ctrl-C is not kept waiting; none that ends past the deadline.
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+    if (until >= deadline_) {
+      FetchError e = deadline_error(options_, last_transient_);
+      e.message = fmt::format("{}: the next try would come after the deadline of {} s (--deadline)",
+                              last_transient_, options_.deadline_seconds);
+      return e;
+    }
     for (auto now = std::chrono::steady_clock::now(); now < until;
          now = std::chrono::steady_clock::now()) {
       if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) {
@@ -312,6 +351,8 @@ HttpFile::Step HttpFile::attempt(std::uint64_t& at, std::uint64_t end, const Tak
 #endif
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options_.timeout_seconds));
+  // The whole request, a trickle included, ends by the deadline.
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms_until(deadline_));
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytesPerSecond);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
                    static_cast<long>(std::max<std::uint32_t>(1, options_.timeout_seconds)));
@@ -350,6 +391,18 @@ HttpFile::Step HttpFile::attempt(std::uint64_t& at, std::uint64_t end, const Tak
     return Step::Failed;
   }
   if (t.stopped) return Step::Stopped;
+  // libcurl's clock (CLOCK_MONOTONIC_RAW where there is one) and its checks in whole
+  // milliseconds may end a request a moment before the deadline by this one's: a timeout that
+  // close to it is the deadline's.
+  if (rc == CURLE_OPERATION_TIMEDOUT && Clock::now() + kDeadlineSlack >= deadline_) {
+    error = deadline_error(
+        options_, t.received > 0
+                      ? fmt::format("cannot read {}: {} of the {} bytes asked for had arrived",
+                                    shown_url(url_), t.received, t.expected)
+                      : fmt::format("cannot read {}: {} for bytes {}", shown_url(url_),
+                                    t.headers.status == 0 ? "no answer" : "no bytes", range));
+    return Step::Failed;
+  }
   if (t.headers.malformed)
     return fail(fmt::format("{} answered with a malformed status line", where));
   if (t.headers.too_large) {

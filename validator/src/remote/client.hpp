@@ -4,11 +4,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ggufcheck/bytes.hpp"
 #include "ggufcheck/validate.hpp"
@@ -22,15 +24,27 @@ struct FetchError {
   std::string hint;
   bool missing = false;
   bool interrupted = false;
-  std::string status;  // missing: the server's words ("HTTP 404 Not Found")
+  std::string status;     // missing: the server's words ("HTTP 404 Not Found")
+  bool deadline = false;  // RemoteOptions::deadline passed
 };
+
+using Clock = std::chrono::steady_clock;
+
+// The time by which the reading of a remote input ends: RemoteOptions::deadline when set, else
+// deadline_seconds from now.
+[[nodiscard]] Clock::time_point remote_deadline(const RemoteOptions& options);
+
+// The GGUF0001 message of an input the deadline stopped: `what` says where it was.
+[[nodiscard]] FetchError deadline_error(const RemoteOptions& options, std::string_view what);
 
 class HttpFile {
  public:
   struct Transfer;  // one request's state, shared with libcurl's callbacks
 
-  // url: http:// or https:// (hf:// is mapped before). cancel: set to stop (Ctrl-C).
-  HttpFile(std::string url, const RemoteOptions& options, const std::atomic<bool>* cancel);
+  // url: http:// or https:// (hf:// is mapped before). cancel: set to stop (Ctrl-C). Every
+  // request ends by `deadline`, and none starts after it (FetchError::deadline).
+  HttpFile(std::string url, const RemoteOptions& options, const std::atomic<bool>* cancel,
+           Clock::time_point deadline);
   ~HttpFile();
   HttpFile(const HttpFile&) = delete;
   HttpFile& operator=(const HttpFile&) = delete;
@@ -47,7 +61,6 @@ class HttpFile {
   [[nodiscard]] unsigned requests() const { return requests_; }
 
  private:
- private:
   // One request for [at, end): Done (at advanced to end), Stopped (take said so), Redirected
   // (url_ changed), Retry (a transient failure: at advanced past what arrived, wait_ms set), or
   // Failed (error set).
@@ -59,6 +72,7 @@ class HttpFile {
   std::string url_;         // where the last redirect led (the next requests go there)
   const RemoteOptions& options_;
   const std::atomic<bool>* cancel_;
+  Clock::time_point deadline_;
   std::string token_;
   std::string endpoint_;        // where hf:// points (its origin may get the token)
   bool token_allowed_ = false;  // the origin is the Hub's (or the configured endpoint's)

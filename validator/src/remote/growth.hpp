@@ -10,7 +10,8 @@
 // where the prediction is what the reader knows where it stopped: the end of the field or of a
 // fixed-size array exactly (Model::shortfall), the end of a string array or of the tensor infos
 // extrapolated from the elements read so far, plus a sixteenth of the extrapolated rest. So the
-// kept bytes grow by half at least (at most about 20 requests up to 4 GiB), and the last request
+// kept bytes grow by half at least (at most about 16 requests up to 512 MiB, the most kept:
+// StreamLimits::metadata_limit), and the last request
 // ends at most kLookahead past the reader's prediction, or half the bytes already read past them
 // when the prediction is closer than that.
 #pragma once

@@ -26,15 +26,17 @@ RemoteOutcome failed(const FetchError& e) {
   outcome.hint = e.hint;
   outcome.interrupted = e.interrupted;
   outcome.status = e.status;
+  outcome.deadline = e.deadline;
   return outcome;
 }
 
 RemoteOutcome unreadable(std::string why, std::string hint = {}) {
-  return {RemoteOutcome::State::Unreadable, std::move(why), std::move(hint), false, ""};
+  return {RemoteOutcome::State::Unreadable, std::move(why), std::move(hint), false, "", false};
 }
 
 RemoteOutcome read_remote(const std::string& url, const Options& options, const std::string& shown,
-                          Validated& out, const std::function<void()>& use) {
+                          Validated& out, const std::function<void()>& use,
+                          const StreamLimits& limits) {
   std::string target = url;
   if (is_url(target) && (target[0] == 'h' || target[0] == 'H') &&
       (target[1] == 'f' || target[1] == 'F')) {  // hf://
@@ -45,9 +47,8 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
     }
     target = mapped.url;
   }
-  HttpFile file(target, options.remote, options.data.cancel);
+  HttpFile file(target, options.remote, options.data.cancel, remote_deadline(options.remote));
   GrowingBuffer buffer;
-  const StreamLimits limits;
   // The kept bytes arrive in order, each request starting where the buffer ends.
   const HttpFile::Take keep = [&buffer](std::uint64_t at, Bytes bytes) {
     if (at != buffer.size() || bytes.size() > buffer.capacity() - buffer.size()) return false;
@@ -80,6 +81,7 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
   bool gave_up = false;
   for (;;) {
     tail.size = size - buffer.size();
+    probe = {};  // one model at a time: the last one's records go before the next is read
     probe = probe_input(buffer.bytes(), options, &tail);
     if (probe.tensors_complete || probe.model.shortfall.needed == 0 || buffer.size() >= size) {
       break;
@@ -144,6 +146,9 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
       }
     }
   }
+  // The probe's model is not needed past here but by a data scan (which reads it): its records
+  // go before validate_input reads the bytes again into its own.
+  if (!scan) probe = {};
 
   // Read whole: a file's report (the data check, if asked, scans what was read).
   validate_input(Input(buffer.bytes()), kept < size ? &tail : nullptr, options, shown, out,
@@ -167,15 +172,16 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
         "check with --data, which reads every byte, or download the file and check it locally");
   }
   use();
-  return {RemoteOutcome::State::Read, "", "", false, ""};
+  return {RemoteOutcome::State::Read, "", "", false, "", false};
 }
 
 }  // namespace
 
 RemoteOutcome visit_remote(const std::string& url, const Options& options, const std::string& shown,
-                           Validated& out, const std::function<void()>& use) {
+                           Validated& out, const std::function<void()>& use,
+                           const StreamLimits& limits) {
   try {
-    return read_remote(url, options, shown, out, use);
+    return read_remote(url, options, shown, out, use, limits);
   } catch (const std::bad_alloc&) {
     return unreadable(
         fmt::format("not enough memory to validate {}: the other inputs are still checked", shown));

@@ -19,13 +19,16 @@ struct RemoteOutcome {
   std::string hint;
   bool interrupted = false;  // Ctrl-C (DataCheck::cancel)
   std::string status;        // Missing: the server's words ("HTTP 404 Not Found")
+  bool deadline = false;     // Unreadable: RemoteOptions::deadline passed
 };
 
 // Validates the file at `url` (http://, https://, hf://) into `out`, and calls use() while its
 // bytes are held (out.model reads them): a split set's first shard stays so while the others
-// are read. shown: the name in the report.
+// are read. shown: the name in the report. limits: a stream's (the metadata kept, in bytes:
+// StreamLimits::metadata_limit; lowered only by tests).
 RemoteOutcome visit_remote(const std::string& url, const Options& options, const std::string& shown,
-                           Validated& out, const std::function<void()>& use);
+                           Validated& out, const std::function<void()>& use,
+                           const StreamLimits& limits = {});
 
 // The GGUF0001 report of a URL that could not be read.
 [[nodiscard]] Report remote_failure_report(const std::string& shown, const RemoteOutcome& outcome);

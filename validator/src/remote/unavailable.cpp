@@ -7,7 +7,7 @@ namespace ggufcheck {
 namespace detail {
 
 RemoteOutcome visit_remote(const std::string& url, const Options&, const std::string& shown,
-                           Validated&, const std::function<void()>&) {
+                           Validated&, const std::function<void()>&, const StreamLimits&) {
   (void)url;
   return {RemoteOutcome::State::Unreadable,
           fmt::format("cannot read {}: this ggufcheck was built without remote files "
@@ -15,7 +15,9 @@ RemoteOutcome visit_remote(const std::string& url, const Options&, const std::st
                       shown),
           "install libcurl's headers (Debian: libcurl4-openssl-dev) and rebuild, or download the "
           "file and check it locally",
-          false, ""};
+          false,
+          "",
+          false};
 }
 
 }  // namespace detail

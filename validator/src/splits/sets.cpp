@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <utility>
@@ -155,7 +157,12 @@ class SetCheck {
            kKeysHint, "{} is {}, not {}: {}", name, key.type_name(), wanted, why);
   }
 
+  // The shards read (for a set by URL, no more than the first one's split.count says).
   [[nodiscard]] std::size_t size() const { return shards_.size(); }
+  // The set's size as given: by name, the count the name says; else the files given.
+  [[nodiscard]] std::size_t named() const {
+    return kind_ == Kind::ByName ? std::size_t{name_->count} : size();
+  }
   [[nodiscard]] const SplitKeys* keys(std::size_t k) const {
     return shards_[k].state == SetShard::State::Read && shards_[k].keys ? &*shards_[k].keys
                                                                         : nullptr;
@@ -172,14 +179,16 @@ class SetCheck {
   }
   // llama.cpp reads the later shards: the first's split.count is a u16 equal to the set's size
   // (by name, the name's count; given, the number of paths).
-  [[nodiscard]] bool reads_later_shards() const { return count() && *count() == size(); }
+  [[nodiscard]] bool reads_later_shards() const {
+    return count() && *count() == named() && size() == named();
+  }
   // The rule of what a later shard's keys and tensors decide: the loader's, unless llama.cpp
   // never looks at the later shards because it loads the first one alone.
   [[nodiscard]] Rule later_rule() const {
     return first_loads_alone() ? Rule::Convention : Rule::Loader;
   }
   [[nodiscard]] std::string place(std::size_t k) const {
-    if (kind_ == Kind::ByName) return fmt::format("shard {} of {} by its name", k + 1, size());
+    if (kind_ == Kind::ByName) return fmt::format("shard {} of {} by its name", k + 1, named());
     return fmt::format("file {} of the {} given", k + 1, size());
   }
 
@@ -193,7 +202,7 @@ class SetCheck {
     if (!c || *c <= 1) {
       if (kind_ == Kind::Alone) return;  // a file alone: not a set, nothing more is read
       const std::string why =
-          fmt::format("llama.cpp loads this file alone, not the {} {}", size(),
+          fmt::format("llama.cpp loads this file alone, not the {} {}", named(),
                       kind_ == Kind::ByName ? "shards its name says" : "files given");
       if (!c) {
         missing_key(0, Rule::Convention, "split.count", why);
@@ -235,11 +244,11 @@ class SetCheck {
                shown(f.path), *c, *c);
         break;
       case Kind::ByName:
-        if (*c != size()) {
+        if (*c != named()) {
           report(0, Rule::Loader, Code::SplitFileName, 0, 0, Field("file name"), kNameHint,
                  "split.count is {} but the name says {} shards: llama.cpp looks for "
-                 "{}-00001-of-{:05}.gguf and refuses this name",
-                 *c, size(), shown(name_->prefix), *c);
+                 "{}-00001-of-{:05}.gguf and refuses this name{}",
+                 *c, named(), shown(name_->prefix), *c, not_fetched());
         }
         break;
       case Kind::Listed:
@@ -262,6 +271,13 @@ class SetCheck {
         }
         break;
     }
+  }
+
+  // A set by URL read no further than its first shard's split.count: what was left out.
+  [[nodiscard]] std::string not_fetched() const {
+    if (size() >= named()) return {};
+    if (size() + 1 == named()) return fmt::format("; shard {} was not fetched", named());
+    return fmt::format("; shards {} to {} were not fetched", size() + 1, named());
   }
 
   // Shards of a set by name that are not there: one finding per run of them, in the first
@@ -289,11 +305,11 @@ class SetCheck {
       if (last == k) {
         report(at, rule, Code::SplitShardMissing, 0, 0, Field("split set"),
                "copy or download every shard of the set", "shard {} of {} is not there: {} ({})",
-               k + 1, size(), shown(shards_[k].path), shards_[k].missing);
+               k + 1, named(), shown(shards_[k].path), shards_[k].missing);
       } else {
         report(at, rule, Code::SplitShardMissing, 0, 0, Field("split set"),
                "copy or download every shard of the set",
-               "shards {} to {} of {} are not there: {} to {} ({})", k + 1, last + 1, size(),
+               "shards {} to {} of {} are not there: {} to {} ({})", k + 1, last + 1, named(),
                shown(shards_[k].path), shown(shards_[last].path), shards_[k].missing);
       }
       k = last + 1;
@@ -331,10 +347,10 @@ class SetCheck {
       report(k, Rule::Convention, Code::SplitShardMisnumbered, s.count.value_offset,
              s.count.value_length, Field(s.count.field), kKeysHint,
              "split.count is {} but the first shard's is {}", s.count.value, *first);
-    } else if (!first && s.count.value != size()) {
+    } else if (!first && s.count.value != named()) {
       report(k, Rule::Convention, Code::SplitShardMisnumbered, s.count.value_offset,
              s.count.value_length, Field(s.count.field), kKeysHint,
-             "split.count is {} but the set has {} shards", s.count.value, size());
+             "split.count is {} but the set has {} shards", s.count.value, named());
     }
     if (!s.tensors.present) {
       missing_key(k, Rule::Convention, "split.tensors.count",
@@ -548,29 +564,36 @@ SetReports validate_set(const std::vector<std::string>& paths, const Options& op
   }
   if (kind != Kind::ByName) name.reset();
 
+  // A set with a shard by URL is read within one deadline, its shards' (RemoteOptions).
+  const bool remote = std::any_of(names.begin(), names.end(), is_url);
+  Options set_options = options;
+  if (remote && !set_options.remote.deadline) {
+    set_options.remote.deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(options.remote.deadline_seconds);
+  }
   std::vector<SetShard> shards(names.size());
   for (std::size_t k = 0; k < names.size(); ++k) shards[k].path = names[k];
   detail::SetCheck check(kind, shards, options, name);
-  const auto interrupted = [&] {
-    return std::any_of(shards.begin(), shards.end(),
-                       [](const SetShard& s) { return s.report.interrupted; });
-  };
+  std::atomic<bool> stopped{false};  // a shard's data scan was interrupted
+  const auto interrupted = [&] { return stopped.load(); };
   // The first shard's bytes stay mapped while the others are read: the model checks of the set
   // read its metadata, and the others keep only their tensor infos.
-  detail::visit_shard(shards[0], kind == Kind::Alone, options, progress, [&](detail::Model* first) {
-    for (std::size_t k = 1; k < shards.size() && !interrupted(); ++k) {
-      detail::visit_shard(shards[k], false, options, progress, [&](detail::Model* model) {
-        if (model != nullptr && shards[k].tensors_read) {
-          shards[k].skeleton = detail::TensorSkeleton::of(*model);
-        }
-      });
-    }
-    if (!interrupted()) check.run(first);
-  });
+  detail::visit_shard(shards[0], kind == Kind::Alone, set_options, progress,
+                      [&](detail::Model* first) {
+                        stopped = shards[0].report.interrupted;
+                        // A set by URL: no more shards than the first one's split.count says (the
+                        // rest of the name's count is not fetched, and the set's findings say so).
+                        if (kind == Kind::ByName && remote)
+                          shards.resize(detail::shards_to_fetch(shards[0], shards.size()));
+                        detail::visit_later_shards(shards, set_options, progress, stopped);
+                        if (!interrupted()) check.run(first);
+                      });
+  if (shards[0].report.interrupted) stopped = true;
   if (!interrupted()) check.merge();
   if (std::all_of(shards.begin(), shards.end(),
                   [](const SetShard& s) { return s.state == SetShard::State::Missing; })) {
-    out.reports.push_back(validate_file(paths[0], options));  // "cannot open ...", as for a file
+    out.reports.push_back(
+        validate_file(paths[0], set_options));  // "cannot open ...", as for a file
     return out;
   }
   // A file alone whose split keys make it a shard of some set: anything but none of them, or a
@@ -584,8 +607,19 @@ SetReports validate_set(const std::vector<std::string>& paths, const Options& op
                        (!k->no.present || (k->no.is(ValueType::Uint16) && k->no.value == 0));
     out.lone_shard = any && !whole;
   }
-  for (SetShard& s : shards) {
-    if (s.state != SetShard::State::Missing) out.reports.push_back(std::move(s.report));
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    SetShard& s = shards[k];
+    if (s.state == SetShard::State::Missing) continue;
+    if (s.not_fetched) {
+      // A run of shards the deadline left unfetched: one report, the first one's.
+      std::size_t last = k;
+      while (last + 1 < shards.size() && shards[last + 1].not_fetched) ++last;
+      if (last > k) detail::name_unfetched_run(s.report, shards, k, last, options.remote);
+      out.reports.push_back(std::move(s.report));
+      k = last;
+      continue;
+    }
+    out.reports.push_back(std::move(s.report));
   }
   return out;
 }

@@ -4,11 +4,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <system_error>
+#include <thread>
 
 #include "checks/checks.hpp"
 #include "model/keys.hpp"
@@ -204,6 +208,93 @@ void visit_shard(SetShard& shard, bool alone, const Options& options, const Shar
     mark_unreadable(shard, fmt::format("cannot read {}: {}", shard.path, e.what()));
   }
   if (!used) use(nullptr);
+}
+
+namespace {
+
+constexpr std::string_view kDeadlineHint =
+    "raise --deadline if the server is slow but sound, or check the server";
+
+}  // namespace
+
+void visit_later_shards(std::vector<SetShard>& shards, const Options& options,
+                        const ShardProgress& progress, std::atomic<bool>& stopped) {
+  const auto& deadline = options.remote.deadline;
+  const auto visit = [&](std::size_t k, const ShardProgress& shard_progress) {
+    SetShard& shard = shards[k];
+    if (is_url(shard.path) && deadline && std::chrono::steady_clock::now() >= *deadline) {
+      mark_unreadable(shard, fmt::format("cannot read {}: the deadline of {} s (--deadline) "
+                                         "passed before it was fetched",
+                                         shown_path(shard.path), options.remote.deadline_seconds));
+      shard.report.findings.front().hint = kDeadlineHint;
+      shard.not_fetched = true;
+      return;
+    }
+    try {
+      visit_shard(shard, false, options, shard_progress, [&](Model* model) {
+        if (model != nullptr && shard.tensors_read) shard.skeleton = TensorSkeleton::of(*model);
+      });
+    } catch (const std::bad_alloc&) {  // the skeleton of a local shard
+      mark_unreadable(shard, fmt::format("not enough memory to validate {}: the other inputs are "
+                                         "still checked",
+                                         shard.path));
+    }
+    if (shard.report.interrupted) stopped = true;
+  };
+  const bool concurrent =
+      shards.size() > 2 && std::all_of(shards.begin() + 1, shards.end(),
+                                       [](const SetShard& s) { return is_url(s.path); });
+  if (!concurrent) {
+    for (std::size_t k = 1; k < shards.size() && !stopped; ++k) visit(k, progress);
+    return;
+  }
+  // Fetched kShardFetches at a time: a slow server costs its wait once per kShardFetches shards.
+  std::mutex progress_mutex;  // the caller's progress is called from one thread at a time
+  ShardProgress serial;
+  if (progress) {
+    serial = [&](const std::string& path, const DataProgress& p) {
+      const std::lock_guard<std::mutex> lock(progress_mutex);
+      progress(path, p);
+    };
+  }
+  std::atomic<std::size_t> next{1};
+  const auto worker = [&] {
+    for (std::size_t k = next++; k < shards.size() && !stopped; k = next++) visit(k, serial);
+  };
+  std::vector<std::thread> threads;
+  const std::size_t fetches = std::min(kShardFetches, shards.size() - 1);
+  for (std::size_t i = 1; i < fetches; ++i) {
+    try {
+      threads.emplace_back(worker);
+    } catch (const std::system_error&) {  // no thread to be had: fewer at a time
+      break;
+    }
+  }
+  worker();
+  for (std::thread& t : threads) t.join();
+}
+
+std::size_t shards_to_fetch(const SetShard& first, std::size_t named) {
+  if (first.state != SetShard::State::Read || !first.keys ||
+      !first.keys->count.is(ValueType::Uint16)) {
+    return named;
+  }
+  const auto declared = static_cast<std::uint16_t>(first.keys->count.value);
+  return std::clamp<std::size_t>(declared, 1, named);
+}
+
+void name_unfetched_run(Report& report, const std::vector<SetShard>& shards, std::size_t first,
+                        std::size_t last, const RemoteOptions& options) {
+  for (Finding& f : report.findings) {
+    if (f.code != Code::UnreadableFile) continue;
+    f.message = fmt::format(
+        "shards {} to {} were not fetched ({} to {}): the deadline of {} s (--deadline) passed "
+        "first",
+        first + 1, last + 1, shown_path(shards[first].path), shown_path(shards[last].path),
+        options.deadline_seconds);
+    f.hint = kDeadlineHint;
+    return;
+  }
 }
 
 }  // namespace ggufcheck::detail

@@ -3,12 +3,14 @@
 // its tensor infos (names, types, dims), never its other bytes.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ggufcheck/validate.hpp"
 #include "model/model.hpp"
@@ -71,6 +73,8 @@ struct SetShard {
   bool tensors_read = false;
   std::uint64_t tensor_count = 0;
   TensorSkeleton skeleton;  // a later shard's tensor infos, once its bytes are gone
+  // Unreadable: a shard by URL the set's deadline (RemoteOptions::deadline) left unfetched.
+  bool not_fetched = false;
 };
 
 // Validates shard.path and fills `shard`. `use` is called while its bytes are mapped, with its
@@ -79,5 +83,23 @@ struct SetShard {
 // file is validated as validate_file does (a stream); in a set it is unreadable.
 void visit_shard(SetShard& shard, bool alone, const Options& options, const ShardProgress& progress,
                  const std::function<void(Model*)>& use);
+
+// Shards after the first of a set whose later shards are all URLs are fetched this many at a
+// time; others one after another.
+inline constexpr std::size_t kShardFetches = 4;
+
+// Reads shards[1..] (their reports, split keys and tensor skeletons). A shard by URL not begun
+// by options.remote.deadline is not fetched (SetShard::not_fetched). `stopped` is set when a
+// data scan was interrupted, and no further shard is begun then.
+void visit_later_shards(std::vector<SetShard>& shards, const Options& options,
+                        const ShardProgress& progress, std::atomic<bool>& stopped);
+
+// How many shards of a set by URL to fetch: the first shard's split.count when it is a uint16
+// (at least 1, at most the `named` count its name says), else `named`.
+[[nodiscard]] std::size_t shards_to_fetch(const SetShard& first, std::size_t named);
+
+// The report of shards[first] says that the shards first..last were not fetched.
+void name_unfetched_run(Report& report, const std::vector<SetShard>& shards, std::size_t first,
+                        std::size_t last, const RemoteOptions& options);
 
 }  // namespace ggufcheck::detail
