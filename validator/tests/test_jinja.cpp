@@ -483,16 +483,16 @@ TEST(TemplateWork, TheBudgetGrowsWithTheBytesUpToItsCap) {
   using ggufcheck::detail::template_work_budget;
   EXPECT_EQ(template_work_budget(0, 4096), kTemplateBaseUnits);
   EXPECT_EQ(template_work_budget(1000, 4096), kTemplateBaseUnits + 1000 * kTemplateUnitsPerByte);
-  EXPECT_EQ(template_work_budget(16384, 4096), kTemplateBaseUnits + 16384 * kTemplateUnitsPerByte);
+  EXPECT_EQ(template_work_budget(8192, 4096), kTemplateBaseUnits + 8192 * kTemplateUnitsPerByte);
   EXPECT_EQ(template_work_budget(UINT64_MAX, 4096),
-            kTemplateBaseUnits + 16384 * kTemplateUnitsPerByte);
+            kTemplateBaseUnits + 8192 * kTemplateUnitsPerByte);
   EXPECT_EQ(template_work_budget(UINT64_MAX, UINT64_MAX), UINT64_MAX);
 }
 
 TEST(TemplateWork, ASpentBudgetIsLimitExceededAndTheRestIsNotRead) {
   using ggufcheck::Code;
   ggufcheck::Options options;
-  options.limits.max_template_bytes = 4096;          // a budget for 16 KiB of templates
+  options.limits.max_template_bytes = 4096;          // a budget for 8 KiB of templates
   const std::string costly = kShapes[0].make(1024);  // 4 KiB of {{((
   std::vector<std::pair<std::string, std::string>> templates = {
       {"tokenizer.chat_template", "{{ cycler.__init__.__globals__.os.popen('id').read() }}"}};

@@ -5,7 +5,7 @@
 // walk, 16 bytes of a text search, ...). The stage is linear in the templates' bytes, and one
 // budget per file makes that a bound whatever the file holds: kTemplateBaseUnits, plus
 // kTemplateUnitsPerByte per byte of its template values, counting at most
-// kTemplateBytesPerFile times the template-bytes limit of them (16 MiB by default). Past it the
+// kTemplateBytesPerFile times the template-bytes limit of them (8 MiB by default). Past it the
 // stage stops where it is and reports GGUF0002 limit-exceeded; the templates after that point
 // are not read, so a file is never passed with a template unread.
 #pragma once
@@ -19,14 +19,14 @@ namespace ggufcheck::detail {
 
 // Every chat template of the pinned llama.cpp costs under 2 units per byte, and every hostile
 // shape of the tests under 4 at any size (test_jinja.cpp, TemplateWork): 16 per byte leaves a
-// wide margin, and the cap bounds a file's stage at 272 Mi units by default.
+// wide margin, and the cap bounds a file's stage at 132 Mi units by default (a few seconds).
 inline constexpr std::uint64_t kTemplateUnitsPerByte = 16;
 // What a file with little template text may spend whatever its size (the near-known search of
 // one template can cost a few hundred thousand line comparisons; an edit of a pinned template
 // costs under 40,000 units in all).
 inline constexpr std::uint64_t kTemplateBaseUnits = std::uint64_t{1} << 22;
 // The bytes of templates the budget counts: this many times the template-bytes limit.
-inline constexpr std::uint64_t kTemplateBytesPerFile = 4;
+inline constexpr std::uint64_t kTemplateBytesPerFile = 2;
 
 // The budget of a file whose tokenizer.chat_template* values take `template_bytes` bytes, under
 // a template-bytes limit of `max_template_bytes`.
