@@ -1,6 +1,7 @@
 // The chat-template reader and checks (validator/src/templates/) on any bytes as a template: the
 // reader's syntax tree is well formed (every kid a node, every position inside the template,
-// the root a block) and the same on a second read; then the bytes go into a GGUF file as
+// the root a block) and the same on a second read, also when its work budget runs out halfway
+// (it then stops within a unit or two of the limit); then the bytes go into a GGUF file as
 // tokenizer.chat_template and through the whole pipeline (fuzz::check_pipeline: every profile,
 // every output format, the report's invariants). Seeds: the test set of templates
 // (validator/tests/templates/, fuzz/fuzz_template.seeds) besides the corpus.
@@ -17,8 +18,7 @@ namespace {
 
 using namespace ggufcheck;
 
-std::string check_program(std::string_view text) {
-  const detail::jinja::Program p = detail::jinja::parse(text);
+std::string check_tree(std::string_view text, const detail::jinja::Program& p) {
   if (p.root >= p.nodes.size()) return "the root is no node";
   if (p.nodes[p.root].kind != detail::jinja::NodeKind::Block) return "the root is not a block";
   for (const detail::jinja::Node& n : p.nodes) {
@@ -31,6 +31,18 @@ std::string check_program(std::string_view text) {
   for (const auto& problem : {p.incompatibility, p.syntax_error}) {
     if (problem && problem->position > text.size()) return "a problem past the template's end";
   }
+  return {};
+}
+
+std::string check_program(std::string_view text) {
+  detail::jinja::Work whole;
+  const detail::jinja::Program p = detail::jinja::parse(text, &whole);
+  if (std::string failure = check_tree(text, p); !failure.empty()) return failure;
+  if (p.stopped) return "stopped without a budget";
+  detail::jinja::Work half(whole.used() / 2);
+  const detail::jinja::Program part = detail::jinja::parse(text, &half);
+  if (std::string failure = check_tree(text, part); !failure.empty()) return "half: " + failure;
+  if (half.used() > half.limit() + 2) return "the reader ran past its budget";
   const detail::jinja::Program again = detail::jinja::parse(text);
   if (again.nodes.size() != p.nodes.size() || again.kids != p.kids) {
     return "a second read differs";

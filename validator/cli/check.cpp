@@ -352,7 +352,8 @@ Command add_check_command(CLI::App& app) {
                    "Resource limit NAME=VALUE: depth (array nesting, default 64, max 1024), "
                    "kv-count, tensor-count, string-length, array-length (default unlimited; "
                    "exceeding one reports GGUF0002), findings (kept per file, default 10000), "
-                   "template-bytes (the largest chat template read, default 4194304)")
+                   "template-bytes (the largest chat template read, default 4194304; it also "
+                   "scales the work budget of a file's chat templates, GGUF0002 past it)")
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false);
   take_last(cmd_check->add_option(

@@ -5,11 +5,15 @@ compiler byte for byte (the pinned llama.cpp's templates take only the raw-liter
 
     known_templates_fixture.py OUT_DIR
 
-OUT_DIR/tree/models/templates/*.jinja, OUT_DIR/generated/known_templates.inc.
+OUT_DIR/tree/models/templates/*.jinja; OUT_DIR/tree/models/ggml-vocab-fixture.gguf, a vocabulary
+file whose templates (tokenizer.chat_template and .tool_use, among pairs of every other kind the
+generator must step over) are also written as OUT_DIR/vocab/<table name>; and
+OUT_DIR/generated/known_templates.inc.
 """
 
 from __future__ import annotations
 
+import struct
 import sys
 from pathlib import Path
 
@@ -31,6 +35,37 @@ TEMPLATES = {
 }
 
 
+# The vocabulary file's templates, by the name the table gives them.
+VOCAB_TEMPLATES = {
+    "ggml-vocab-fixture": ("tokenizer.chat_template", b"{{ x }}\x00\r\n\xff)tpl\""),
+    "ggml-vocab-fixture.tool_use": ("tokenizer.chat_template.tool_use", "\u00e9 ok\n".encode()),
+}
+
+
+def _string(data: bytes) -> bytes:
+    return struct.pack("<Q", len(data)) + data
+
+
+def vocab_file() -> bytes:
+    """GGUF v3, no tensors: the templates among a scalar, a string, arrays of scalars and of
+    strings (tokenizer.chat_templates, which names templates and is none), and a key that only
+    starts like a template's."""
+    pairs = [
+        (b"general.architecture", struct.pack("<I", 8) + _string(b"llama")),
+        (b"general.alignment", struct.pack("<II", 4, 32)),
+        (b"tokenizer.ggml.scores", struct.pack("<IIQ", 9, 6, 3) + struct.pack("<3f", 1, 2, 3)),
+        (b"tokenizer.chat_templates",
+         struct.pack("<IIQ", 9, 8, 2) + _string(b"tool_use") + _string(b"rag")),
+        (b"tokenizer.chat_templateX", struct.pack("<I", 8) + _string(b"not a template")),
+    ]
+    for key, text in VOCAB_TEMPLATES.values():
+        pairs.append((key.encode(), struct.pack("<I", 8) + _string(text)))
+    out = b"GGUF" + struct.pack("<IQQ", 3, 0, len(pairs))
+    for key, value in pairs:
+        out += _string(key) + value
+    return out + b"\0" * (-len(out) % 32)
+
+
 def main(argv: list[str]) -> int:
     out = Path(argv[1])
     folder = out / "tree" / generate.TEMPLATES
@@ -39,6 +74,10 @@ def main(argv: list[str]) -> int:
         stale.unlink()
     for name, data in TEMPLATES.items():
         (folder / f"{name}.jinja").write_bytes(data)
+    (out / "tree" / generate.VOCABULARIES / "ggml-vocab-fixture.gguf").write_bytes(vocab_file())
+    (out / "vocab").mkdir(exist_ok=True)
+    for name, (_, text) in VOCAB_TEMPLATES.items():
+        (out / "vocab" / name).write_bytes(text)
     if generate.main(["generate.py", str(out / "tree"), str(out / "generated")]) != 0:
         return 1
     table = (out / "generated" / generate.OUTPUT).read_text()
@@ -47,6 +86,9 @@ def main(argv: list[str]) -> int:
     assert 'R"tpl(\\x41 ' in table, "escapes: expected a raw literal"
     assert 'R"tpl2({{ ")tpl' in table, "raw-delimiters: expected delimiter tpl2"
     assert '"a\\000b\\000\\012"' in table, "nul: expected escapes"
+    assert ('"ggml-vocab-fixture.tool_use", '
+            '"models/ggml-vocab-fixture.gguf, tokenizer.chat_template.tool_use"') in table
+    assert "not a template" not in table and "GGUFCHECK_KNOWN_TEMPLATE(\"rag\"" not in table
     return 0
 
 

@@ -63,15 +63,33 @@ void expect_bounded(const NearSearchWork& work, std::size_t text_lines) {
 }
 
 TEST(KnownTemplates, TableIsThePinnedLlamaCpp) {
-  EXPECT_EQ(known_templates().size(), 70U);
+  // 70 models/templates/*.jinja and 7 templates of the vocabulary files (command-r's default,
+  // tool_use and rag; gemma-4, phi-3, qwen2 and qwen35).
+  EXPECT_EQ(known_templates().size(), 77U);
   EXPECT_EQ(detail::known_templates_version(), "llama.cpp de3ff815ea7d (node-llama-cpp 3.22.1)");
   EXPECT_EQ(detail::known_templates_commit(), "de3ff815ea7d559ee917f063901b8986f038abc6");
   EXPECT_TRUE(std::is_sorted(
       known_templates().begin(), known_templates().end(),
       [](const KnownTemplate& a, const KnownTemplate& b) { return a.name < b.name; }));
+  std::size_t from_vocabularies = 0;
   for (const KnownTemplate& known : known_templates()) {
-    EXPECT_EQ(known.source, "models/templates/" + std::string(known.name) + ".jinja");
+    const std::string name(known.name);
+    if (name.rfind("ggml-vocab-", 0) != 0) {
+      EXPECT_EQ(known.source, "models/templates/" + name + ".jinja");
+      continue;
+    }
+    // ggml-vocab-command-r.tool_use: models/ggml-vocab-command-r.gguf's
+    // tokenizer.chat_template.tool_use
+    ++from_vocabularies;
+    const std::size_t dot = name.find('.');
+    const std::string file = name.substr(0, dot);
+    const std::string key =
+        "tokenizer.chat_template" + (dot == std::string::npos ? "" : name.substr(dot));
+    EXPECT_EQ(known.source, "models/" + file + ".gguf, " + key);
   }
+  EXPECT_EQ(from_vocabularies, 7U);
+  EXPECT_NE(find_identical(std::string(named("ggml-vocab-command-r.tool_use").text)), nullptr);
+  EXPECT_NE(find_identical(std::string(named("ggml-vocab-command-r.rag").text)), nullptr);
 }
 
 TEST(KnownTemplates, EveryTextHasItsDigest) {
@@ -263,6 +281,7 @@ TEST(KnownTemplates, ManyIdenticalShortLines) {
 // text as long as the generator counted, with the digest it computed, and the file's bytes.
 struct FixtureTemplate {
   std::string_view name;
+  std::string_view source;
   std::size_t size;
   std::string_view sha256_hex;
   std::string_view text;
@@ -270,7 +289,7 @@ struct FixtureTemplate {
 
 #define GGUFCHECK_KNOWN_TEMPLATES_VERSION(version, commit)
 #define GGUFCHECK_KNOWN_TEMPLATE(name, source, size, sha256, text) \
-  FixtureTemplate{name, size, sha256, std::string_view(text, sizeof(text) - 1)},
+  FixtureTemplate{name, source, size, sha256, std::string_view(text, sizeof(text) - 1)},
 constexpr FixtureTemplate kFixtureTemplates[] = {
 #include "generated/known_templates.inc"
 };
@@ -287,10 +306,15 @@ std::string hex(const std::array<std::uint8_t, 32>& digest) {
 }
 
 TEST(KnownTemplates, HostileTextsSurviveTheTable) {
-  ASSERT_EQ(std::size(kFixtureTemplates), 10U);
+  // 10 .jinja files and the 2 templates of a vocabulary file (its other pairs skipped).
+  ASSERT_EQ(std::size(kFixtureTemplates), 12U);
   for (const FixtureTemplate& entry : kFixtureTemplates) {
-    const std::string path = std::string(GGUFCHECK_TEMPLATE_FIXTURE_DIR) +
-                             "/tree/models/templates/" + std::string(entry.name) + ".jinja";
+    const bool vocabulary =
+        entry.source.find(".gguf, tokenizer.chat_template") != std::string::npos;
+    const std::string path =
+        std::string(GGUFCHECK_TEMPLATE_FIXTURE_DIR) +
+        (vocabulary ? "/vocab/" + std::string(entry.name)
+                    : "/tree/models/templates/" + std::string(entry.name) + ".jinja");
     std::ifstream file(path, std::ios::binary);
     ASSERT_TRUE(file) << path;
     const std::string bytes{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};

@@ -531,9 +531,13 @@ def main():
                     if profile == "strict":
                         suite.expect_codes(jdoc, expected_strict)
                     if path in real:
+                        # No finding but the note naming a chat template of the pinned llama.cpp
+                        # (GGUF9015: the phi-3 vocabulary's is one).
                         f = jdoc["files"][0]
-                        require(f["status"] == "pass" and not f["findings"],
-                                f"real file {path} must pass {profile} with no finding: {f['findings'][:3]}")
+                        noise = [x for x in f["findings"]
+                                 if not (x["code"] == "GGUF9015" and x["severity"] == "note")]
+                        require(f["status"] == "pass" and not noise,
+                                f"real file {path} must pass {profile} with no finding: {noise[:3]}")
                     if path in valid_examples:
                         require(jdoc["files"][0]["status"] == "pass", f"{path} must pass {profile}")
                 suite.case(label, one)

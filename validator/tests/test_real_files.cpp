@@ -20,11 +20,15 @@ TEST(RealFiles, AllSixArePresent) {
   EXPECT_EQ(real_files().size(), 6U);
 }
 
+// No finding but the note that names a chat template of the pinned llama.cpp (GGUF9015): the
+// phi-3 vocabulary's is one.
 TEST(RealFiles, PassStrictWithNoFindingAtAll) {
   for (const auto& path : real_files()) {
     const Report report = validate_file(path.string(), Options{});
-    EXPECT_EQ(report.findings.size(), 0U) << path;
+    const bool templated = path.filename() == "ggml-vocab-phi-3.gguf";
+    EXPECT_EQ(report.findings.size(), templated ? 1U : 0U) << path;
     for (const Finding& f : report.findings) {
+      if (templated && f.code == Code::KnownTemplate && f.severity == Severity::Note) continue;
       ADD_FAILURE() << path << ": " << code_string(f.code) << " " << f.path << ": " << f.message;
     }
     ASSERT_TRUE(report.facts.version.has_value());

@@ -23,10 +23,19 @@ cannot parse expects 9001/9005/9008, expect and forbid do not meet, benign templ
 security codes), the files are what templates/generate.py writes, and the judge's verdict on every
 test-set template is the manifest's `judge` (and `refusal`).
 
+`--pinned` runs without the judge (and without jinja2): every chat template of the pinned llama.cpp
+passes `ggufcheck --profile strict` with no GGUF9xxx warning or error, and is reported as known
+(GGUF9015, a note): each of its vocabulary files models/ggml-vocab-*.gguf as it is (with every
+tokenizer.chat_template and tokenizer.chat_template.<name> it holds: Cohere's tool_use and rag
+among them), and each models/templates/*.jinja written as tokenizer.chat_template into a minimal
+GGUF file. Without the tree it says so and exits 77 (skip).
+
 Usage: /usr/bin/python3 test_template_judge.py --ggufcheck PATH --source REPO [--llama-cpp DIR]
        /usr/bin/python3 test_template_judge.py --self-check --source REPO
+       /usr/bin/python3 test_template_judge.py --pinned --ggufcheck PATH --source REPO
 Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure, 77 (skip)
-when this Python has no jinja2 (Debian: python3-jinja2, installed by scripts/setup.sh).
+when this Python has no jinja2 (Debian: python3-jinja2, installed by scripts/setup.sh) or, with
+--pinned, when there is no llama.cpp tree.
 """
 
 import argparse
@@ -69,8 +78,9 @@ def gguf_with_template(template_bytes):
 
 
 def ggufcheck_findings(ggufcheck, path):
-    """[(code, severity)] of ggufcheck's findings on one file."""
-    p = subprocess.run([ggufcheck, "--format", "json", path], stdout=subprocess.PIPE,
+    """[(code, severity)] of ggufcheck's findings on one file (the strict profile)."""
+    p = subprocess.run([ggufcheck, "--profile", "strict", "--format", "json", path],
+                       stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, env=dict(os.environ, NO_COLOR="1"), timeout=120)
     if p.returncode not in (0, 1):
         raise RuntimeError(f"ggufcheck exited {p.returncode}: "
@@ -216,6 +226,48 @@ class Checker:
         self.figures(results[:n_set], results[n_set:], flagged_escapes, flagged_syntax,
                      false_positives)
 
+    # --- the pinned tree under strict, without the judge ----------------------------------------
+
+    def pinned(self, ggufcheck):
+        """Every template of the pinned tree: no GGUF9xxx warning or error, and known."""
+        sys.path.insert(0, os.path.join(self.source, "validator", "tools", "known_templates"))
+        import generate  # noqa: E402  (the known-template table's generator: its GGUF reader)
+        from pathlib import Path
+        models = os.path.join(self.llama_cpp, "models")
+        vocabularies = sorted(f for f in os.listdir(models)
+                              if f.startswith("ggml-vocab-") and f.endswith(".gguf"))
+        templates = template_judge.template_files(os.path.join(models, "templates"))
+        self.check(len(vocabularies) > 0 and len(templates) > 0,
+                   f"no vocabulary files or no templates in {models}")
+        counted = 0
+        with tempfile.TemporaryDirectory(prefix="ggufcheck-pinned-") as work:
+            cases = []  # (what, file to check, templates in it)
+            for name in vocabularies:
+                path = os.path.join(models, name)
+                count = len(generate.read_gguf_templates(Path(path)))
+                cases.append((f"models/{name}", path, count))
+            for i, path in enumerate(templates):
+                gguf = os.path.join(work, f"{i:03d}.gguf")
+                with open(path, "rb") as f, open(gguf, "wb") as out:
+                    out.write(gguf_with_template(f.read()))
+                cases.append((self.short(path), gguf, 1))
+            for what, path, count in cases:
+                counted += count
+                try:
+                    findings = ggufcheck_findings(ggufcheck, path)
+                except (RuntimeError, ValueError, KeyError, IndexError) as err:
+                    self.check(False, f"{what}: {err}")
+                    continue
+                bad = sorted({f"{c} {s}" for c, s in findings
+                              if c.startswith("GGUF9") and s in ("warning", "error")})
+                self.check(not bad, f"{what}: a template of the pinned llama.cpp, yet "
+                                    f"`ggufcheck --profile strict` reports {bad}")
+                known = sum(c == "GGUF9015" for c, _ in findings)
+                self.check(known == count, f"{what}: {count} template(s), {known} reported as "
+                                           f"known (GGUF9015)")
+        print(f"pinned llama.cpp under --profile strict: {len(vocabularies)} vocabulary files and "
+              f"{len(templates)} models/templates files, {counted} templates")
+
     def short(self, path):
         return os.path.relpath(path, self.source)
 
@@ -257,17 +309,31 @@ def main():
                                             "(default: SOURCE/.deps/conformance/llama.cpp)")
     parser.add_argument("--self-check", action="store_true",
                         help="check the test set and the judge, without ggufcheck")
+    parser.add_argument("--pinned", action="store_true",
+                        help="every template of the pinned llama.cpp passes --profile strict "
+                             "(no judge, no jinja2 needed)")
     parser.add_argument("-j", "--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=template_judge.DEFAULT_TIMEOUT)
     a = parser.parse_args()
+    source = os.path.abspath(a.source)
+    llama_cpp = os.path.abspath(a.llama_cpp or os.path.join(source, LLAMA_CPP_DIR))
+    if a.pinned:
+        if not a.ggufcheck:
+            parser.error("--pinned needs --ggufcheck")
+        if not os.path.isdir(os.path.join(llama_cpp, "models", "templates")):
+            print(f"test_template_judge.py: skipped: no llama.cpp tree at {llama_cpp} "
+                  f"(conformance/setup fetches it)")
+            return 77
+        checker = Checker(source, llama_cpp, a.jobs, a.timeout)
+        checker.pinned(os.path.abspath(a.ggufcheck))
+        print(f"{checker.passed} passed, {checker.failed} failed")
+        return 1 if checker.failed else 0
     try:
         import jinja2  # noqa: F401
     except ImportError:
         print(f"test_template_judge.py: skipped: {sys.executable} has no jinja2 "
               f"(Debian: python3-jinja2; scripts/setup.sh installs it)")
         return 77
-    source = os.path.abspath(a.source)
-    llama_cpp = os.path.abspath(a.llama_cpp or os.path.join(source, LLAMA_CPP_DIR))
     checker = Checker(source, llama_cpp, a.jobs, a.timeout)
     if a.self_check:
         checker.self_check()

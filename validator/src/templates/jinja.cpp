@@ -74,11 +74,12 @@ constexpr std::string_view kOneCharOperators = "()[]{},.:|<>+-~*/%=";
 
 class Lexer {
  public:
-  Lexer(std::string_view source, Program& program) : src_(source), program_(program) {}
+  Lexer(std::string_view source, Program& program, Work* work)
+      : src_(source), program_(program), work_(work) {}
 
   std::vector<Token> run() {
-    while (pos_ < src_.size()) {
-      if (!text()) break;
+    while (pos_ < src_.size() && !program_.stopped) {
+      if (!text() || program_.stopped) break;
       tag();
     }
     tokens_.push_back({Tok::End, static_cast<std::uint32_t>(src_.size()), {}});
@@ -86,20 +87,38 @@ class Lexer {
   }
 
  private:
-  void incompatible(std::size_t at, std::string message) {
+  // Problems: only the first of each kind is kept, so a message is formatted only while its
+  // place is free (a template of a million errors formats one).
+  void incompatible(std::size_t at, std::string_view message) {
     if (!program_.incompatibility) {
-      program_.incompatibility = Problem{static_cast<std::uint32_t>(at), std::move(message)};
+      program_.incompatibility = Problem{static_cast<std::uint32_t>(at), std::string(message)};
     }
   }
-  void error(std::size_t at, std::string message) {
+  template <typename Arg, typename... Args>
+  void incompatible(std::size_t at, fmt::format_string<Arg, Args...> format, Arg&& arg,
+                    Args&&... args) {
+    if (!program_.incompatibility) {
+      incompatible(at, fmt::format(format, std::forward<Arg>(arg), std::forward<Args>(args)...));
+    }
+  }
+  void error(std::size_t at, std::string_view message) {
     incompatible(at, message);
     if (!program_.syntax_error) {
-      program_.syntax_error = Problem{static_cast<std::uint32_t>(at), std::move(message)};
+      program_.syntax_error = Problem{static_cast<std::uint32_t>(at), std::string(message)};
+    }
+  }
+  template <typename Arg, typename... Args>
+  void error(std::size_t at, fmt::format_string<Arg, Args...> format, Arg&& arg, Args&&... args) {
+    if (!program_.incompatibility || !program_.syntax_error) {
+      error(at, fmt::format(format, std::forward<Arg>(arg), std::forward<Args>(args)...));
     }
   }
   [[nodiscard]] bool at(std::string_view s) const { return src_.substr(pos_, s.size()) == s; }
+  // One unit of work per token; where the budget runs out the lexer stops (the tokens so far
+  // are read).
   void push(Tok kind, std::size_t begin, std::string_view value) {
     tokens_.push_back({kind, static_cast<std::uint32_t>(begin), value});
+    if (work_ != nullptr && !work_->spend()) program_.stopped = true;
   }
 
   // Text up to the next tag; comments are skipped. False at the end of the source.
@@ -141,7 +160,7 @@ class Lexer {
     }
     const std::size_t first_token = tokens_.size();
     int braces = 0;
-    while (true) {
+    while (!program_.stopped) {
       while (pos_ < src_.size() && is_space(src_[pos_])) ++pos_;
       if (pos_ >= src_.size()) {
         error(open,
@@ -189,7 +208,7 @@ class Lexer {
         if (at(two)) op = two;
       }
       if (op == "{{" || op == "{%") {
-        error(pos_, fmt::format("'{}' inside a tag that is not closed", op));
+        error(pos_, "'{}' inside a tag that is not closed", op);
         // Resume as if the open tag had ended here.
         return;
       }
@@ -197,11 +216,11 @@ class Lexer {
         op = src_.substr(pos_, 1);
       }
       if (op.empty()) {
-        error(pos_, fmt::format("unexpected character '{}'", escape_char(c)));
+        if (!program_.syntax_error) error(pos_, "unexpected character '{}'", escape_char(c));
         ++pos_;
         continue;
       }
-      if (op == "**" || op == "//") incompatible(pos_, fmt::format("operator '{}'", op));
+      if (op == "**" || op == "//") incompatible(pos_, "operator '{}'", op);
       if (op == "{") ++braces;
       if (op == "}" && braces > 0) --braces;
       const bool sign = op == "+" || op == "-";
@@ -286,18 +305,17 @@ class Lexer {
                     static_cast<std::uint32_t>(is_digit(h) ? h - '0' : (h | 0x20) - 'a' + 10);
             ++n;
           }
-          incompatible(
-              escape_at,
-              fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")",
-                          e));
+          incompatible(escape_at,
+                       "escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")", e);
           if (n == digits && value <= 0x10FFFF) append_utf8(decoded, value);
           break;
         }
         default:
-          incompatible(
-              escape_at,
-              fmt::format("escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")",
-                          escape_char(e)));
+          if (!program_.incompatibility) {
+            incompatible(escape_at,
+                         "escape \\{} (llama.cpp knows \\n \\t \\r \\b \\f \\v \\\\ \\' \\\")",
+                         escape_char(e));
+          }
           if (e >= '0' && e <= '7') {
             std::uint32_t value = static_cast<std::uint32_t>(e - '0');
             for (int n = 0; n < 2 && pos_ < src_.size() && src_[pos_] >= '0' && src_[pos_] <= '7';
@@ -352,8 +370,8 @@ class Lexer {
     }
     if (extended != 0) {
       pos_ = extended;
-      incompatible(begin, fmt::format("number '{}' (llama.cpp reads digits and one decimal point)",
-                                      src_.substr(begin, pos_ - begin)));
+      incompatible(begin, "number '{}' (llama.cpp reads digits and one decimal point)",
+                   src_.substr(begin, pos_ - begin));
     } else if (src_.substr(begin, plain_end - begin).find('.') == std::string_view::npos &&
                exceeds_int64(src_.substr(begin, plain_end - begin))) {
       incompatible(begin, "an integer literal beyond 64 bits");
@@ -369,56 +387,70 @@ class Lexer {
 
   std::string_view src_;
   Program& program_;
+  Work* work_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
 };
 
 // ---------------------------------------------------------------------------------- parser ---
 
-// A hard syntax error: the parser records it and resumes after the tag it is in.
-struct SyntaxError {
-  std::uint32_t position;
-  std::string message;
-};
-// Nesting beyond kMaxNesting: unwinds to the top level, which resumes at the next tag.
-struct TooDeep {
-  std::uint32_t position;
+// Why the parser is unwinding: while it does, it reads no token (the next one is always the
+// end), records no problem and calls nothing that recurses without reading a token, so each
+// function returns at once with what it has made. No exceptions: a template of a million
+// syntax errors costs the tokens it reads, not a million stack unwinds.
+enum class Halt : std::uint8_t {
+  None,
+  Error,    // a syntax error (recorded): the nearest block, or the top level, resumes after the tag
+  TooDeep,  // nesting past kMaxNesting: the top level resumes after the tag
+  Stopped,  // the work budget ran out: the reading ends
 };
 
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, Program& program)
-      : tokens_(std::move(tokens)), program_(program) {}
+  Parser(std::vector<Token> tokens, Program& program, Work* work)
+      : tokens_(std::move(tokens)), program_(program), work_(work) {
+    if (program_.stopped) halt_ = Halt::Stopped;  // the lexer ran out first
+  }
 
   void run() {
     const std::size_t mark = scratch_.size();
-    while (peek().kind != Tok::End) {
+    while (halt_ != Halt::Stopped && peek().kind != Tok::End) {
       const std::size_t before = current_;
-      try {
-        item();
-      } catch (const TooDeep& deep) {
-        if (!program_.too_deep) program_.too_deep = deep.position;
-        if (current_ == before) next();
-        skip_tag();
-      } catch (const SyntaxError& e) {
-        record(e);
-        if (current_ == before) next();
-        skip_tag();
-      }
+      item();
+      if (halt_ == Halt::Error || halt_ == Halt::TooDeep) resume(before);
     }
     scratch_.insert(scratch_.end(), loose_.begin(), loose_.end());
+    halt_ = Halt::None;  // the root is made whatever stopped the reading
     program_.root = make(NodeKind::Block, 0, {}, mark);
   }
 
  private:
   // ------------------------------------------------------------------ tokens and nodes ---
   [[nodiscard]] const Token& peek(std::size_t ahead = 0) const {
+    if (halt_ != Halt::None) return tokens_.back();  // the end
     return tokens_[std::min(current_ + ahead, tokens_.size() - 1)];
   }
   const Token& next() {
     const Token& t = peek();
+    if (halt_ != Halt::None) return t;
     if (current_ + 1 < tokens_.size()) ++current_;
+    spend();
     return t;
+  }
+  // One unit of work per token read and per node made; none once stopped (the nodes the
+  // unwinding makes are the last).
+  void spend() {
+    if (work_ == nullptr || halt_ == Halt::Stopped) return;
+    if (!work_->spend()) {
+      halt_ = Halt::Stopped;
+      program_.stopped = true;
+    }
+  }
+  // After an error or too deep a nesting: on past the tag it happened in.
+  void resume(std::size_t before) {
+    halt_ = Halt::None;
+    if (current_ == before) next();
+    skip_tag();
   }
   [[nodiscard]] bool is_op(std::string_view op, std::size_t ahead = 0) const {
     return peek(ahead).kind == Tok::Operator && peek(ahead).value == op;
@@ -427,39 +459,89 @@ class Parser {
     return peek(ahead).kind == Tok::Identifier && peek(ahead).value == name;
   }
   void expect_op(std::string_view op) {
-    if (!is_op(op)) fail(fmt::format("expected '{}'", op));
+    if (!is_op(op)) {
+      fail("expected '{}'", op);
+      return;
+    }
     next();
   }
   void expect_close() {
-    if (peek().kind != Tok::CloseStatement) fail("expected %}");
+    if (peek().kind != Tok::CloseStatement) {
+      fail("expected %}");
+      return;
+    }
     next();
   }
-  [[noreturn]] void fail(std::string message) const {
-    const Token& t = peek();
-    std::string got;
-    switch (t.kind) {
-      case Tok::End: got = "the end of the template"; break;
-      case Tok::Text: got = "text"; break;
-      case Tok::CloseStatement: got = "%}"; break;
-      case Tok::CloseExpression: got = "}}"; break;
-      case Tok::OpenStatement: got = "{%"; break;
-      case Tok::OpenExpression: got = "{{"; break;
-      default: got = fmt::format("'{}'", t.value.substr(0, 40));
+
+  // Problems. Only the first of each kind is kept, so a message is formatted only while its
+  // place is free; nothing is recorded while the parser unwinds.
+  [[nodiscard]] bool recording(bool incompatibility, bool syntax_error) const {
+    return halt_ == Halt::None && ((incompatibility && !program_.incompatibility) ||
+                                   (syntax_error && !program_.syntax_error));
+  }
+  // A syntax error at the current token ("expected X, found Y"): recorded, then the parser
+  // unwinds to the nearest block, which resumes after the tag (Halt::Error).
+  void fail(std::string_view message) {
+    if (halt_ != Halt::None) return;
+    if (recording(true, true)) {
+      const Token& t = peek();
+      std::string got;
+      switch (t.kind) {
+        case Tok::End: got = "the end of the template"; break;
+        case Tok::Text: got = "text"; break;
+        case Tok::CloseStatement: got = "%}"; break;
+        case Tok::CloseExpression: got = "}}"; break;
+        case Tok::OpenStatement: got = "{%"; break;
+        case Tok::OpenExpression: got = "{{"; break;
+        default: got = fmt::format("'{}'", t.value.substr(0, 40));
+      }
+      record(t.position, fmt::format("{}, found {}", message, got));
     }
-    throw SyntaxError{t.position, fmt::format("{}, found {}", message, got)};
+    halt_ = Halt::Error;
   }
-  void record(const SyntaxError& e) {
-    if (!program_.incompatibility) program_.incompatibility = Problem{e.position, e.message};
-    if (!program_.syntax_error) program_.syntax_error = Problem{e.position, e.message};
+  template <typename Arg, typename... Args>
+  void fail(fmt::format_string<Arg, Args...> format, Arg&& arg, Args&&... args) {
+    if (halt_ != Halt::None) return;
+    if (!recording(true, true)) {
+      halt_ = Halt::Error;
+      return;
+    }
+    fail(fmt::format(format, std::forward<Arg>(arg), std::forward<Args>(args)...));
   }
-  void incompatible(std::uint32_t position, std::string message) {
-    if (!program_.incompatibility) {
-      program_.incompatibility = Problem{position, std::move(message)};
+  // A syntax error at a position of its own, message as it is.
+  void fail_at(std::uint32_t position, std::string_view message) {
+    if (halt_ != Halt::None) return;
+    record(position, message);
+    halt_ = Halt::Error;
+  }
+  void record(std::uint32_t position, std::string_view message) {
+    if (halt_ != Halt::None) return;
+    if (!program_.incompatibility)
+      program_.incompatibility = Problem{position, std::string(message)};
+    if (!program_.syntax_error) program_.syntax_error = Problem{position, std::string(message)};
+  }
+  void incompatible(std::uint32_t position, std::string_view message) {
+    if (recording(true, false)) program_.incompatibility = Problem{position, std::string(message)};
+  }
+  template <typename Arg, typename... Args>
+  void incompatible(std::uint32_t position, fmt::format_string<Arg, Args...> format, Arg&& arg,
+                    Args&&... args) {
+    if (recording(true, false)) {
+      incompatible(position,
+                   fmt::format(format, std::forward<Arg>(arg), std::forward<Args>(args)...));
     }
   }
   // Jinja2 refuses it, llama.cpp's engine reads on (a missing comma between arguments).
-  void jinja2_error(std::uint32_t position, std::string message) {
-    if (!program_.syntax_error) program_.syntax_error = Problem{position, std::move(message)};
+  void jinja2_error(std::uint32_t position, std::string_view message) {
+    if (recording(false, true)) program_.syntax_error = Problem{position, std::string(message)};
+  }
+  template <typename Arg, typename... Args>
+  void jinja2_error(std::uint32_t position, fmt::format_string<Arg, Args...> format, Arg&& arg,
+                    Args&&... args) {
+    if (recording(false, true)) {
+      jinja2_error(position,
+                   fmt::format(format, std::forward<Arg>(arg), std::forward<Args>(args)...));
+    }
   }
   // Skips to just after the end of the tag the parser is in (or to the next tag's start).
   void skip_tag() {
@@ -491,6 +573,7 @@ class Parser {
                          scratch_.end());
     scratch_.resize(mark);
     program_.nodes.push_back(n);
+    spend();
     return static_cast<std::uint32_t>(program_.nodes.size() - 1);
   }
   std::uint32_t leaf(NodeKind kind, std::uint32_t position, std::string_view value = {}) {
@@ -500,7 +583,10 @@ class Parser {
   class Deeper {
    public:
     Deeper(Parser& parser, std::uint32_t position) : parser_(parser) {
-      if (++parser_.depth_ > kMaxNesting) throw TooDeep{position};
+      if (++parser_.depth_ > kMaxNesting && parser_.halt_ == Halt::None) {
+        parser_.halt_ = Halt::TooDeep;
+        if (!parser_.program_.too_deep) parser_.program_.too_deep = position;
+      }
     }
     ~Deeper() { --parser_.depth_; }
     Deeper(const Deeper&) = delete;
@@ -520,21 +606,18 @@ class Parser {
   // Returns with the parser at that {% end... tag, or at the end of the template.
   void items(std::initializer_list<std::string_view> ends, std::uint32_t opened_at,
              std::string_view what) {
-    while (true) {
+    while (halt_ == Halt::None) {
       if (peek().kind == Tok::End) {
-        record({opened_at,
-                fmt::format("{} is never closed (expected {{% {} %}})", what, *ends.begin())});
+        if (recording(true, true)) {
+          record(opened_at,
+                 fmt::format("{} is never closed (expected {{% {} %}})", what, *ends.begin()));
+        }
         return;
       }
       if (at_statement(ends)) return;
       const std::size_t before = current_;
-      try {
-        item();
-      } catch (const SyntaxError& e) {
-        record(e);
-        if (current_ == before) next();
-        skip_tag();
-      }
+      item();
+      if (halt_ == Halt::Error) resume(before);  // too deep or stopped: on to the top level
     }
   }
 
@@ -552,7 +635,10 @@ class Parser {
         skip_floor_ = current_;
         const std::size_t mark = scratch_.size();
         scratch_.push_back(expression());
-        if (peek().kind != Tok::CloseExpression) fail("expected }}");
+        if (peek().kind != Tok::CloseExpression) {
+          fail("expected }}");  // the expression stays, read, in the enclosing block
+          return;
+        }
         next();
         scratch_.push_back(make(NodeKind::Output, t.position, {}, mark));
         return;
@@ -564,8 +650,10 @@ class Parser {
         return;
       }
       default: {
+        const std::uint32_t position = t.position;
         next();
-        throw SyntaxError{t.position, "a tag's end with no tag open"};
+        fail_at(position, "a tag's end with no tag open");
+        return;
       }
     }
   }
@@ -583,25 +671,34 @@ class Parser {
   void end_tag(std::string_view name) {
     if (peek().kind == Tok::End) return;  // recorded by items()
     next();                               // {%
-    if (!is_name(name)) fail(fmt::format("expected {}", name));
+    if (!is_name(name)) {
+      fail("expected {}", name);
+      return;
+    }
     next();
     // Jinja2 allows {% endblock name %} and {% endmacro name %}.
     if (peek().kind == Tok::Identifier) {
-      incompatible(peek().position, fmt::format("a name after {}", name));
+      incompatible(peek().position, "a name after {}", name);
       next();
     }
     expect_close();
   }
 
   std::uint32_t statement(std::uint32_t open) {
-    if (peek().kind != Tok::Identifier) fail("expected a statement name");
+    if (peek().kind != Tok::Identifier) {
+      fail("expected a statement name");
+      return leaf(NodeKind::Empty, open);
+    }
     const Token name = next();
     const std::string_view n = name.value;
     const std::size_t mark = scratch_.size();
     if (n == "if") return if_statement(open, mark);
     if (n == "for") {
       loop_targets();
-      if (!is_name("in")) fail("expected 'in'");
+      if (!is_name("in")) {
+        fail("expected 'in'");
+        return make(NodeKind::For, open, {}, mark);  // the targets, read
+      }
       next();
       scratch_.push_back(expression(/*allow_select=*/false));
       if (is_name("if")) {  // for x in xs if cond: the iterable becomes `xs if cond`
@@ -647,7 +744,10 @@ class Parser {
       return make(NodeKind::Set, open, {}, mark);
     }
     if (n == "macro") {
-      if (peek().kind != Tok::Identifier) fail("expected the macro's name");
+      if (peek().kind != Tok::Identifier) {
+        fail("expected the macro's name");
+        return leaf(NodeKind::Empty, open);
+      }
       const Token macro_name = next();
       const std::size_t params = scratch_.size();
       arguments();
@@ -673,7 +773,10 @@ class Parser {
       return make(NodeKind::CallBlock, open, {}, mark);
     }
     if (n == "filter") {
-      if (peek().kind != Tok::Identifier) fail("expected a filter name");
+      if (peek().kind != Tok::Identifier) {
+        fail("expected a filter name");
+        return leaf(NodeKind::Empty, open);
+      }
       const Token filter = next();
       const std::size_t args = scratch_.size();
       scratch_.push_back(leaf(NodeKind::Empty, filter.position));
@@ -687,7 +790,7 @@ class Parser {
       return make(NodeKind::FilterBlock, open, {}, mark);
     }
     if (n == "include" || n == "import" || n == "from" || n == "extends") {
-      incompatible(name.position, fmt::format("the {} statement", n));
+      incompatible(name.position, "the {} statement", n);
       // Read to the tag's end; the expressions are kept for the checks.
       while (peek().kind != Tok::CloseStatement && peek().kind != Tok::End) {
         if (peek().kind == Tok::Identifier &&
@@ -711,7 +814,7 @@ class Parser {
       return make(NodeKind::Other, open, n, mark);
     }
     if (n == "block" || n == "with" || n == "autoescape") {
-      incompatible(name.position, fmt::format("the {} statement", n));
+      incompatible(name.position, "the {} statement", n);
       while (peek().kind != Tok::CloseStatement && peek().kind != Tok::End) {
         if (is_op(",") || is_op("=") || is_name("scoped") || is_name("required")) {
           next();
@@ -723,7 +826,10 @@ class Parser {
       const std::string_view end_view = n == "block"  ? "endblock"
                                         : n == "with" ? "endwith"
                                                       : "endautoescape";
-      block({end_view}, open, fmt::format("a {} block", n));
+      const std::string_view what = n == "block"  ? "a block block"
+                                    : n == "with" ? "a with block"
+                                                  : "a autoescape block";
+      block({end_view}, open, what);
       end_tag(end_view);
       return make(NodeKind::Other, open, n, mark);
     }
@@ -739,7 +845,12 @@ class Parser {
       end_tag("endraw");
       return make(NodeKind::Other, open, n, mark);
     }
-    throw SyntaxError{name.position, fmt::format("unknown statement '{}'", n.substr(0, 40))};
+    if (recording(true, true)) {
+      fail_at(name.position, fmt::format("unknown statement '{}'", n.substr(0, 40)));
+    } else {
+      fail_at(name.position, {});
+    }
+    return leaf(NodeKind::Empty, open);
   }
 
   std::uint32_t if_statement(std::uint32_t open, std::size_t mark) {
@@ -925,9 +1036,9 @@ class Parser {
       Deeper deeper(*this, peek().position);
       const Token op = next();
       if (op.binary_sign) {
-        incompatible(op.position, fmt::format("a sign '{}' after a name or value (llama.cpp reads "
-                                              "it as a binary operator)",
-                                              op.value));
+        incompatible(op.position,
+                     "a sign '{}' after a name or value (llama.cpp reads it as a binary operator)",
+                     op.value);
       }
       const std::size_t mark = scratch_.size();
       scratch_.push_back(unary());
@@ -976,6 +1087,7 @@ class Parser {
         const Token& name = peek();
         if (name.kind != Tok::Identifier && name.kind != Tok::Number) {
           fail("expected a name after '.'");
+          return node;
         }
         next();
         const std::size_t mark = scratch_.size();
@@ -1050,6 +1162,7 @@ class Parser {
       if (peek().kind == Tok::End || peek().kind == Tok::CloseExpression ||
           peek().kind == Tok::CloseStatement) {
         fail("expected ']'");
+        break;
       }
       if (is_op(":")) {
         next();
@@ -1092,13 +1205,14 @@ class Parser {
     while (!is_op(close)) {
       const Tok kind = peek().kind;
       if (kind == Tok::End || kind == Tok::CloseExpression || kind == Tok::CloseStatement) {
-        fail(fmt::format("expected '{}'", close));
+        fail("expected '{}'", close);
+        return;
       }
       item();
       if (is_op(",")) {
         next();
       } else if (!is_op(close)) {
-        jinja2_error(peek().position, fmt::format("expected ',' or '{}'", close));
+        jinja2_error(peek().position, "expected ',' or '{}'", close);
       }
     }
     next();
@@ -1199,10 +1313,13 @@ class Parser {
       default: break;
     }
     fail("expected a value");
+    return leaf(NodeKind::Empty, t.position);
   }
 
   std::vector<Token> tokens_;
   Program& program_;
+  Work* work_;
+  Halt halt_ = Halt::None;
   std::size_t current_ = 0;
   std::size_t skip_floor_ = 0;  // skip_tag() stops at a new tag only past this token
   std::uint32_t depth_ = 0;
@@ -1212,10 +1329,10 @@ class Parser {
 
 }  // namespace
 
-Program parse(std::string_view source) {
+Program parse(std::string_view source, Work* work) {
   Program program;
-  std::vector<Token> tokens = Lexer(source, program).run();
-  Parser(std::move(tokens), program).run();
+  std::vector<Token> tokens = Lexer(source, program, work).run();
+  Parser(std::move(tokens), program, work).run();
   return program;
 }
 

@@ -6,12 +6,15 @@
 // (`incompatibility`): a template that Jinja2 renders but llama.cpp cannot parse still has its
 // every expression checked, since a server rendering it with Jinja2 runs them. A real syntax
 // error is recorded too, and the reader resumes at the next tag, so a payload behind a broken tag
-// is still read. Cost: linear in the template's bytes; nesting is limited (kMaxNesting), so the
-// recursion of the parser is bounded whatever the input.
+// is still read. Cost: linear in the template's bytes, counted in work units (Work): a syntax
+// error costs the units of the tokens it gave up, never an exception, and only the first of each
+// kind of problem is formatted; nesting is limited (kMaxNesting), so the recursion of the parser
+// is bounded whatever the input.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +23,37 @@
 namespace ggufcheck::detail::jinja {
 
 inline constexpr std::uint32_t kMaxNesting = 256;
+
+// Work units: what the template stage does, counted so that one budget bounds it. The reader
+// spends one per token the lexer makes, one per token the parser reads and one per node it makes;
+// the checks (template_checks.cpp) one per node and per step of their walks and one per
+// kBytesPerUnit bytes a text search reads. Once the total passes the limit it stays exhausted:
+// the reader stops (Program::stopped) and so do the checks. One Work spans the templates of a
+// file.
+class Work {
+ public:
+  static constexpr std::uint64_t kBytesPerUnit = 16;
+
+  Work() = default;
+  explicit Work(std::uint64_t limit) : limit_(limit) {}
+
+  // Counts `units`; false once the total is past the limit.
+  bool spend(std::uint64_t units = 1) {
+    used_ = units > std::numeric_limits<std::uint64_t>::max() - used_
+                ? std::numeric_limits<std::uint64_t>::max()
+                : used_ + units;
+    return used_ <= limit_;
+  }
+  // What reading `bytes` bytes costs: one unit per kBytesPerUnit, at least one.
+  bool spend_bytes(std::uint64_t bytes) { return spend(bytes / kBytesPerUnit + 1); }
+  [[nodiscard]] bool exhausted() const { return used_ > limit_; }
+  [[nodiscard]] std::uint64_t used() const { return used_; }
+  [[nodiscard]] std::uint64_t limit() const { return limit_; }
+
+ private:
+  std::uint64_t used_ = 0;
+  std::uint64_t limit_ = std::numeric_limits<std::uint64_t>::max();
+};
 
 enum class NodeKind : std::uint8_t {
   // Statements and template structure
@@ -78,6 +112,8 @@ struct Program {
   std::optional<Problem> syntax_error;
   // Nesting beyond kMaxNesting: where it happened (the deeper part was skipped).
   std::optional<std::uint32_t> too_deep;
+  // The work budget ran out while reading: the program holds what was read before it.
+  bool stopped = false;
   std::deque<std::string> strings;  // decoded string literals (a deque: views into them stay valid)
 
   [[nodiscard]] const Node& node(std::uint32_t index) const { return nodes[index]; }
@@ -87,8 +123,9 @@ struct Program {
 };
 
 // Reads a template of at most 2^32 - 1 bytes (the caller limits the size). The program's string
-// views point into `source`, which must outlive it.
-Program parse(std::string_view source);
+// views point into `source`, which must outlive it. `work`, when given, counts what the reading
+// costs, and the reading stops where it is exhausted (Program::stopped).
+Program parse(std::string_view source, Work* work = nullptr);
 
 // 1-based line and column (in bytes) of a byte offset.
 struct LineColumn {

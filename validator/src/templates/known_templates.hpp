@@ -1,4 +1,5 @@
-// The chat templates of the pinned llama.cpp (its models/templates/*.jinja, generated into
+// The chat templates of the pinned llama.cpp (its models/templates/*.jinja and every
+// tokenizer.chat_template* of its models/ggml-vocab-*.gguf, generated into
 // generated/known_templates.inc by validator/tools/known_templates/generate.py) and the matcher
 // the template checks use: a file's template identical to one of them (GGUF9015) or near one
 // (GGUF9016).
@@ -21,14 +22,18 @@
 namespace ggufcheck::detail {
 
 struct KnownTemplate {
-  std::string_view name;                // the file name without ".jinja"
-  std::string_view source;              // its path in llama.cpp's tree: "models/templates/..."
+  // The file name without ".jinja", or a vocabulary file's name without ".gguf" and, for a
+  // named template, ".<name>": "ggml-vocab-command-r.tool_use".
+  std::string_view name;
+  // Where it is in llama.cpp's tree: "models/templates/NAME.jinja", or
+  // "models/ggml-vocab-command-r.gguf, tokenizer.chat_template.tool_use".
+  std::string_view source;
   std::string_view text;                // its exact bytes
   std::array<std::uint8_t, 32> sha256;  // of text
 };
 
-// Every template, sorted by name. Two pairs have the same text (Hermes 2 Pro / Hermes 3
-// tool_use, Llama 3.1 / 3.3 Instruct).
+// Every template, sorted by name. Three pairs have the same text (Hermes 2 Pro / Hermes 3
+// tool_use, Llama 3.1 / 3.3 Instruct, the qwen2 / qwen35 vocabularies).
 [[nodiscard]] std::span<const KnownTemplate> known_templates();
 
 // Where the table comes from: "llama.cpp de3ff815ea7d (node-llama-cpp 3.22.1)", and the full

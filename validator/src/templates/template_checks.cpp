@@ -2,6 +2,16 @@
 // tokenizer.chat_template.<name> (each string of an array-typed one too) read by jinja.hpp's
 // reader, then walked once for code-execution paths, engine hazards and poisoning signals.
 // general.* strings are searched for invisible characters.
+//
+// Cost: linear in the templates' bytes, and bounded. Every step is counted in work units
+// (jinja::Work): the reader's tokens and nodes, one per node of the walk and per call of the
+// helpers that read a subtree (each subtree read a bounded number of times: what several checks
+// ask of every node, which names it mentions and the prose it emits, is computed once per
+// template, kids before parents), one per kBytesPerUnit bytes a text search reads, the line
+// comparisons of the near-known search. One budget spans the templates of a file
+// (template_work_budget); past it the stage stops and reports GGUF0002.
+#include "templates/template_checks.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -96,6 +106,7 @@ bool string_building_filter(std::string_view name) {
 class Lines {
  public:
   explicit Lines(std::string_view text) : text_(text) {}
+  [[nodiscard]] bool built() const { return !starts_.empty(); }
   jinja::LineColumn at(std::uint32_t position) {
     if (starts_.empty()) {
       starts_.push_back(0);
@@ -279,26 +290,34 @@ std::string escape_code_point(char32_t c) {
 // One template: its program and the walk over it.
 class TemplateScan {
  public:
-  TemplateScan(std::string_view source, std::uint64_t file_offset, Field field, Sink& sink)
+  TemplateScan(std::string_view source, std::uint64_t file_offset, Field field, Sink& sink,
+               jinja::Work& work)
       : source_(source),
         base_(file_offset),
         field_(std::move(field)),
         sink_(sink),
+        work_(&work),
         lines_(source) {}
 
-  void run() {
-    program_ = jinja::parse(source_);
+  // False when the work budget ran out: the template was not read to the end, and nothing was
+  // reported after that point.
+  bool run() {
+    program_ = jinja::parse(source_, work_);
+    if (work_->exhausted()) return false;
     provenance();
+    if (work_->exhausted()) return false;
     walk();
+    if (work_->exhausted()) return false;
     engine_findings();
     text_findings();
+    return !work_->exhausted();
   }
 
   // The words of prose a template emits outside the message loop whatever the messages (the
   // measure of GGUF9009), without reporting anything.
   std::size_t hidden_prose_words() {
     quiet_ = true;
-    program_ = jinja::parse(source_);
+    program_ = jinja::parse(source_, work_);
     walk();
     return hidden_prose_words_;
   }
@@ -319,9 +338,11 @@ class TemplateScan {
   template <typename... Args>
   void report(Code code, std::uint32_t position, std::uint64_t length, std::string_view hint,
               fmt::format_string<Args...> format, Args&&... args) {
-    if (quiet_) return;
+    // Past the budget the helpers give up with "nothing found": no finding may rest on that.
+    if (quiet_ || work_->exhausted()) return;
     std::size_t& count = counts_[code];
     if (count++ >= kMaxFindingsPerCode || !sink_.enabled(code)) return;
+    if (!lines_.built()) spend_bytes(source_.size());
     const jinja::LineColumn at = lines_.at(position);
     sink_.report(code, base_ + position, std::max<std::uint64_t>(length, 1), field_, hint,
                  "{} (template line {}, column {})",
@@ -331,11 +352,15 @@ class TemplateScan {
   const Node& node(std::uint32_t i) const { return program_.nodes[i]; }
   std::uint32_t kid(const Node& n, std::uint32_t k) const { return program_.kid(n, k); }
 
+  // Work: false once the budget is spent (the callers then give up with "nothing found").
+  bool spend(std::uint64_t units = 1) const { return work_->spend(units); }
+  bool spend_bytes(std::uint64_t bytes) const { return work_->spend_bytes(bytes); }
+
   // ------------------------------------------------------------------ constant folding ---
   // The string an expression makes from literals alone (and from names set to such strings),
   // or nothing when it depends on data or grows beyond kMaxFolded.
   std::optional<std::string> fold(std::uint32_t index, int budget = 64) const {
-    if (budget <= 0) return std::nullopt;
+    if (budget <= 0 || !spend()) return std::nullopt;
     const Node& n = node(index);
     switch (n.kind) {
       case NodeKind::String: return std::string(n.value.substr(0, kMaxFolded));
@@ -437,7 +462,7 @@ class TemplateScan {
   // Whether an expression makes a string from strings (rather than reading one, or computing
   // a number: messages[loop.index0 + 1] is an index, not a name).
   bool stringy(std::uint32_t index, int budget = 32) const {
-    if (budget <= 0) return false;
+    if (budget <= 0 || !spend()) return false;
     const Node& n = node(index);
     switch (n.kind) {
       case NodeKind::String: return true;
@@ -498,7 +523,7 @@ class TemplateScan {
 
   // Whether a range() bound is fixed by the messages: literals, lengths, loop counters.
   bool bounded(std::uint32_t index, int budget = 32) const {
-    if (budget <= 0) return false;
+    if (budget <= 0 || !spend()) return false;
     const Node& n = node(index);
     switch (n.kind) {
       case NodeKind::Number: {
@@ -545,21 +570,38 @@ class TemplateScan {
     }
   }
 
-  // Whether an expression reads a message's content.
-  bool mentions(std::uint32_t index, bool (*match)(std::string_view), int budget = 64) const {
-    if (budget <= 0) return false;
-    const Node& n = node(index);
-    if ((n.kind == NodeKind::Identifier || n.kind == NodeKind::Member) && match(n.value)) {
-      return true;
+  // What an expression names, for every node at once (kids are made before their parents, so
+  // one pass in index order sees each node's kids done): a name, attribute or literal item
+  // `content` (a message's content), or one holding "message" or "conversation".
+  static constexpr std::uint8_t kMentionsContent = 1;
+  static constexpr std::uint8_t kMentionsMessages = 2;
+  static std::uint8_t names_of(std::string_view name) {
+    return static_cast<std::uint8_t>((content_name(name) ? kMentionsContent : 0) |
+                                     (messages_name(name) ? kMentionsMessages : 0));
+  }
+  void compute_mentions() {
+    mentions_.assign(program_.nodes.size(), 0);
+    spend(program_.nodes.size() + program_.kids.size());
+    for (std::uint32_t i = 0; i < program_.nodes.size(); ++i) {
+      const Node& n = node(i);
+      std::uint8_t bits = 0;
+      if (n.kind == NodeKind::Identifier || n.kind == NodeKind::Member) bits = names_of(n.value);
+      if (n.kind == NodeKind::Subscript && n.kid_count > 1 &&
+          node(kid(n, 1)).kind == NodeKind::String) {
+        bits |= names_of(node(kid(n, 1)).value);
+      }
+      for (std::uint32_t k = 0; k < n.kid_count; ++k) {
+        if (kid(n, k) < i) bits |= mentions_[kid(n, k)];
+      }
+      mentions_[i] = bits;
     }
-    if (n.kind == NodeKind::Subscript && node(kid(n, 1)).kind == NodeKind::String &&
-        match(node(kid(n, 1)).value)) {
-      return true;
-    }
-    for (std::uint32_t k = 0; k < n.kid_count; ++k) {
-      if (mentions(kid(n, k), match, budget - 1)) return true;
-    }
-    return false;
+  }
+  // Whether an expression reads a message's content, or the messages.
+  [[nodiscard]] bool mentions_content(std::uint32_t index) const {
+    return (mentions_[index] & kMentionsContent) != 0;
+  }
+  [[nodiscard]] bool mentions_messages(std::uint32_t index) const {
+    return (mentions_[index] & kMentionsMessages) != 0;
   }
   static bool content_name(std::string_view name) { return name == "content"; }
   static bool messages_name(std::string_view name) {
@@ -569,21 +611,21 @@ class TemplateScan {
 
   // A test comparing a message's content with a literal: the literal's node, or nothing.
   std::optional<std::uint32_t> content_comparison(std::uint32_t index, int budget = 64) const {
-    if (budget <= 0) return std::nullopt;
+    if (budget <= 0 || !spend()) return std::nullopt;
     const Node& n = node(index);
     if (n.kind == NodeKind::Binary &&
         (n.value == "in" || n.value == "not in" || n.value == "==" || n.value == "!=")) {
       const std::uint32_t a = kid(n, 0);
       const std::uint32_t b = kid(n, 1);
-      if (node(a).kind == NodeKind::String && mentions(b, content_name)) return a;
-      if (node(b).kind == NodeKind::String && mentions(a, content_name)) return b;
+      if (node(a).kind == NodeKind::String && mentions_content(b)) return a;
+      if (node(b).kind == NodeKind::String && mentions_content(a)) return b;
     }
     if (n.kind == NodeKind::Call && n.kid_count >= 2) {
       const Node& callee = node(kid(n, 0));
       if (callee.kind == NodeKind::Member &&
           (callee.value == "startswith" || callee.value == "endswith" || callee.value == "find" ||
            callee.value == "count" || callee.value == "__contains__") &&
-          mentions(kid(callee, 0), content_name) && node(kid(n, 1)).kind == NodeKind::String) {
+          mentions_content(kid(callee, 0)) && node(kid(n, 1)).kind == NodeKind::String) {
         return kid(n, 1);
       }
     }
@@ -593,24 +635,31 @@ class TemplateScan {
     return std::nullopt;
   }
 
-  // Prose a block emits directly (texts and printed literals), not in nested blocks.
-  std::size_t emitted_prose(std::uint32_t block) const {
-    std::size_t words = 0;
-    std::vector<std::uint32_t> stack{block};
-    std::size_t visited = 0;
-    while (!stack.empty() && visited++ < 4096) {
-      const Node& n = node(stack.back());
-      stack.pop_back();
-      if (n.kind == NodeKind::Text) {
-        words += prose_words(n.value);
-      } else if (n.kind == NodeKind::Output && n.kid_count > 0 &&
-                 node(kid(n, 0)).kind == NodeKind::String) {
-        words += prose_words(node(kid(n, 0)).value);
-      } else if (n.kind == NodeKind::Block || n.kind == NodeKind::If) {
-        for (std::uint32_t k = 0; k < n.kid_count; ++k) stack.push_back(kid(n, k));
+  // The words of prose a block emits: its texts and printed literals, and those of the blocks
+  // and ifs in it (not of loops, macros or other statements). Computed for every node at once,
+  // kids before parents, the first time a check asks: each text is read once however deep the
+  // ifs that contain it.
+  std::size_t emitted_prose(std::uint32_t block) {
+    if (prose_.empty()) {
+      prose_.assign(program_.nodes.size(), 0);
+      spend(program_.nodes.size() + program_.kids.size());
+      for (std::uint32_t i = 0; i < program_.nodes.size(); ++i) {
+        const Node& n = node(i);
+        if (n.kind == NodeKind::Text) {
+          spend_bytes(n.value.size());
+          prose_[i] = prose_words(n.value);
+        } else if (n.kind == NodeKind::Output && n.kid_count > 0 &&
+                   node(kid(n, 0)).kind == NodeKind::String) {
+          spend_bytes(node(kid(n, 0)).value.size());
+          prose_[i] = prose_words(node(kid(n, 0)).value);
+        } else if (n.kind == NodeKind::Block || n.kind == NodeKind::If) {
+          for (std::uint32_t k = 0; k < n.kid_count; ++k) {
+            if (kid(n, k) < i) prose_[i] += prose_[kid(n, k)];
+          }
+        }
       }
     }
-    return words;
+    return prose_[block];
   }
 
   // ----------------------------------------------------------------------- the walk ---
@@ -623,18 +672,21 @@ class TemplateScan {
 
   void walk() {
     in_chain_.assign(program_.nodes.size(), false);
+    compute_mentions();
     std::vector<Frame> stack{{program_.root, false, false, -1}};
     while (!stack.empty()) {
+      if (!spend()) return;  // the budget is spent: no conclusion about the whole template
       const Frame f = stack.back();
       stack.pop_back();
       const Node& n = node(f.node);
       visit(f, n);
+      const bool message_loop =
+          n.kind == NodeKind::For && n.kid_count > 1 && mentions_messages(kid(n, 1));
       // Children, with the context they are in.
       for (std::uint32_t k = n.kid_count; k-- > 0;) {
         Frame child{kid(n, k), f.in_message_loop, f.conditional, f.macro};
         if (n.kind == NodeKind::For && k >= 2) {
-          child.in_message_loop =
-              f.in_message_loop || (n.kid_count > 1 && mentions(kid(n, 1), messages_name));
+          child.in_message_loop = f.in_message_loop || message_loop;
           child.conditional = true;  // an empty iterable emits nothing
         }
         // add_generation_prompt is true on every request that asks for a reply: what it adds
@@ -745,7 +797,7 @@ class TemplateScan {
     };
     std::vector<Access> accesses;
     std::uint32_t current = outermost;
-    for (std::size_t steps = 0; steps < 4096; ++steps) {
+    for (std::size_t steps = 0; steps < 4096 && spend(); ++steps) {
       in_chain_[current] = true;
       const Node& n = node(current);
       if (n.kind == NodeKind::Member) {
@@ -904,7 +956,7 @@ class TemplateScan {
   }
 
   bool smaller_data(std::uint32_t index, const Macro& caller, int budget = 16) const {
-    if (budget <= 0) return true;
+    if (budget <= 0 || !spend()) return true;
     const Node& n = node(index);
     switch (n.kind) {
       case NodeKind::Member:
@@ -988,6 +1040,7 @@ class TemplateScan {
   }
 
   void hidden_prose(std::uint32_t position, std::string_view text) {
+    spend_bytes(text.size());
     const std::size_t words = prose_words(text);
     if (words == 0) return;
     if (hidden_prose_words_ == 0) {
@@ -1001,6 +1054,7 @@ class TemplateScan {
 
   // Strings in expressions: what the text checks look for in the template's text as well.
   void literal_text(std::uint32_t position, std::string_view decoded, bool /*literal*/) {
+    spend_bytes(2 * decoded.size());
     if (const auto at = find_url(decoded); at && !reported(Code::TemplateUrl)) {
       report(Code::TemplateUrl, position, 1,
              "a chat template has no reason to name a URL: check where it points and why the "
@@ -1030,6 +1084,7 @@ class TemplateScan {
           path.pop_back();
           continue;
         }
+        if (!spend()) return;
         const auto [callee, position, structural] = macros_[m].calls[next_call++];
         if (structural) continue;
         const auto it = macro_ids_.find(callee);
@@ -1085,6 +1140,7 @@ class TemplateScan {
   }
 
   void text_findings() {
+    spend_bytes(3 * source_.size());  // invisible characters, URLs, base64
     const InvisibleRun hidden = find_invisible(source_);
     if (hidden.count > 0) {
       report(Code::InvisibleCharacters, static_cast<std::uint32_t>(hidden.offset), 1,
@@ -1111,6 +1167,7 @@ class TemplateScan {
     // source's escapes such as \n would join a letter to the next word).
     for (const Node& n : program_.nodes) {
       if (n.kind != NodeKind::Text && n.kind != NodeKind::String) continue;
+      if (!spend_bytes(n.value.size())) return;
       if (const auto word = find_mixed_script_word(n.value)) {
         const std::uint32_t at =
             n.position + (n.kind == NodeKind::Text ? static_cast<std::uint32_t>(word->offset) : 0);
@@ -1127,15 +1184,20 @@ class TemplateScan {
   [[nodiscard]] bool reported(Code code) const { return counts_.find(code) != counts_.end(); }
 
   void provenance() {
+    spend_bytes(source_.size());  // compared with the known templates of its length, if any
     if (const KnownTemplate* known = find_identical(source_)) {
       identical_ = true;
       report(Code::KnownTemplate, 0, source_.size(), "",
              "the template is llama.cpp's {} ({}), byte for byte", known->name, known->source);
       return;
     }
-    if (const auto near = find_near(source_)) {
+    NearSearchWork near_work;
+    const auto near = find_near(source_, &near_work);
+    spend(near_work.candidates + near_work.line_comparisons);
+    if (near_work.text_read) spend_bytes(source_.size());
+    if (near) {
       reference_prose_words_ =
-          TemplateScan(near->known->text, 0, field_, sink_).hidden_prose_words();
+          TemplateScan(near->known->text, 0, field_, sink_, *work_).hidden_prose_words();
       std::string diff;
       // One line of report: each diff line escaped (template bytes are untrusted), quoted.
       for (const std::string& line : near->diff_head) {
@@ -1155,8 +1217,11 @@ class TemplateScan {
   std::uint64_t base_;
   Field field_;
   Sink& sink_;
+  jinja::Work* work_;
   Lines lines_;
   Program program_;
+  std::vector<std::uint8_t> mentions_;  // per node: kMentionsContent, kMentionsMessages
+  std::vector<std::size_t> prose_;      // per node: emitted_prose, once asked
   std::unordered_map<Code, std::size_t> counts_;
   std::vector<bool> in_chain_;  // nodes read as part of an access chain already
   std::unordered_map<std::string_view, std::string> constants_;
@@ -1176,10 +1241,11 @@ bool template_key(std::string_view key) {
                                  starts_with(key, kTemplateKey) && key[kTemplateKey.size()] == '.');
 }
 
-// Reads each template of a pair (one string, or each string of an array) to `use`.
+// Reads each template of a pair (one string, or each string of an array) to `use`, which
+// returns false to stop.
 struct StringCollector {
   const Model& model;
-  std::function<void(std::string_view, std::uint64_t, std::uint64_t)> use;  // text, offset, index
+  std::function<bool(std::string_view, std::uint64_t, std::uint64_t)> use;  // text, offset, index
   std::uint64_t index = 0;
   std::uint32_t depth = 0;
   bool scalar(ValueType, std::uint64_t, std::uint64_t) {
@@ -1187,12 +1253,13 @@ struct StringCollector {
     return true;
   }
   bool string(std::string_view text, std::uint64_t offset, std::uint64_t length) {
-    use(text, offset + (length - text.size()), index++);
-    return true;
+    return use(text, offset + (length - text.size()), index++);
   }
-  bool begin_array(ValueType, std::uint64_t, std::uint64_t) {
+  bool begin_array(ValueType element_type, std::uint64_t, std::uint64_t) {
     ++depth;
-    return depth <= 1;  // templates nested in arrays of arrays are not strings of a template
+    // Templates nested in arrays of arrays are not strings of a template, and an array of
+    // numbers holds none: neither is walked.
+    return depth <= 1 && element_type == ValueType::String;
   }
   bool end_array() {
     --depth;
@@ -1202,15 +1269,36 @@ struct StringCollector {
 
 }  // namespace
 
-void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
-  if (!sink.options().template_checks) return;
+std::uint64_t template_work_budget(std::uint64_t template_bytes, std::uint64_t max_template_bytes) {
+  const std::uint64_t cap = max_template_bytes > UINT64_MAX / kTemplateBytesPerFile
+                                ? UINT64_MAX
+                                : max_template_bytes * kTemplateBytesPerFile;
+  const std::uint64_t counted = std::min(template_bytes, cap);
+  if (counted > (UINT64_MAX - kTemplateBaseUnits) / kTemplateUnitsPerByte) return UINT64_MAX;
+  return kTemplateBaseUnits + counted * kTemplateUnitsPerByte;
+}
+
+TemplateStageWork check_templates_work(const Model& model, Sink& sink) {
+  TemplateStageWork stage;
+  if (!sink.options().template_checks) return stage;
   const std::uint64_t limit = sink.options().limits.max_template_bytes;
+  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+    const ValueType type = model.metadata[i].type();
+    if (template_key(model.key(i)) && (type == ValueType::String || type == ValueType::Array)) {
+      const std::uint64_t bytes = model.value_range(i).length;
+      stage.template_bytes =
+          bytes > UINT64_MAX - stage.template_bytes ? UINT64_MAX : stage.template_bytes + bytes;
+    }
+  }
+  stage.budget = template_work_budget(stage.template_bytes, limit);
+  jinja::Work work(stage.budget);
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
     const std::string_view key = model.key(i);
     const ValueType type = model.metadata[i].type();
     const bool is_template = template_key(key);
     const bool general = starts_with(key, "general.");
     if (!is_template && !general) continue;
+    if (is_template && stage.exhausted) continue;
     if (type != ValueType::String && type != ValueType::Array) continue;
     const ByteRange value = model.value_range(i);
     const auto scan = [&](std::string_view text, std::uint64_t offset, std::uint64_t index) {
@@ -1225,7 +1313,7 @@ void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
                       "{} invisible or bidirectional control character{} (the first {})",
                       hidden.count, hidden.count == 1 ? "" : "s", escape_code_point(hidden.first));
         }
-        return;
+        return true;
       }
       if (text.size() > limit || text.size() >= UINT32_MAX) {
         sink.report(Code::LimitExceeded, offset, text.size(), field,
@@ -1233,9 +1321,23 @@ void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
                     "template needs this size",
                     "a chat template of {} is above the limit of {} that ggufcheck reads",
                     byte_count(text.size()), byte_count(limit));
-        return;
+        return true;
       }
-      TemplateScan(text, offset, field, sink).run();
+      if (TemplateScan(text, offset, field, sink, work).run()) {
+        ++stage.templates;
+        return true;
+      }
+      stage.exhausted = true;
+      sink.report(Code::LimitExceeded, offset, std::max<std::uint64_t>(text.size(), 1), field,
+                  "no chat template costs this much to read: the templates are built to be slow "
+                  "to check. The budget grows with --limit template-bytes=N",
+                  "the chat-template checks stopped in this template: the file's {} of "
+                  "templates have a budget of {} work units ({} per byte, counting at most {} "
+                  "times the template-bytes limit, plus {}), and it is spent; the rest of this "
+                  "template and the templates after it were not read",
+                  byte_count(stage.template_bytes), stage.budget, kTemplateUnitsPerByte,
+                  kTemplateBytesPerFile, kTemplateBaseUnits);
+      return false;
     };
     if (type == ValueType::String) {
       const std::string_view text = model.string_value(i);
@@ -1246,6 +1348,12 @@ void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
     ValueWalker walker(model, value.offset);
     (void)walker.value(ValueType::Array, collector);
   }
+  stage.used = work.used();
+  return stage;
+}
+
+void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
+  (void)check_templates_work(model, sink);
 }
 
 }  // namespace ggufcheck::detail
