@@ -370,12 +370,15 @@ int run(int argc, char** argv) {
       [&] { return expect_pass(ggufcheck::validate_file(tokenizer, options)); });
   add(subject::kValidateBytes, validate_bytes);
   add(subject::kValidateBytesContainer, validate_bytes_container);
+  // The key files are containers (keys of no model, which the model checks would refuse; they ran
+  // no model checks on such a file before either): checked without the model checks.
   add(subject::kOrdinaryKeys, [&] {
-    return expect_pass(ggufcheck::validate({ordinary_keys.data(), ordinary_keys.size()}, options));
+    return expect_pass(
+        ggufcheck::validate({ordinary_keys.data(), ordinary_keys.size()}, container));
   });
   add(subject::kCollidingKeys, [&] {
     return expect_pass(
-        ggufcheck::validate({colliding_keys.data(), colliding_keys.size()}, options));
+        ggufcheck::validate({colliding_keys.data(), colliding_keys.size()}, container));
   });
   // The scale files are containers (tensor infos of no model): checked without the model checks.
   const auto cli_container_check = [&](const fs::path& file) {

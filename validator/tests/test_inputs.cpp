@@ -345,8 +345,8 @@ TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
   const fs::path large = scratch.write("large.gguf", write_bytes(document(pairs)));
   const fs::path small = scratch.write("small.gguf", write_bytes(minimal_document()));
   g_refuse_from_bytes = std::size_t{1} << 20;
-  const Report failed = validate_file(large.string(), Options{});
-  const Report passed = validate_file(small.string(), Options{});
+  const Report failed = validate_file(large.string(), container_options());
+  const Report passed = validate_file(small.string(), container_options());
   g_refuse_from_bytes = 0;
   ASSERT_EQ(failed.findings.size(), 1U);
   EXPECT_EQ(failed.findings[0].code, Code::UnreadableFile);

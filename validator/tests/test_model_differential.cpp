@@ -289,9 +289,33 @@ ModelMutant non_model_kind_witness(const std::vector<BaseModel>& bases) {
   return m;
 }
 
+// Loading code ggufcheck's interpreter cannot follow for the file's hyperparameters (deepseek2's
+// nextn_predict_layers, the multi-token-prediction layers, whose tensor loop is not modelled):
+// ggufcheck does not guess, it fails with GGUF7016 (fail closed), where llama.cpp loads.
+bool is_loader_not_followed(const ModelMutant& /*m*/, const Comparison& c) {
+  return c.ours.findings.find("GGUF7016") != std::string::npos &&
+         c.ours.findings.find("could not follow") != std::string::npos;
+}
+
+ModelMutant loader_not_followed_witness(const std::vector<BaseModel>& bases) {
+  const BaseModel* deepseek = &bases.front();
+  for (const BaseModel& b : bases) {
+    if (b.spec.name == "deepseek2") deepseek = &b;
+  }
+  ModelMutant m = base_mutant(*deepseek);
+  m.kind = "out-of-range";
+  m.what = "deepseek2.nextn_predict_layers = 1";
+  std::vector<KeyValue>& metadata = m.files.front().document.metadata;
+  std::erase_if(metadata,
+                [](const KeyValue& kv) { return kv.key == "deepseek2.nextn_predict_layers"; });
+  metadata.push_back({"deepseek2.nextn_predict_layers", Value::u32(1), std::nullopt});
+  return m;
+}
+
 const std::vector<ModelDivergence>& divergences() {
   static const std::vector<ModelDivergence> list = {
       {"non-model-kind-not-judged", true, is_non_model_kind, non_model_kind_witness},
+      {"loader-not-followed", true, is_loader_not_followed, loader_not_followed_witness},
   };
   return list;
 }

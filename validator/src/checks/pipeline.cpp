@@ -173,7 +173,7 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
       report.interrupted = scan.cancelled();
       if (report.interrupted) return;
       scan.report(sink);
-      report.facts.data_checked = scan.scanned();
+      report.facts.data_checked = scan.completed();
     };
     if (tail == nullptr) {
       DataScan scan(model, layout, options);

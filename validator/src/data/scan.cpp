@@ -413,6 +413,14 @@ void DataScan::run_pieces(const std::vector<Piece>& pieces) {
   });
 }
 
+std::uint64_t DataScan::completed() const {
+  std::uint64_t bytes = 0;
+  for (const Target& t : targets_) {
+    if (t.seen == t.nbytes) bytes += t.nbytes;  // disjoint ranges of one file: no wrap
+  }
+  return bytes;
+}
+
 void DataScan::report(Sink& sink) const {
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     const Target& t = targets_[i];

@@ -48,6 +48,9 @@ class DataScan {
 
   [[nodiscard]] std::uint64_t total() const { return total_; }
   [[nodiscard]] std::uint64_t scanned() const { return done_.load(std::memory_order_relaxed); }
+  // The bytes of the tensors whose bytes were all seen (what the report speaks for: a stream cut
+  // inside a tensor has scanned part of it, which counts here no more than in the file's scan).
+  [[nodiscard]] std::uint64_t completed() const;
   [[nodiscard]] bool cancelled() const;
 
   // A file or a buffer read whole: every tensor's bytes from the input, through its mapping or
