@@ -146,6 +146,30 @@ Gen<std::string> utf8_text(std::size_t max_chars, bool controls = true) {
   });
 }
 
+// Whether the chat-template stage reports the code point in a general.* string (GGUF9013):
+// zero-width, bidirectional and other invisible characters (templates/template_checks.cpp).
+bool invisible_code_point(std::uint32_t c) {
+  return (c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF ||
+         c == 0x061C || c == 0x180E || c == 0x00AD || c == 0x115F || c == 0x1160 || c == 0x3164 ||
+         c == 0xFFA0 || (c >= 0xE0000 && c <= 0xE007F);
+}
+
+// Valid UTF-8 as utf8_text, without the invisible characters GGUF9013 reports in general.*
+// strings (the expectation model predicts no finding for them; the code tests cover GGUF9013).
+Gen<std::string> visible_text(std::size_t max_chars) {
+  return rc::gen::exec([=] {
+    const std::size_t n = *rc::gen::weightedOneOf<std::size_t>(
+        {{1, rc::gen::just<std::size_t>(0)}, {4, rc::gen::inRange<std::size_t>(1, max_chars + 1)}});
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t c = *code_point(true);
+      out += encode_utf8(invisible_code_point(c) ? std::uint32_t{'x'} : c);
+    }
+    return out;
+  });
+}
+
 // Chat-template text whose findings the expectation model knows (none): plain words, no Jinja,
 // no script mixing, URL, long run or invisible character. Arbitrary template text has a property
 // of its own (ChatTemplates.AnyTextChangesOnlyTemplateFindings).
@@ -349,7 +373,7 @@ Gen<ValidModel> valid_model() {
       return *rc::gen::weightedElement<bool>(
           {{2, false}, {static_cast<std::size_t>(weight_yes), true}});
     };
-    if (maybe(2)) pairs.push_back({"general.name", Value::string(*utf8_text(10)), {}});
+    if (maybe(2)) pairs.push_back({"general.name", Value::string(*visible_text(10)), {}});
     if (maybe(1)) {
       pairs.push_back({"general.alignment", Value::u32((*alignment(8)).value), {}});
     }
@@ -403,7 +427,7 @@ Gen<ValidModel> valid_model() {
     if (maybe(1)) {
       std::vector<Value> tags;
       for (std::size_t i = 0, n = *rc::gen::inRange<std::size_t>(0, 3); i < n; ++i) {
-        tags.push_back(Value::string(*utf8_text(5)));
+        tags.push_back(Value::string(*visible_text(5)));
       }
       pairs.push_back({"general.tags", Value::array(ValueType::String, tags), {}});
     }

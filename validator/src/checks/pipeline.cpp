@@ -176,7 +176,7 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
       report.facts.data_checked = scan.completed();
     };
     if (tail == nullptr) {
-      DataScan scan(model, layout, options);
+      DataScan scan(model, layout, options, model.input.size());
       scan.scan_input(model.input);
       finish(scan);
     } else if (streamed != nullptr) {

@@ -111,7 +111,8 @@ std::string kind_counts(const DataTally& t) {
 
 }  // namespace
 
-DataScan::DataScan(const Model& model, const Layout& layout, const Options& options)
+DataScan::DataScan(const Model& model, const Layout& layout, const Options& options,
+                   std::optional<std::uint64_t> available)
     : model_(model), options_(options) {
   for (std::size_t i = 0; i < model.tensors.size(); ++i) {
     const auto extent = layout.tensor(model, i);
@@ -121,7 +122,7 @@ DataScan::DataScan(const Model& model, const Layout& layout, const Options& opti
     }
     std::uint64_t end = 0;
     if (!checked_add(*extent->begin, extent->nbytes, end) ||
-        extent->nbytes % info->type_size != 0) {
+        extent->nbytes % info->type_size != 0 || (available && end > *available)) {
       continue;
     }
     Target t;

@@ -19,6 +19,17 @@
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
 
+// Whether the tests run under AddressSanitizer (GCC says __SANITIZE_ADDRESS__, clang
+// __has_feature(address_sanitizer)): its shadow memory and quarantine make peak-memory ratios
+// and address-space limits meaningless, so tests of those skip there.
+#if defined(__SANITIZE_ADDRESS__)
+#define GGUFCHECK_TESTS_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GGUFCHECK_TESTS_UNDER_ASAN 1
+#endif
+#endif
+
 namespace ggufcheck::testing {
 
 inline Report check(const ByteVector& bytes, Profile profile = Profile::Strict) {
