@@ -234,7 +234,9 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
         if (slot.capacity < slot.length) {  // this slot is the reader's alone until Loaded
           constexpr std::uint64_t kSmall = std::uint64_t{64} << 10;
           slot.capacity = static_cast<std::size_t>(slot.length <= kSmall ? kSmall : kChunk);
-          slot.buffer = std::make_unique_for_overwrite<std::uint8_t[]>(slot.capacity);
+          // Uninitialised on purpose (it is read into at once); not make_unique_for_overwrite,
+          // which libc++ 14 (the ClusterFuzzLite build's) lacks.
+          slot.buffer = std::unique_ptr<std::uint8_t[]>(new std::uint8_t[slot.capacity]);
         }
         std::uint64_t got = 0;
         std::string failure;
