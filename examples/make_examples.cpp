@@ -103,8 +103,10 @@ int main(int argc, char** argv) {
   vocab.tensors.clear();
   ok &= save_file(dir / "valid/vocab-only.gguf", write_bytes(vocab));
 
-  // broken/: a duplicate key, a bool byte of 2 and a misaligned tensor, all reported at once.
-  Document three = tiny_llama();
+  // broken/: a duplicate key, a bool byte of 2 and a misaligned tensor, all reported at once, in
+  // the model llama.cpp loads (so that the model checks, which run beside the container's
+  // errors, add nothing of their own).
+  Document three = loadable_tiny_llama();
   three.metadata.push_back({"general.name", Value::string("second name"), {}});
   three.metadata[15].value = Value::bool_byte(2);
   three.tensors[1].offset = 1184;  // the running sum is 1152 + 32; 1184 - 16 is misaligned
