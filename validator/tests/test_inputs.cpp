@@ -359,17 +359,9 @@ TEST(AllocationFailure, IsAFindingOnItsInputAndTheOthersAreReported) {
 // mapped and 48 MB of model and duplicate table, beside the process's own 30-odd MB; a small
 // file needs under 40 MB): that input is unreadable with the reason, the others are still
 // reported.
-// GCC says __SANITIZE_ADDRESS__, clang __has_feature(address_sanitizer).
-#if defined(__SANITIZE_ADDRESS__)
-#define GGUFCHECK_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GGUFCHECK_ADDRESS_SANITIZER 1
-#endif
-#endif
 
 TEST(AllocationFailure, TheCliReportsEveryInputWhenOneRunsOutOfMemory) {
-#if defined(GGUFCHECK_ADDRESS_SANITIZER)
+#ifdef GGUFCHECK_TESTS_UNDER_ASAN
   GTEST_SKIP() << "AddressSanitizer reserves more address space than the limit";
 #else
   const TempDir scratch;

@@ -766,15 +766,7 @@ TEST_F(RemoteTest, EndlessMetadataIsGivenUpAtTheLimit) {
   EXPECT_LE(sent(log()), kLimit);  // no byte past the limit was asked for
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define GGUFCHECK_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GGUFCHECK_TEST_ASAN 1
-#endif
-#endif
-
-#ifndef GGUFCHECK_TEST_ASAN
+#ifndef GGUFCHECK_TESTS_UNDER_ASAN
 // The process's address space now (VmSize), in bytes (not under ASan: the test that uses it
 // does not run there).
 std::uint64_t address_space() {
@@ -791,7 +783,7 @@ std::uint64_t address_space() {
 #endif
 
 TEST_F(RemoteTest, EndlessMetadataIsReadInBoundedMemory) {
-#ifdef GGUFCHECK_TEST_ASAN
+#ifdef GGUFCHECK_TESTS_UNDER_ASAN
   GTEST_SKIP() << "AddressSanitizer's shadow memory does not fit under RLIMIT_AS";
 #else
   // A child whose address space may grow 256 MiB past what it holds now: the reading keeps at
