@@ -377,6 +377,15 @@ class RemoteTest : public ::testing::Test {
     data[4 * 1000 + 3] = 0x7f;
     nan.tensors[0].data = data;
     dir_->write("nan.gguf", write_bytes(nan));
+    // A tensor that claims 16 MiB (past the end) and the NaN tensor inside that claim, past the
+    // lookahead (so the scan meets it in the passing tail): the data check must still find the
+    // NaN, as in the local file.
+    Document past_end = nan;
+    const std::size_t before = 2 * detail::kLookahead;
+    past_end.tensors = {{"big", {std::uint64_t{1} << 22}, 0, 0, ByteVector(before, 0)},
+                        nan.tensors[0]};
+    past_end.tensors[1].offset = before;
+    dir_->write("past-end.gguf", write_bytes(past_end));
     const auto shards = model_shards(3);
     for (std::size_t k = 0; k < shards.size(); ++k) {
       dir_->write("set/" + detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 3),
@@ -560,6 +569,19 @@ TEST_F(RemoteTest, DataOverHttp) {
   for (const Finding& f : remote.findings) nan = nan || f.code == Code::NonFiniteElement;
   EXPECT_TRUE(nan) << show_report(remote);
   EXPECT_EQ(sent(log()), fs::file_size(local("nan.gguf")));  // every byte, once
+}
+
+TEST_F(RemoteTest, ATensorPastTheEndHidesNoTensorItOverlaps) {
+  options_.data.enabled = true;
+  options_.data.threads = 1;
+  const Report remote = validate_url(url("/files/past-end.gguf"), options_);
+  const Report here = validate_file(local("past-end.gguf"), options_);
+  expect_same_report(remote, here);
+  std::set<Code> codes;
+  for (const Finding& f : remote.findings) codes.insert(f.code);
+  EXPECT_TRUE(codes.count(Code::TensorOutOfBounds)) << show_report(remote);
+  EXPECT_TRUE(codes.count(Code::NonFiniteElement)) << show_report(remote);
+  EXPECT_LT(sent(log()), here.facts.file_size + 1);  // nothing past the end was asked for
 }
 
 TEST_F(RemoteTest, AServerWithoutRangesIsStoppedEarly) {

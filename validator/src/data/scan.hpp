@@ -32,9 +32,11 @@ class DataScan {
   // The tensors to scan: those with a byte range and a checkable type, in file order; a tensor
   // that overlaps an earlier one is left out (GGUF4002 fails the file already), so nothing is
   // read twice and the work is bounded by the file's size.
-  // available: the input's size when it is known before the scan (a file read whole): a tensor
-  // whose bytes run past it is left out before the overlap rule, so that it hides no tensor it
-  // would overlap. A stream's or a remote file's scan leaves such a tensor unfinished instead.
+  // available: the input's size when it is known before the scan (a file read whole, a remote
+  // file's response): a tensor whose bytes run past it is left out before the overlap rule, so
+  // that it hides no tensor it would overlap. A stream's size is known only at its end, so its
+  // scan applies the overlap rule first: a tensor overlapping one that turns out to run past the
+  // end (GGUF4002 and GGUF4003, both errors) is not scanned there.
   DataScan(const Model& model, const Layout& layout, const Options& options,
            std::optional<std::uint64_t> available = std::nullopt);
   ~DataScan();

@@ -105,7 +105,9 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
   if (probe.tensors_complete && kept < size) {
     tail.probes = tail_probes(probe, kept);
     if (options.data.enabled && DataScan::has_data(probe.model, probe.layout)) {
-      scan = std::make_unique<DataScan>(probe.model, probe.layout, options);
+      // The file's size is known from the response: a tensor past it hides no neighbour, as in
+      // a local file's scan.
+      scan = std::make_unique<DataScan>(probe.model, probe.layout, options, size);
       (void)scan->feed(0, buffer.bytes());
       TailPass pass(tail, scan.get());
       // Chunks as large as a stream's, so the scan's threads get whole pieces.
