@@ -31,13 +31,6 @@ using namespace ggufcheck::detail::jinja;
 
 namespace {
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 bool has_node(const Program& p, NodeKind kind, std::string_view value) {
   return std::any_of(p.nodes.begin(), p.nodes.end(),
                      [&](const Node& n) { return n.kind == kind && n.value == value; });
@@ -134,6 +127,13 @@ TEST(JinjaReader, SaysWhatLlamaCppCannotParse) {
 // ------------------------------------------------------------------- the differential ---
 
 #ifdef GGUFCHECK_LLAMA_JINJA_JUDGE
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
 
 // Tokens a mutation inserts: the pieces of Jinja's syntax that change how a template parses.
 const std::vector<std::string> kInsertions = {"{{",         "}}",
