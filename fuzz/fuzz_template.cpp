@@ -4,7 +4,8 @@
 // (it then stops within a unit or two of the limit); then the bytes go into a GGUF file as
 // tokenizer.chat_template and through the whole pipeline (fuzz::check_pipeline: every profile,
 // every output format, the report's invariants). Seeds: the test set of templates
-// (validator/tests/templates/, fuzz/fuzz_template.seeds) besides the corpus.
+// (validator/tests/templates/) and the payload shapes of fuzz/seeds/templates/ (both listed in
+// fuzz/fuzz_template.seeds) besides the corpus.
 #include <cstddef>
 #include <cstdint>
 #include <string>

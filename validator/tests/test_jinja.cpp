@@ -344,6 +344,154 @@ Stage run_stage(const std::string& text) {
   return run_stage({{"tokenizer.chat_template", text}});
 }
 
+// ------------------------------------------------------------ names from variables ---
+
+// Whether the stage reports one of the codes that say a template reaches Python's internals.
+bool escapes(const Stage& stage) {
+  using ggufcheck::Code;
+  return stage.count(Code::TemplatePrivateAttribute) +
+             stage.count(Code::TemplateBuiltAttributeName) +
+             stage.count(Code::TemplateCodeExecution) >
+         0;
+}
+
+TEST(TemplateNames, AVariableIndexHoldingTheTemplatesTextIsAnAttributeLookup) {
+  using ggufcheck::Code;
+  // Each way a name from the template's text reaches an index (Jinja2 falls back to the
+  // attribute of that name where there is no such item).
+  const std::vector<std::string> payloads = {
+      "{% set names = ['__class__'] %}{{ ''[names[0]] }}",
+      "{% for a in ['__class__'] %}{{ ''[a] }}{% endfor %}",
+      "{% for a, b in [['__init__', '__globals__']] %}{{ cycler[a][b] }}{% endfor %}",
+      "{% macro get(o, n) %}{{ o[n] }}{% endmacro %}{{ get('', '__class__') }}",
+      "{% macro get(o, n='__class__') %}{{ o[n] }}{% endmacro %}{{ get('') }}",
+      "{% macro get(o, n) %}{{ o[n] }}{% endmacro %}{{ get(n='__class__', o='') }}",
+      "{% macro n() %}__class__{% endmacro %}{{ ''[n()] }}",
+      "{% macro get(o, n) %}{{ o[n] }}{% endmacro %}{% set f = get %}{{ f('', '__class__') }}",
+      "{% macro m() %}{{ ''[caller()] }}{% endmacro %}{% call m() %}__class__{% endcall %}",
+      "{% macro m() %}{{ caller('__class__') }}{% endmacro %}{% call(n) m() %}{{ ''[n] }}"
+      "{% endcall %}",
+      "{% set ns = namespace(n='__class__') %}{{ ''[ns.n] }}",
+      "{% set ns = namespace(n='') %}{% set ns.n = '__class__' %}{{ ''[ns.n] }}",
+      "{% set n %}__class__{% endset %}{{ ''[n] }}",
+      "{% set a, b = '__class__', '__mro__' %}{{ ''[a][b] }}",
+      "{% set p = 'a.__class__'.split('.') %}{{ ''[p[1]] }}",
+      "{% set d = {'k': '__class__'} %}{{ ''[d.k] }}",
+      "{% set d = {'k': '__class__'} %}{{ ''[d.get('k')] }}",
+      "{% with n = '__class__' %}{{ ''[n] }}{% endwith %}",
+      "{% set l = [] %}{% if l.append('__class__') %}{% endif %}{{ ''[l[0]] }}",
+      "{% for m in [1] %}{{ ''[loop.cycle('__class__')] }}{% endfor %}",
+      "{% set u = (lipsum|string)[17] %}{% set n = u ~ u ~ 'class' ~ u ~ u %}{{ ''[n] }}",
+      "{% set p = 'x_class'.lstrip('x') %}{{ ''[p] }}",
+      "{{ ''[bos_token] }}",
+  };
+  for (const std::string& payload : payloads) {
+    SCOPED_TRACE(payload);
+    const Stage stage = run_stage(payload);
+    EXPECT_GE(stage.count(Code::TemplateBuiltAttributeName), 1U);
+  }
+}
+
+TEST(TemplateNames, IndexesOfRealTemplatesAreQuiet) {
+  // What vendors' templates index with: counters, lengths, keys of the data, literals through
+  // a variable (every template of the pinned llama.cpp is checked in pinned_templates_pass_strict).
+  const std::vector<std::string> quiet = {
+      "{% for m in messages %}{{ messages[loop.index0 + 1]['role'] }}{% endfor %}",
+      "{% for i in range(messages|length) %}{{ messages[i].content }}{% endfor %}",
+      "{% set idx = messages|length - 1 %}{{ messages[idx] }}",
+      "{% set ns = namespace(i=0, names=['x']) %}{% set ns.i = ns.i + 1 %}{{ messages[ns.i] }}",
+      "{% for key in tool.parameters %}{{ tool.parameters[key] }}{% endfor %}",
+      "{% set k = 'content' %}{% for m in messages %}{{ m[k] }}{% endfor %}",
+      "{% for f in ['maxLength', 'minLength'] %}{{ param[f] }}{% endfor %}",
+      "{% set map = {'string': 'str'} %}{{ map[spec.type] }}",
+      "{% set t = fn.name.split('.')[0] %}{{ descriptions[t] }}",
+      "{% macro r(d, keys) %}{% for k in d if k not in keys %}{{ d[k] }}{% endfor %}{% endmacro %}"
+      "{{ r(tool, ['type', 'name']) }}",
+      "{{ messages|map(attribute='content')|join }}{{ tools|selectattr('type', 'equalto', "
+      "'function')|list }}{{ messages|sort(attribute='role, content') }}",
+      "{{ '{0} {1}'.format(a, b) }}",
+  };
+  for (const std::string& text : quiet) {
+    SCOPED_TRACE(text);
+    EXPECT_FALSE(escapes(run_stage(text)));
+  }
+}
+
+TEST(TemplateNames, AttributePathsOfFiltersAreCheckedPartByPart) {
+  using ggufcheck::Code;
+  // A literal path: each part like a literal attribute; anything else: a name no scanner reads.
+  const Stage path = run_stage("{{ [[cycler]]|map(attribute='0.__init__.__globals__.os')|list }}");
+  EXPECT_GE(path.count(Code::TemplatePrivateAttribute), 1U);
+  EXPECT_GE(path.count(Code::TemplateCodeExecution), 1U);
+  for (const std::string text : {
+           "{{ [['x']]|selectattr('0.__class__')|list }}",
+           "{{ [['x']]|rejectattr('0.__class__')|list }}",
+           "{{ x|sort(attribute='a, 0.__class__') }}",
+           "{{ x|sort(false, false, '0.__class__') }}",
+           "{{ x|groupby('0.__class__') }}",
+           "{{ x|sum(attribute='0.__class__') }}",
+           "{{ x|min(attribute='0.__class__') }}",
+           "{{ x|max(false, '0.__class__') }}",
+           "{{ x|unique(attribute='0.__class__') }}",
+           "{{ x|join(',', '0.__class__') }}",
+           "{{ x|map('attr', '__class__') }}",
+       }) {
+    SCOPED_TRACE(text);
+    EXPECT_GE(run_stage(text).count(Code::TemplatePrivateAttribute), 1U);
+  }
+  for (const std::string text : {
+           "{% set p = '0.__class__' %}{{ x|selectattr(p) }}",
+           "{{ x|map(attribute=p) }}",
+           "{{ x|map('attr', n) }}",
+           "{{ x|map(f, '__class__') }}",
+           "{{ x|sort(attribute=a ~ b) }}",
+       }) {
+    SCOPED_TRACE(text);
+    EXPECT_GE(run_stage(text).count(Code::TemplateBuiltAttributeName), 1U);
+  }
+  // A format string the template makes and cannot fold: its fields walk attributes.
+  EXPECT_GE(run_stage("{% set f = x ~ '{0.a}' %}{{ f.format('') }}")
+                .count(Code::TemplateBuiltAttributeName),
+            1U);
+  EXPECT_GE(run_stage("{{ '{0.__class__}'.format_map(x) }}").count(Code::TemplatePrivateAttribute),
+            1U);
+}
+
+TEST(TemplateNames, EveryKeyAnEngineReadsATemplateFromIsScanned) {
+  using ggufcheck::Code;
+  const std::string payload = "{{ cycler.__init__.__globals__.os.getpid() }}";
+  for (const std::string& key :
+       {std::string("tokenizer.chat_template\0x", 25), std::string("tokenizer.chat_template\0", 24),
+        std::string("tokenizer.chat_template.tool_use\0x", 34),
+        std::string("tokenizer.chat_templates"), std::string("tokenizer.chat_templates\0x", 26)}) {
+    SCOPED_TRACE(key);
+    EXPECT_GE(run_stage({{key, payload}}).count(Code::TemplateCodeExecution), 1U);
+  }
+  // An array of strings under tokenizer.chat_templates: each read as a template.
+  using namespace ggufcheck;
+  Document doc;
+  doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
+  doc.metadata.push_back(
+      {"tokenizer.chat_templates",
+       Value::array(ValueType::String, {Value::string("tool_use"), Value::string(payload)}),
+       {}});
+  const std::vector<std::uint8_t> bytes = write_bytes(doc);
+  Options read_only;
+  read_only.template_checks = false;
+  read_only.model_checks = false;
+  detail::Validated validated;
+  detail::validate_input(detail::Input(Bytes{bytes.data(), bytes.size()}), nullptr, read_only,
+                         "<test>", validated);
+  detail::Sink sink(Options{});
+  const auto work = detail::check_templates_work(validated.model, sink);
+  EXPECT_EQ(work.templates, 2U);
+  const auto findings = sink.take();
+  EXPECT_TRUE(std::any_of(findings.begin(), findings.end(),
+                          [](const auto& f) { return f.code == Code::TemplateCodeExecution; }));
+  // A key that only starts like one is no template key.
+  EXPECT_EQ(run_stage({{"tokenizer.chat_templatex", payload}}).work.templates, 0U);
+}
+
 // Hostile shapes, each `n` times: what makes readers do more than read.
 struct Shape {
   const char* name;
@@ -403,6 +551,22 @@ const std::vector<Shape> kShapes = {
        return out;
      }},
     {"ranges", [](std::size_t n) { return repeated("{% for i in range(x) %}{% endfor %}", n); }},
+    // Variables set from variables, each read as an index: where names come from is one
+    // reachability over the template, not a walk per read
+    {"variable-chains",
+     [](std::size_t n) {
+       std::string out = "{% set v0 = '__x' %}";
+       for (std::size_t i = 0; i < n; ++i) {
+         out += "{% set v" + std::to_string(i + 1) + " = v" + std::to_string(i) + " %}{{ y[v" +
+                std::to_string(i + 1) + "] }}";
+       }
+       return out;
+     }},
+    {"macro-arguments",
+     [](std::size_t n) {
+       return "{% macro m(a, b, c) %}{{ x[a] }}{% endmacro %}" +
+              repeated("{{ m(*y, k='_', b=z) }}{% set ns.a = ns.a ~ '_' %}", n);
+     }},
 };
 
 // Units per byte the hostile shapes stay under at every size (they measure 0.4 to 3), a

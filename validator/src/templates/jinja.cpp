@@ -758,10 +758,11 @@ class Parser {
       return make(NodeKind::Macro, open, macro_name.value, mark);
     }
     if (n == "call") {
-      if (is_op("(")) {  // the caller's parameters
-        const std::size_t params = scratch_.size();
+      std::optional<std::uint32_t> params;
+      if (is_op("(")) {  // the caller's parameters: kept as a third kid, after the body
+        const std::size_t first = scratch_.size();
         arguments();
-        scratch_.resize(params);
+        params = make(NodeKind::Block, open, {}, first);
       }
       if (peek().kind != Tok::Identifier) {
         incompatible(peek().position, "a call statement whose callee is not a name");
@@ -770,6 +771,7 @@ class Parser {
       expect_close();
       block({"endcall"}, open, "a call block");
       end_tag("endcall");
+      if (params) scratch_.push_back(*params);
       return make(NodeKind::CallBlock, open, {}, mark);
     }
     if (n == "filter") {

@@ -63,7 +63,7 @@ enum class NodeKind : std::uint8_t {
   For,          // kids: target, iterable, Block(body), Block(else)
   Set,          // kids: target, value or Block(body)
   Macro,        // value: name; kids: Block(parameters), Block(body)
-  CallBlock,    // {% call name(args) %}: kids: call, Block(body)
+  CallBlock,    // {% call(params) name(args) %}: kids: call, Block(body)[, Block(params)]
   FilterBlock,  // {% filter f %}: kids: filter, Block(body)
   Include,      // include / import / from / extends: value: the keyword; kids: expressions
   Other,        // another statement (break, continue, generation, with, raw, ...): value

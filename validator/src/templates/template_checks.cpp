@@ -1,6 +1,8 @@
-// The chat-template checks (GGUF9001-GGUF9016): every tokenizer.chat_template and
-// tokenizer.chat_template.<name> (each string of an array-typed one too) read by jinja.hpp's
-// reader, then walked once for code-execution paths, engine hazards and poisoning signals.
+// The chat-template checks (GGUF9001-GGUF9016): every tokenizer.chat_template,
+// tokenizer.chat_template.<name> and tokenizer.chat_templates (each also with a NUL byte and more
+// after it, as llama.cpp reads keys as C strings; each string of an array-typed one too) read by
+// jinja.hpp's reader, then walked once for code-execution paths, engine hazards and poisoning
+// signals.
 // general.* strings are searched for invisible characters.
 //
 // Cost: linear in the templates' bytes, and bounded. Every step is counted in work units
@@ -72,7 +74,11 @@ bool dangerous_name(std::string_view name) {
                                                               "import_module", "builtins",
                                                               "sys",           "getattr",
                                                               "spawn",         "check_output",
-                                                              "__loader__"};
+                                                              "__loader__",    "gi_code",
+                                                              "gi_yieldfrom",  "f_locals",
+                                                              "f_builtins",    "f_code",
+                                                              "cr_frame",      "ag_frame",
+                                                              "tb_next",       "co_consts"};
   return kNames.contains(name);
 }
 
@@ -662,6 +668,494 @@ class TemplateScan {
     return prose_[block];
   }
 
+  // ------------------------------------------------------------ where a name comes from ---
+  // Jinja2 reads x[name] as the item, and where there is none as the attribute of that name, so a
+  // variable index is an attribute lookup whenever it can hold a string such as '__class__'. What
+  // decides is where the index's value may come from (docs/chat-templates.md, "Names from
+  // variables"): the template's own text (its literals, text, macro output, keyword names),
+  // Jinja's globals and the file's token strings are the sources a payload can use; the request's
+  // data (messages, tools) is not the file's, and numbers carry no name. Each node gets a level:
+  //   kClean    nothing of the template's text reaches it (data, numbers, booleans);
+  //   kLiteral  at most harmless literals reach it, unchanged (a variable set to 'content', an
+  //             item of a list of such literals, a loop over one);
+  //   kBuilt    a literal that is not harmless, or any string made from the template's text by an
+  //             operation (~, +, %, format, replace, join, slicing, a method, a macro's output,
+  //             ...), Jinja's globals or the file's tokens may reach it.
+  // An index at kBuilt is GGUF9003. The levels are a reachability over one graph of the template
+  // (its nodes, plus one vertex per variable name, per attribute name set with `ns.x = ...` and
+  // per macro's output): values flow from operands to results, from a binding's value to its name
+  // (set, block set, for targets, tuple unpacking, macro parameters and their defaults, with,
+  // list.append and other mutations) and from a name to its reads, through edges that pass a
+  // value on unchanged or transform it. Two breadth-first searches, so linear in the nodes.
+  static constexpr std::uint8_t kClean = 0;
+  static constexpr std::uint8_t kLiteral = 1;
+  static constexpr std::uint8_t kBuilt = 2;
+
+  // A literal that reads nothing private as a name, a format field or a piece of a split: no '_'
+  // that starts it or follows anything but a letter or digit (no '__', no '._x', no '{0._x}'),
+  // and no name on the way to Python's internals.
+  static bool harmless_literal(std::string_view s) {
+    if (dangerous_name(s)) return false;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] != '_') continue;
+      if (i == 0) return false;
+      const auto before = static_cast<unsigned char>(s[i - 1]);
+      if (!std::isalnum(before) && before < 0x80) return false;
+    }
+    return true;
+  }
+  // Names whose value is a Python object of Jinja's (or a server's) rather than data: printed or
+  // sliced, they give strings the template did not write ('_' from `lipsum|string`).
+  static bool global_object(std::string_view name) {
+    return gadget_name(name) || name == "raise_exception" || name == "strftime_now" ||
+           name == "caller" || name == "varargs" || name == "kwargs";
+  }
+  // Strings a server fills in from the file itself: its special tokens.
+  static bool file_token(std::string_view name) {
+    return name == "bos_token" || name == "eos_token" || name == "unk_token" ||
+           name == "pad_token" || name == "sep_token" || name == "cls_token" ||
+           name == "mask_token";
+  }
+
+  // Which expressions are numbers (a literal, a loop counter, a length, arithmetic on them), for
+  // every node at once, kids before parents: `+` and `%` on one are arithmetic, not strings.
+  std::vector<bool> numbers() const {
+    std::vector<bool> number(program_.nodes.size(), false);
+    for (std::uint32_t i = 0; i < program_.nodes.size(); ++i) {
+      const Node& n = node(i);
+      const auto kid_number = [&](std::uint32_t k) {
+        return k < n.kid_count && kid(n, k) < i && number[kid(n, k)];
+      };
+      switch (n.kind) {
+        case NodeKind::Number: number[i] = true; break;
+        case NodeKind::Unary: number[i] = n.value != "not" && kid_number(0); break;
+        case NodeKind::Member:
+          number[i] = n.kid_count > 0 && node(kid(n, 0)).kind == NodeKind::Identifier &&
+                      node(kid(n, 0)).value == "loop" &&
+                      (n.value == "index" || n.value == "index0" || n.value == "revindex" ||
+                       n.value == "revindex0" || n.value == "length" || n.value == "depth" ||
+                       n.value == "depth0");
+          break;
+        case NodeKind::Filter:
+          number[i] = n.value == "length" || n.value == "count" || n.value == "int" ||
+                      n.value == "float" || n.value == "round" || n.value == "abs" ||
+                      n.value == "wordcount";
+          break;
+        case NodeKind::Binary:
+          number[i] = (n.value == "-" || n.value == "*" || n.value == "/" || n.value == "//" ||
+                       n.value == "**" || n.value == "+" || n.value == "%") &&
+                      kid_number(0) && kid_number(1);
+          break;
+        default: break;
+      }
+    }
+    return number;
+  }
+
+  class FlowGraph {
+   public:
+    explicit FlowGraph(std::uint32_t nodes) : vertices_(nodes), source_(nodes, kClean) {}
+    std::uint32_t vertex(std::unordered_map<std::string_view, std::uint32_t>& names,
+                         std::string_view name) {
+      const auto [it, inserted] = names.emplace(name, vertices_);
+      if (inserted) {
+        ++vertices_;
+        source_.push_back(kClean);
+      }
+      return it->second;
+    }
+    void edge(std::uint32_t from, std::uint32_t to, bool transform) {
+      edges_.push_back({from, to, transform});
+    }
+    void source(std::uint32_t v, std::uint8_t at) { source_[v] = std::max(source_[v], at); }
+    [[nodiscard]] std::size_t edges() const { return edges_.size(); }
+
+    // The level of every vertex: kBuilt where a kBuilt source reaches, or a kLiteral source
+    // reaches through a transforming edge; kLiteral where only kLiteral sources reach, unchanged.
+    std::vector<std::uint8_t> levels() const {
+      std::vector<std::uint32_t> first(vertices_ + 1, 0);
+      for (const Edge& e : edges_) ++first[e.from + 1];
+      for (std::uint32_t v = 0; v < vertices_; ++v) first[v + 1] += first[v];
+      std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+      std::vector<std::uint32_t> order(edges_.size());
+      for (std::uint32_t e = 0; e < edges_.size(); ++e) order[fill[edges_[e].from]++] = e;
+      std::vector<std::uint8_t> reached(vertices_, kClean);
+      std::vector<std::uint32_t> queue;
+      // Unchanged literals: through the edges that pass a value on.
+      for (std::uint32_t v = 0; v < vertices_; ++v) {
+        if (source_[v] == kLiteral) {
+          reached[v] = kLiteral;
+          queue.push_back(v);
+        }
+      }
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        const std::uint32_t v = queue[q];
+        for (std::uint32_t k = first[v]; k < first[v + 1]; ++k) {
+          const Edge& e = edges_[order[k]];
+          if (!e.transform && reached[e.to] == kClean) {
+            reached[e.to] = kLiteral;
+            queue.push_back(e.to);
+          }
+        }
+      }
+      // Built strings: from their sources and from literals through a transforming edge.
+      std::vector<std::uint32_t> built;
+      for (std::uint32_t v = 0; v < vertices_; ++v) {
+        if (source_[v] == kBuilt) built.push_back(v);
+      }
+      for (const Edge& e : edges_) {
+        if (e.transform && reached[e.from] == kLiteral) built.push_back(e.to);
+      }
+      for (const std::uint32_t v : built) reached[v] = kBuilt;
+      for (std::size_t q = 0; q < built.size(); ++q) {
+        const std::uint32_t v = built[q];
+        for (std::uint32_t k = first[v]; k < first[v + 1]; ++k) {
+          const Edge& e = edges_[order[k]];
+          if (reached[e.to] != kBuilt) {
+            reached[e.to] = kBuilt;
+            built.push_back(e.to);
+          }
+        }
+      }
+      return reached;
+    }
+
+   private:
+    struct Edge {
+      std::uint32_t from;
+      std::uint32_t to;
+      bool transform;
+    };
+    std::uint32_t vertices_;
+    std::vector<std::uint8_t> source_;
+    std::vector<Edge> edges_;
+  };
+
+  void compute_levels() {
+    const auto count = static_cast<std::uint32_t>(program_.nodes.size());
+    FlowGraph graph(count);
+    std::unordered_map<std::string_view, std::uint32_t> names;
+    std::unordered_map<std::string_view, std::uint32_t> attributes;
+    std::unordered_map<std::string_view, std::uint32_t> outputs;
+    std::unordered_map<std::string_view, std::vector<std::string_view>> parameters;
+    const auto name = [&](std::string_view n) { return graph.vertex(names, n); };
+    constexpr bool kPass = false;
+    constexpr bool kTransform = true;
+    // One unit per node and kid (the passes that build the graph), one per edge (the searches).
+    spend(program_.nodes.size() + program_.kids.size());
+    const std::vector<bool> number = numbers();
+    for (const Node& n : program_.nodes) {
+      if (n.kind != NodeKind::Macro || n.kid_count == 0) continue;
+      auto& list = parameters[n.value];
+      const Node& params = node(kid(n, 0));
+      for (std::uint32_t k = 0; k < params.kid_count && list.size() < 64; ++k) {
+        const Node& p = node(kid(params, k));
+        if (p.kind == NodeKind::Identifier || p.kind == NodeKind::Keyword) list.push_back(p.value);
+      }
+    }
+    // A macro handed around as a value ({% set f = get %}{{ f(x, '__class__') }}) is called by
+    // another name: then the arguments of every call of an unknown function may be any macro's.
+    std::vector<bool> callee(count, false);
+    for (const Node& n : program_.nodes) {
+      if (n.kind == NodeKind::Call && n.kid_count > 0) callee[kid(n, 0)] = true;
+    }
+    bool macro_as_value = false;
+    for (std::uint32_t i = 0; i < count && !macro_as_value; ++i) {
+      macro_as_value =
+          node(i).kind == NodeKind::Identifier && !callee[i] && parameters.contains(node(i).value);
+    }
+    const std::uint32_t any_parameter =
+        graph.vertex(names, std::string_view("\0any parameter", 14));
+    // The arguments of caller(...), which go to the parameters of a {% call(params) %} block.
+    const std::uint32_t caller_arguments =
+        graph.vertex(names, std::string_view("\0caller arguments", 17));
+    if (macro_as_value) {
+      for (const auto& [macro_name, list] : parameters) {
+        for (const std::string_view p : list) graph.edge(any_parameter, name(p), kPass);
+        graph.edge(any_parameter, name("varargs"), kPass);
+        graph.edge(any_parameter, name("kwargs"), kPass);
+      }
+    }
+    // Where a value assigned to a target goes: a name, an attribute set on a namespace, or each
+    // part of a tuple (its parts are names or attributes: one level).
+    const auto bind = [&](std::uint32_t target, std::uint32_t value, bool transform) {
+      const auto one = [&](const Node& part) {
+        if (part.kind == NodeKind::Identifier) {
+          graph.edge(value, name(part.value), transform);
+        } else if (part.kind == NodeKind::Member) {
+          graph.edge(value, graph.vertex(attributes, part.value), transform);
+        } else if (part.kind == NodeKind::Filter && part.kid_count > 0 &&
+                   node(kid(part, 0)).kind == NodeKind::Identifier) {
+          graph.edge(value, name(node(kid(part, 0)).value), kTransform);  // {% set x | f %}
+        }
+      };
+      const Node& whole = node(target);
+      if (whole.kind == NodeKind::List) {
+        for (std::uint32_t k = 0; k < whole.kid_count; ++k) one(node(kid(whole, k)));
+      } else {
+        one(whole);
+      }
+    };
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const Node& n = node(i);
+      const auto kids_to_self = [&](std::uint32_t from, bool transform) {
+        for (std::uint32_t k = from; k < n.kid_count; ++k) graph.edge(kid(n, k), i, transform);
+      };
+      switch (n.kind) {
+        case NodeKind::Identifier:
+          graph.edge(name(n.value), i, kPass);
+          if (global_object(n.value) || file_token(n.value)) graph.source(i, kBuilt);
+          break;
+        case NodeKind::String:
+          graph.source(i, harmless_literal(n.value) ? kLiteral : kBuilt);
+          break;
+        case NodeKind::Text: {
+          const std::size_t first = n.value.find_first_not_of(" \t\r\n");
+          if (first == std::string_view::npos) break;
+          const std::size_t last = n.value.find_last_not_of(" \t\r\n");
+          graph.source(
+              i, harmless_literal(n.value.substr(first, last - first + 1)) ? kLiteral : kBuilt);
+          break;
+        }
+        case NodeKind::Keyword:
+          kids_to_self(0, kPass);
+          // dict(__class__=1)|list|first: a keyword's name becomes a string
+          if (!n.value.empty() && !harmless_literal(n.value)) graph.source(i, kBuilt);
+          break;
+        case NodeKind::Member:
+          kids_to_self(0, kPass);
+          graph.edge(graph.vertex(attributes, n.value), i, kPass);
+          break;
+        case NodeKind::Subscript:
+          if (n.kid_count >= 2) {
+            const Node& index = node(kid(n, 1));
+            graph.edge(kid(n, 0), i, index.kind == NodeKind::Slice ? kTransform : kPass);
+            // ns['x'] reads what {% set ns.x = ... %} wrote
+            if (index.kind == NodeKind::String) {
+              graph.edge(graph.vertex(attributes, index.value), i, kPass);
+            }
+          }
+          break;
+        case NodeKind::Call:
+          call_flow(graph, i, n, parameters, outputs, names, attributes,
+                    macro_as_value ? any_parameter : i, caller_arguments);
+          break;
+        case NodeKind::Filter:
+          filter_flow(graph, i, n);
+          // ns|attr('x') reads what {% set ns.x = ... %} wrote
+          if (n.value == "attr" && n.kid_count >= 2 && node(kid(n, 1)).kind == NodeKind::String) {
+            graph.edge(graph.vertex(attributes, node(kid(n, 1)).value), i, kPass);
+          }
+          break;
+        case NodeKind::Binary:
+          if (n.kid_count < 2) break;
+          // a + [b] joins lists, whose items pass on unchanged
+          if (n.value == "and" || n.value == "or" || n.value == "*" ||
+              (n.value == "+" && (node(kid(n, 0)).kind == NodeKind::List ||
+                                  node(kid(n, 1)).kind == NodeKind::List))) {
+            kids_to_self(0, kPass);
+          } else if (n.value == "~" || ((n.value == "+" || n.value == "%") && !number[kid(n, 0)] &&
+                                        !number[kid(n, 1)])) {
+            kids_to_self(0, kTransform);
+          }
+          break;
+        case NodeKind::Conditional:
+          if (n.kid_count >= 3) {
+            graph.edge(kid(n, 0), i, kPass);
+            graph.edge(kid(n, 2), i, kPass);
+          }
+          break;
+        case NodeKind::List:
+        case NodeKind::Dict:
+        case NodeKind::Spread:
+        case NodeKind::Output:
+        case NodeKind::Block: kids_to_self(0, kPass); break;
+        case NodeKind::If:
+        case NodeKind::For:
+          if (n.kind == NodeKind::For && n.kid_count >= 2) bind(kid(n, 0), kid(n, 1), kPass);
+          kids_to_self(n.kind == NodeKind::If ? 1 : 2, kPass);
+          break;
+        case NodeKind::Set:
+          if (n.kid_count >= 2) {
+            bind(kid(n, 0), kid(n, 1), node(kid(n, 1)).kind == NodeKind::Block);
+          }
+          break;
+        case NodeKind::Macro:
+          if (n.kid_count >= 2) {
+            const Node& params = node(kid(n, 0));
+            for (std::uint32_t k = 0; k < params.kid_count; ++k) {
+              const Node& p = node(kid(params, k));
+              if (p.kind == NodeKind::Keyword && p.kid_count > 0) {
+                graph.edge(kid(p, 0), name(p.value), kPass);
+              }
+            }
+            graph.edge(kid(n, 1), graph.vertex(outputs, n.value), kTransform);
+          }
+          break;
+        case NodeKind::CallBlock:
+          if (n.kid_count >= 2) graph.edge(kid(n, 1), name("caller"), kTransform);
+          if (n.kid_count >= 3) {  // {% call(a, b='x') m() %}: what caller(...) passes
+            const Node& params = node(kid(n, 2));
+            for (std::uint32_t k = 0; k < params.kid_count; ++k) {
+              const Node& p = node(kid(params, k));
+              if (p.kind != NodeKind::Identifier && p.kind != NodeKind::Keyword) continue;
+              graph.edge(caller_arguments, name(p.value), kPass);
+              if (p.kind == NodeKind::Keyword && p.kid_count > 0) {
+                graph.edge(kid(p, 0), name(p.value), kPass);
+              }
+            }
+          }
+          break;
+        case NodeKind::Other:
+          // {% with a = x, b = y %}: the names, then the values, then the body
+          if (n.value == "with") {
+            for (std::uint32_t k = 0; k + 2 < n.kid_count; k += 2) {
+              bind(kid(n, k), kid(n, k + 1), kPass);
+            }
+          }
+          break;
+        default: break;
+      }
+    }
+    spend(graph.edges());
+    levels_ = graph.levels();
+    levels_.resize(count);
+  }
+
+  void call_flow(FlowGraph& graph, std::uint32_t i, const Node& n,
+                 const std::unordered_map<std::string_view, std::vector<std::string_view>>& params,
+                 std::unordered_map<std::string_view, std::uint32_t>& outputs,
+                 std::unordered_map<std::string_view, std::uint32_t>& names,
+                 std::unordered_map<std::string_view, std::uint32_t>& attributes,
+                 std::uint32_t any_parameter, std::uint32_t caller_arguments) {
+    if (n.kid_count == 0) return;
+    const auto args_to = [&](std::uint32_t to, bool transform) {
+      for (std::uint32_t k = 1; k < n.kid_count; ++k) graph.edge(kid(n, k), to, transform);
+    };
+    const std::uint32_t callee_index = kid(n, 0);
+    const Node& callee = node(callee_index);
+    if (callee.kind == NodeKind::Identifier) {
+      const std::string_view f = callee.value;
+      if (const auto macro = params.find(f); macro != params.end()) {
+        // A macro: what it prints is its value; each argument goes to its parameter.
+        graph.edge(graph.vertex(outputs, f), i, true);
+        const std::vector<std::string_view>& list = macro->second;
+        std::uint32_t position = 0;
+        for (std::uint32_t k = 1; k < n.kid_count; ++k) {
+          const std::uint32_t arg = kid(n, k);
+          const Node& a = node(arg);
+          if (a.kind == NodeKind::Keyword) {
+            const bool known = std::find(list.begin(), list.end(), a.value) != list.end();
+            graph.edge(arg, graph.vertex(names, known ? a.value : "kwargs"), false);
+          } else if (a.kind == NodeKind::Spread) {
+            for (const std::string_view p : list) graph.edge(arg, graph.vertex(names, p), false);
+            graph.edge(arg, graph.vertex(names, "varargs"), false);
+          } else {
+            graph.edge(arg,
+                       graph.vertex(names, position < list.size() ? list[position] : "varargs"),
+                       false);
+            ++position;
+          }
+        }
+        return;
+      }
+      if (f == "caller") {
+        graph.edge(callee_index, i, true);
+        args_to(caller_arguments, false);
+      } else if (f == "namespace" || f == "dict" || f == "cycler" || f == "joiner") {
+        args_to(i, false);
+      } else if (f != "range" && f != "lipsum" && f != "raise_exception") {
+        args_to(i, true);  // another function: its result may be made of its arguments
+        if (any_parameter != i) args_to(any_parameter, false);  // or a macro under another name
+      }
+      return;
+    }
+    if (callee.kind == NodeKind::Member && callee.kid_count > 0) {
+      const std::string_view m = callee.value;
+      if (m == "get" || m == "items" || m == "keys" || m == "values" || m == "copy" || m == "pop" ||
+          m == "popitem" || m == "setdefault") {
+        graph.edge(callee_index, i, false);
+        if (m == "get" || m == "pop" || m == "setdefault") {
+          for (std::uint32_t k = 2; k < n.kid_count; ++k) graph.edge(kid(n, k), i, false);
+        }
+        return;
+      }
+      if (m == "startswith" || m == "endswith" || m == "find" || m == "rfind" || m == "index" ||
+          m == "rindex" || m == "count" || m == "isdigit" || m == "isalpha" || m == "isalnum" ||
+          m == "isspace" || m == "islower" || m == "isupper" || m == "isnumeric") {
+        return;  // a number or a boolean
+      }
+      if (m == "split" || m == "rsplit" || m == "strip" || m == "lstrip" || m == "rstrip" ||
+          m == "splitlines" || m == "lower" || m == "upper" || m == "title" || m == "capitalize" ||
+          m == "swapcase" || m == "casefold") {
+        // Parts of the string or its letters recased: the arguments are separators or
+        // characters taken away, never in the result.
+        graph.edge(callee_index, i, true);
+        return;
+      }
+      if (m == "append" || m == "extend" || m == "insert" || m == "add" || m == "update") {
+        // list.append(x): the list now holds x
+        const Node& receiver = node(kid(callee, 0));
+        const std::uint32_t to = receiver.kind == NodeKind::Member
+                                     ? graph.vertex(attributes, receiver.value)
+                                     : graph.vertex(names, root_name(kid(callee, 0)));
+        args_to(to, false);
+        return;
+      }
+    }
+    // format, format_map, replace, join and any other method or computed callee: the result is
+    // made of the callee's object and the arguments.
+    graph.edge(callee_index, i, true);
+    args_to(i, true);
+  }
+
+  // The name at the root of an access chain (ns in ns.a.b[0]), or "" when it is no name.
+  std::string_view root_name(std::uint32_t index) const {
+    for (int steps = 0; steps < 4096 && spend(); ++steps) {
+      const Node& n = node(index);
+      if (n.kind == NodeKind::Identifier) return n.value;
+      if ((n.kind != NodeKind::Member && n.kind != NodeKind::Subscript &&
+           n.kind != NodeKind::Call) ||
+          n.kid_count == 0) {
+        break;
+      }
+      index = kid(n, 0);
+    }
+    return {};
+  }
+
+  void filter_flow(FlowGraph& graph, std::uint32_t i, const Node& n) {
+    if (n.kid_count == 0) return;
+    const std::string_view f = n.value;
+    if (f == "length" || f == "count" || f == "int" || f == "float" || f == "abs" || f == "round" ||
+        f == "wordcount" || f == "filesizeformat") {
+      return;  // a number
+    }
+    bool by_attribute = false;
+    for (std::uint32_t k = 1; k < n.kid_count; ++k) {
+      const Node& a = node(kid(n, k));
+      by_attribute = by_attribute || (a.kind == NodeKind::Keyword && a.value == "attribute");
+    }
+    // Filters that select or reorder items pass them on unchanged; the others make new values.
+    const bool pass = f == "first" || f == "last" || f == "list" || f == "default" || f == "d" ||
+                      f == "unique" || f == "sort" || f == "selectattr" || f == "rejectattr" ||
+                      f == "select" || f == "reject" || f == "dictsort" || f == "items" ||
+                      f == "batch" || f == "slice" || f == "groupby" || f == "min" || f == "max" ||
+                      f == "random" || f == "sum" || f == "attr" || (f == "map" && by_attribute);
+    graph.edge(kid(n, 0), i, !pass);
+    if (f == "default" || f == "d") {
+      for (std::uint32_t k = 1; k < n.kid_count; ++k) graph.edge(kid(n, k), i, false);
+    } else if (f == "join" || f == "replace" || f == "format" || f == "center" || f == "indent" ||
+               f == "wordwrap" || f == "truncate" || f == "map" || f == "xmlattr" ||
+               f == "urlize") {
+      for (std::uint32_t k = 1; k < n.kid_count; ++k) graph.edge(kid(n, k), i, true);
+    }
+  }
+
+  [[nodiscard]] std::uint8_t level(std::uint32_t index) const {
+    return index < levels_.size() ? levels_[index] : kBuilt;
+  }
+
   // ----------------------------------------------------------------------- the walk ---
   struct Frame {
     std::uint32_t node;
@@ -673,6 +1167,7 @@ class TemplateScan {
   void walk() {
     in_chain_.assign(program_.nodes.size(), false);
     compute_mentions();
+    compute_levels();
     std::vector<Frame> stack{{program_.root, false, false, -1}};
     while (!stack.empty()) {
       if (!spend()) return;  // the budget is spent: no conclusion about the whole template
@@ -794,6 +1289,7 @@ class TemplateScan {
       std::uint32_t position;
       std::uint64_t length;
       bool built;
+      std::string_view variable;  // a name read through a variable: the variable
     };
     std::vector<Access> accesses;
     std::uint32_t current = outermost;
@@ -801,24 +1297,34 @@ class TemplateScan {
       in_chain_[current] = true;
       const Node& n = node(current);
       if (n.kind == NodeKind::Member) {
-        accesses.push_back({std::string(n.value), n.position, n.value.size(), false});
+        accesses.push_back({std::string(n.value), n.position, n.value.size(), false, {}});
       } else if (n.kind == NodeKind::Subscript) {
         const std::uint32_t index = kid(n, 1);
         const Node& i = node(index);
         if (i.kind == NodeKind::String) {
-          accesses.push_back(
-              {std::string(i.value.substr(0, kMaxFolded)), i.position, i.value.size() + 2, false});
+          accesses.push_back({std::string(i.value.substr(0, kMaxFolded)),
+                              i.position,
+                              i.value.size() + 2,
+                              false,
+                              {}});
         } else if (i.kind != NodeKind::Slice && builds_string(index)) {
-          accesses.push_back({fold(index).value_or(""), n.position, 1, true});
+          accesses.push_back({fold(index).value_or(""), n.position, 1, true, {}});
+        } else if (i.kind != NodeKind::Slice && level(index) == kBuilt) {
+          // x[name]: an item, or where there is none the attribute `name`
+          accesses.push_back({fold(index).value_or(""), n.position, 1, true,
+                              i.kind == NodeKind::Identifier ? i.value : std::string_view("?")});
         }
       } else if (n.kind == NodeKind::Filter && n.value == "attr") {
         if (n.kid_count >= 2) {
           const Node& a = node(kid(n, 1));
           if (a.kind == NodeKind::String) {
-            accesses.push_back({std::string(a.value.substr(0, kMaxFolded)), a.position,
-                                a.value.size() + 2, false});
+            accesses.push_back({std::string(a.value.substr(0, kMaxFolded)),
+                                a.position,
+                                a.value.size() + 2,
+                                false,
+                                {}});
           } else {
-            accesses.push_back({fold(kid(n, 1)).value_or(""), n.position, 4, true});
+            accesses.push_back({fold(kid(n, 1)).value_or(""), n.position, 4, true, {}});
           }
         }
       } else if (n.kind != NodeKind::Call) {
@@ -833,11 +1339,22 @@ class TemplateScan {
 
     for (const Access& a : accesses) {
       if (!a.built) continue;
-      report(Code::TemplateBuiltAttributeName, a.position, a.length,
-             "read attributes and items by literal names; a name built at render time hides "
-             "what it reads from every scanner",
-             "the template reads a name it builds from strings at render time{}",
-             a.name.empty() ? std::string() : fmt::format(" ('{}')", escape(a.name, 60)));
+      if (!a.variable.empty()) {
+        report(Code::TemplateBuiltAttributeName, a.position, a.length,
+               "index with numbers or data; Jinja2 reads x[name] as the attribute `name` where "
+               "x has no such item, so a name from the template's own text is an attribute "
+               "lookup no scanner can read",
+               "the template reads an item by a name that comes from its own text through '{}' "
+               "(an attribute lookup where there is no such item){}",
+               escape(a.variable, 40),
+               a.name.empty() ? std::string() : fmt::format(": '{}'", escape(a.name, 60)));
+      } else {
+        report(Code::TemplateBuiltAttributeName, a.position, a.length,
+               "read attributes and items by literal names; a name built at render time hides "
+               "what it reads from every scanner",
+               "the template reads a name it builds from strings at render time{}",
+               a.name.empty() ? std::string() : fmt::format(" ('{}')", escape(a.name, 60)));
+      }
       break;
     }
     std::string path = root.kind == NodeKind::Identifier ? std::string(root.value) : "(...)";
@@ -879,23 +1396,89 @@ class TemplateScan {
     }
   }
 
+  // The filters that read an attribute by a name given as an argument (Jinja2's
+  // make_attrgetter: a dotted path, each part an item or else an attribute; sort and unique also
+  // take several, comma-separated): which positional argument names it, besides attribute=.
+  static std::optional<std::uint32_t> attribute_position(std::string_view filter) {
+    if (filter == "selectattr" || filter == "rejectattr" || filter == "groupby" ||
+        filter == "sum") {
+      return 0;
+    }
+    if (filter == "min" || filter == "max" || filter == "unique" || filter == "join") return 1;
+    if (filter == "sort") return 2;
+    if (filter == "map") return std::nullopt;  // map(attribute=...); map('attr', name) below
+    return std::nullopt;
+  }
+  static bool reads_attributes(std::string_view filter) {
+    return filter == "map" || attribute_position(filter).has_value();
+  }
+
   void filter(const Node& n) {
-    // map(attribute='__class__'), selectattr('__x'), sort(attribute=...), groupby('_x')
-    if (n.value == "map" || n.value == "selectattr" || n.value == "rejectattr" ||
-        n.value == "sort" || n.value == "groupby" || n.value == "sum" || n.value == "unique" ||
-        n.value == "min" || n.value == "max") {
-      for (std::uint32_t k = 1; k < n.kid_count; ++k) {
-        const Node& a = node(kid(n, k));
-        const Node& value = a.kind == NodeKind::Keyword && a.kid_count > 0 ? node(kid(a, 0)) : a;
-        if (value.kind == NodeKind::String &&
-            (a.kind != NodeKind::Keyword || a.value == "attribute")) {
-          if (starts_with(value.value, "_") || dangerous_name(value.value)) {
-            check_name(value.value, false, value.position, value.value.size() + 2,
-                       fmt::format("|{}", n.value));
-          }
-          break;  // only the first argument names an attribute
-        }
+    if (!reads_attributes(n.value)) return;
+    std::uint32_t positional = 0;
+    const auto position = attribute_position(n.value);
+    std::optional<std::uint32_t> filter_name;  // map's first positional argument
+    for (std::uint32_t k = 1; k < n.kid_count; ++k) {
+      const std::uint32_t arg = kid(n, k);
+      const Node& a = node(arg);
+      if (a.kind == NodeKind::Spread) {
+        // *args or **kwargs: the attribute may be in it
+        if (a.kid_count > 0) check_attribute_argument(kid(a, 0), n.value);
+        continue;
       }
+      if (a.kind == NodeKind::Keyword) {
+        if (a.value == "attribute" && a.kid_count > 0) check_attribute_argument(kid(a, 0), n.value);
+        continue;
+      }
+      const std::uint32_t index = positional++;
+      if (n.value == "map") {
+        if (index == 0) {
+          filter_name = arg;
+          // map(name_of_a_filter): a filter name built at render time could be 'attr'
+          if (a.kind != NodeKind::String) check_attribute_argument(arg, "map");
+        } else if (filter_name && node(*filter_name).kind == NodeKind::String &&
+                   node(*filter_name).value == "attr" && index == 1) {
+          check_attribute_argument(arg, "map('attr')");  // map('attr', name)
+        }
+      } else if (position && index == *position) {
+        check_attribute_argument(arg, n.value);
+      }
+    }
+  }
+
+  // An attribute path given to a filter: a literal is checked part by part like a literal
+  // attribute; a number is an index; anything else is a name GGUF9003 reports.
+  void check_attribute_argument(std::uint32_t index, std::string_view filter_name) {
+    const Node& value = node(index);
+    const std::string how = fmt::format("|{}", filter_name);
+    if (value.kind == NodeKind::Number) return;
+    if (value.kind != NodeKind::String) {
+      report(Code::TemplateBuiltAttributeName, value.position, 1,
+             "name attributes with literals: an attribute path computed at render time is a "
+             "name no scanner can read",
+             "{} reads an attribute whose name is not a literal{}", how,
+             fold(index) ? fmt::format(" ('{}')", escape(*fold(index), 60)) : std::string());
+      if (const auto folded = fold(index)) check_attribute_path(*folded, value.position, how);
+      return;
+    }
+    check_attribute_path(value.value, value.position, how);
+  }
+
+  void check_attribute_path(std::string_view path, std::uint32_t position, const std::string& how) {
+    std::size_t begin = 0;
+    for (std::size_t parts = 0; begin <= path.size() && parts < 64 && spend(); ++parts) {
+      const std::size_t end = path.find_first_of(".,", begin);
+      std::string_view part =
+          path.substr(begin, end == std::string_view::npos ? path.size() - begin : end - begin);
+      // sort(attribute='a, b'): Jinja2 strips the spaces of each name
+      const std::size_t first = part.find_first_not_of(' ');
+      part = first == std::string_view::npos ? std::string_view() : part.substr(first);
+      part = part.substr(0, part.find_last_not_of(' ') + 1);
+      if (starts_with(part, "_") || dangerous_name(part)) {
+        check_name(part, false, position, path.size() + 2, how);
+      }
+      if (end == std::string_view::npos) break;
+      begin = end + 1;
     }
   }
 
@@ -904,8 +1487,17 @@ class TemplateScan {
     // '{0.__class__}'.format(x): Python's str.format walks attributes named in its fields.
     if (callee.kind == NodeKind::Member &&
         (callee.value == "format" || callee.value == "format_map")) {
-      if (const auto pattern = fold(kid(callee, 0)))
-        format_fields(*pattern, node(kid(callee, 0)).position);
+      const std::uint32_t receiver = kid(callee, 0);
+      if (const auto pattern = fold(receiver)) {
+        format_fields(*pattern, node(receiver).position);
+      } else if (level(receiver) != kClean) {
+        // A format string from the template's text that cannot be read here: its fields
+        // ('{0.__class__}') walk attributes of the arguments.
+        report(Code::TemplateBuiltAttributeName, callee.position, callee.value.size(),
+               "format with a literal string: str.format reads the attributes its fields name, "
+               "and a format string made at render time names what no scanner can read",
+               "str.{} with a format string the template makes at render time", callee.value);
+      }
     }
     if (callee.kind == NodeKind::Identifier && callee.value == "range" && n.kid_count >= 2) {
       // range(stop) or range(start, stop[, step]): the stop
@@ -1223,7 +1815,8 @@ class TemplateScan {
   std::vector<std::uint8_t> mentions_;  // per node: kMentionsContent, kMentionsMessages
   std::vector<std::size_t> prose_;      // per node: emitted_prose, once asked
   std::unordered_map<Code, std::size_t> counts_;
-  std::vector<bool> in_chain_;  // nodes read as part of an access chain already
+  std::vector<bool> in_chain_;        // nodes read as part of an access chain already
+  std::vector<std::uint8_t> levels_;  // per node: kClean, kLiteral or kBuilt (compute_levels)
   std::unordered_map<std::string_view, std::string> constants_;
   std::unordered_set<std::string_view> bounded_names_;
   std::unordered_map<std::string_view, std::size_t> macro_ids_;
@@ -1236,9 +1829,15 @@ class TemplateScan {
   std::string hidden_prose_sample_;
 };
 
+// Every key an engine reads a template from. llama.cpp compares keys as C strings, so
+// `tokenizer.chat_template\0anything` is its chat template (and
+// `tokenizer.chat_template.<name>\0...` a named one); `tokenizer.chat_templates` lists the named
+// templates, and engines that take it for the templates themselves read its strings as Jinja.
 bool template_key(std::string_view key) {
-  return key == kTemplateKey || (key.size() > kTemplateKey.size() + 1 &&
-                                 starts_with(key, kTemplateKey) && key[kTemplateKey.size()] == '.');
+  key = key.substr(0, key.find('\0'));
+  return key == kTemplateKey || key == "tokenizer.chat_templates" ||
+         (key.size() > kTemplateKey.size() + 1 && starts_with(key, kTemplateKey) &&
+          key[kTemplateKey.size()] == '.');
 }
 
 // Reads each template of a pair (one string, or each string of an array) to `use`, which
