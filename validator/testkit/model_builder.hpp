@@ -1,15 +1,25 @@
 // Tiny models that llama.cpp's model loader accepts, built by asking it, not from ggufcheck's
-// tables: for each architecture a hand-picked set of hyperparameters (2-3 layers, n_embd 64,
-// 4 heads) and a small valid vocabulary (32 tokens, "gpt2" with merges and a known
-// pre-tokenizer, or "llama"), then a loop that loads the file in llama.cpp
-// (llama_loader_reference.hpp) and reads its refusal:
+// tables: for every architecture of the pinned llama.cpp (the names of its LLM_ARCH_NAMES table),
+// generic hyperparameters (2 layers, n_embd 64, 4 heads, 2 KV heads, n_ff 128) and a small valid
+// vocabulary (32 tokens, "llama"; the first architectures' specs are hand-picked, some with a
+// "gpt2" vocabulary with merges and a known pre-tokenizer), with per-architecture overrides only
+// where llama.cpp asserts a relation its refusals cannot teach (an abort is not a message to
+// learn from), then a loop that loads the file in llama.cpp (llama_loader_reference.hpp) and
+// reads its refusal:
 //
 //   "key not found in model: K"                  -> add K (its type and value guessed from its
 //                                                   name; a wrong guess is the next refusal)
 //   "key K has wrong type T but expected type U" -> retype K to U, same value
+//   "array key not found in model: K", "key K has wrong array length; expected N, ...",
+//   "K has wrong array element type T", "expected scalar, found array for key: K"
+//                                                -> K as an array (one value a layer), of N
+//                                                   values, of the next element type, a scalar
 //   "tensor 'X' not found", "missing tensor 'X'" -> add X (F32; the shape of the same tensor in
 //                                                   another layer, else [1])
 //   "tensor 'X' has wrong shape; expected A, ..." -> give X the shape A
+//   "... needs to define token type count"       -> tokenizer.ggml.token_type_count = 2
+//   "n_expert must be > 0", "cannot have zero experts" (also as a failed GGML_ASSERT)
+//                                                -> expert_count 4, expert_used_count 2
 //
 // until the model loads. What the loop added is recorded with the model. Used by the model
 // differential test (validator/tests/test_model_differential.cpp) and its mutants
@@ -20,6 +30,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "documents.hpp"
@@ -29,23 +40,49 @@
 
 namespace ggufcheck::testing {
 
+// A tensor a spec writes before the loop starts.
+struct SeedTensor {
+  SeedTensor(std::string n, std::vector<std::uint64_t> d)
+      : name(std::move(n)), dims(std::move(d)) {}
+  SeedTensor(const char* n) : name(n), dims{1} {}  // NOLINT(google-explicit-constructor): [1]
+  std::string name;                                // "{i}": one in every layer
+  std::vector<std::uint64_t> dims;
+};
+
 struct BaseSpec {
   std::string name;  // "llama", "llama-moe", "qwen3moe", ...
   std::string arch;  // general.architecture
   std::uint32_t layers = 2;
   bool moe = false;
+  bool hand_picked = false;  // one of the first specs, chosen by hand (not the generic ones)
   enum class Vocab : std::uint8_t { Gpt2, Llama };
   Vocab vocab = Vocab::Gpt2;
   std::string pre;                // tokenizer.ggml.pre (gpt2 vocabularies)
-  std::vector<KeyValue> hparams;  // the hand-picked keys, "<arch>." left out of their names
-  // Tensors llama.cpp does not require that the model has all the same ("{i}": every layer),
-  // written first with shape [1]: the loop learns their shape from the refusal.
-  std::vector<std::string> optional_tensors;
+  std::vector<KeyValue> hparams;  // the starting keys, "<arch>." left out of their names
+  // Tensors llama.cpp does not require that the model has all the same, or whose first guess
+  // ([1]) would make llama.cpp abort rather than refuse: written before the first load (a [1]
+  // shape is then learnt from the refusal).
+  std::vector<SeedTensor> optional_tensors;
 };
 
-// The architectures the differential test builds: llama (dense and MoE), qwen2, qwen3,
-// qwen3moe, gemma2, gemma3, phi3, gpt-oss, mistral3, deepseek2, command-r, cohere2, glm4.
-[[nodiscard]] std::vector<BaseSpec> base_specs();
+// The architecture names of the pinned llama.cpp, in the order of its table, read from
+// ggufcheck's generated table (the GGUFCHECK_LLAMA_ARCH rows of
+// validator/src/loader/generated/llama_arch.inc, written from llama.cpp's LLM_ARCH_NAMES);
+// "(unknown)", LLM_ARCH_UNKNOWN's name, is left out. Empty when the file cannot be read.
+[[nodiscard]] std::vector<std::string> architecture_names(const std::filesystem::path& table);
+
+// A spec for each architecture: the hand-picked ones for llama (dense and MoE), qwen2, qwen3,
+// qwen3moe, gemma2, gemma3, phi3, gpt-oss, mistral3, deepseek2, command-r, cohere2 and glm4; for
+// every other name the generic hyperparameters with the architecture's overrides.
+[[nodiscard]] std::vector<BaseSpec> base_specs(const std::vector<std::string>& architectures);
+
+// Whether ggufcheck's loader interpreter models the architecture's tensor set
+// (detail::modelled_architecture): where it does not, its verdict rests on the keys and the
+// vocabulary alone (GGUF7014), and the differential test counts its disagreements apart.
+[[nodiscard]] bool ggufcheck_models_tensors_of(std::string_view arch);
+
+// The generic spec of one architecture (name = arch), overrides applied.
+[[nodiscard]] BaseSpec generic_spec(const std::string& arch);
 
 // The document a spec starts from: general.architecture, general.name, the hyperparameters
 // under "<arch>.", the vocabulary; no tensor yet.

@@ -707,10 +707,22 @@ ModelMutant base_mutant(const BaseModel& base) {
   return m;
 }
 
-std::vector<ModelMutant> model_mutants(const std::vector<BaseModel>& bases, std::uint64_t seed) {
-  Generator generator(seed);
-  for (const BaseModel& base : bases) generator.all(base);
+std::vector<ModelMutant> base_mutants(const BaseModel& base, std::uint64_t seed) {
+  std::uint64_t name_hash = 14695981039346656037ULL;  // FNV-1a
+  for (const char c : base.spec.name) {
+    name_hash = (name_hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  }
+  Generator generator(seed ^ name_hash);
+  generator.all(base);
   return generator.take();
+}
+
+std::vector<ModelMutant> model_mutants(const std::vector<BaseModel>& bases, std::uint64_t seed) {
+  std::vector<ModelMutant> out;
+  for (const BaseModel& base : bases) {
+    for (ModelMutant& m : base_mutants(base, seed)) out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace ggufcheck::testing

@@ -47,8 +47,13 @@ struct ModelMutant {
   std::vector<std::string> check_names;  // what ggufcheck is given, in order
 };
 
+// The mutants of every base, in order: base_mutants of each.
 [[nodiscard]] std::vector<ModelMutant> model_mutants(const std::vector<BaseModel>& bases,
                                                      std::uint64_t seed);
+
+// The mutants of one base (hundreds; at least 30 of every base), chosen by `seed` and the
+// base's name, so that a base's mutants do not depend on which other bases there are.
+[[nodiscard]] std::vector<ModelMutant> base_mutants(const BaseModel& base, std::uint64_t seed);
 
 // The base itself as a mutant of kind "base" (one file, unchanged).
 [[nodiscard]] ModelMutant base_mutant(const BaseModel& base);

@@ -6,13 +6,25 @@
 // of llama.cpp is a refusal). What differs on purpose is the table kDivergences below, mirrored
 // in docs/llama-cpp-divergences.md ("Model loader", headings "### M<n>. `id`").
 //
-// The base models are built by the oracle (validator/testkit/model_builder.hpp): hand-picked
-// hyperparameters, then the keys, key types, tensors and shapes llama.cpp asks for, once per
-// run in a temporary directory. The mutants (validator/testkit/model_mutants.hpp) change one
-// thing each. Single files go through the library (ggufcheck::validate_file); split sets
-// through the CLI (`ggufcheck --profile llama.cpp --quiet SHARD...`, its exit status).
+// The base models are built by the oracle (validator/testkit/model_builder.hpp), one for every
+// architecture of the pinned llama.cpp (its names read from ggufcheck's generated table):
+// generic or hand-picked hyperparameters, then the keys, key types, tensors and shapes llama.cpp
+// asks for, once per run in a temporary directory. The architectures it cannot build are the
+// table unbuildable(), asserted exactly, each with the refusal that stops it. The mutants
+// (validator/testkit/model_mutants.hpp) change one thing each. Single files go through the library
+// (ggufcheck::validate_file); split sets through the CLI (`ggufcheck --profile llama.cpp --quiet
+// SHARD...`, its exit status).
+//
+// The architectures whose tensor set ggufcheck's loader interpreter does not model yet
+// (not_yet_modelled(), asserted to be exactly those) are compared as the others, their
+// disagreements counted and printed per architecture, but only the modelled ones must agree.
+//
+// By default (ctest, CI) the mutants of the hand-picked bases run in full and every other base
+// runs with a deterministic sample of kSampledMutantsPerBase of its mutants;
+// GGUFCHECK_MODEL_DIFF_FULL=1 (scripts/test.sh differential) runs every mutant of every base.
 //
 // Environment:
+//   GGUFCHECK_MODEL_DIFF_FULL=1  every mutant of every base
 //   GGUFCHECK_MODEL_DIFF_SEED   seed of the mutants' choices (default kDefaultSeed)
 //   GGUFCHECK_MODEL_DIFF_KIND   only the mutants of this kind (e.g. change-dim)
 //   GGUFCHECK_MODEL_DIFF_BASE   only the mutants of this base (e.g. deepseek2)
@@ -32,6 +44,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -49,7 +62,13 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kDefaultSeed = 20261201;
-constexpr std::size_t kMinimumMutants = 5000;
+// What the issue asks of the full differential: bases for at least 150 architectures, at least 30
+// mutants of each, at least 4,500 in all.
+constexpr std::size_t kMinimumArchitectures = 150;
+constexpr std::size_t kMinimumMutantsPerBase = 30;
+constexpr std::size_t kMinimumMutants = 4500;
+// The default run: each generated base's mutants sampled down to about this many.
+constexpr std::size_t kSampledMutantsPerBase = 12;
 constexpr unsigned kCliTimeLimitSeconds = 60;
 constexpr std::size_t kMaxCliOutput = 65536;
 
@@ -92,17 +111,199 @@ const fs::path& scratch() {
   return s.dir;
 }
 
+// The architectures of the pinned llama.cpp whose base model the oracle cannot build: what
+// llama.cpp says when it stops the oracle, and why (docs/llama-cpp-divergences.md, "Model
+// loader", mirrors it).
+struct Unbuildable {
+  std::string_view message;
+  std::string_view why;
+};
+
+const std::map<std::string, Unbuildable>& unbuildable() {
+  static const std::map<std::string, Unbuildable> table = {
+      {"clip",
+       {"CLIP cannot be used as main model",
+        "a vision projector (mtmd's loader reads it); llama.cpp's model loader refuses every "
+        "clip file after its hyperparameters"}},
+      {"gptj",
+       {"unsupported model architecture: 'gptj'",
+        "a name in llama.cpp's table without a model class (llama_model_mapping has no case for "
+        "it): no gptj file loads"}},
+  };
+  return table;
+}
+
+// The architectures whose tensor set ggufcheck does not model yet (ggufcheck_models_tensors_of
+// is false: no load_arch_tensors in its generated table): their disagreements are counted and
+// printed, not failed. The list must be exactly those; it shrinks as the interpreter grows.
+const std::set<std::string>& not_yet_modelled() {
+  static const std::set<std::string> list = {
+      "afmoe",
+      "apertus",
+      "arcee",
+      "arctic",
+      "arwkv7",
+      "baichuan",
+      "bailingmoe",
+      "bailingmoe2",
+      "bailingmoe3",
+      "bert",
+      "bitnet",
+      "bloom",
+      "chameleon",
+      "chatglm",
+      "codeshell",
+      "cogvlm",
+      "cohere2moe",
+      "dbrx",
+      "deci",
+      "deepseek",
+      "deepseek2-ocr",
+      "deepseek32",
+      "deepseek4",
+      "dflash",
+      "dots1",
+      "dots3note",
+      "dream",
+      "eagle3",
+      "ernie4_5",
+      "ernie4_5-moe",
+      "eurobert",
+      "exaone",
+      "exaone-moe",
+      "exaone4",
+      "falcon",
+      "falcon-h1",
+      "gemma",
+      "gemma-embedding",
+      "gemma3n",
+      "gemma4",
+      "gemma4-assistant",
+      "glm-dsa",
+      "glm4moe",
+      "gpt2",
+      "gptneox",
+      "granite",
+      "granite_swa",
+      "granitehybrid",
+      "granitemoe",
+      "graniteswitch",
+      "grok",
+      "grovemoe",
+      "hrm_text",
+      "hunyuan-dense",
+      "hunyuan-moe",
+      "hunyuan_vl",
+      "hy_v3",
+      "hy_v4",
+      "internlm2",
+      "jais",
+      "jais2",
+      "jamba",
+      "jina-bert-v2",
+      "jina-bert-v3",
+      "kimi-k3",
+      "kimi-linear",
+      "laguna",
+      "lfm2",
+      "lfm2moe",
+      "llada",
+      "llada-moe",
+      "llama-embed",
+      "llama4",
+      "maincoder",
+      "mamba",
+      "mamba2",
+      "maple",
+      "mellum",
+      "mimo2",
+      "minicpm",
+      "minicpm3",
+      "minimax-01",
+      "minimax-m2",
+      "minimax-m3",
+      "mistral4",
+      "modern-bert",
+      "mpt",
+      "muse-glimmer",
+      "nanbeige",
+      "nemotron",
+      "nemotron_h",
+      "nemotron_h_moe",
+      "neo-bert",
+      "nomic-bert",
+      "nomic-bert-moe",
+      "olmo",
+      "olmo2",
+      "olmoe",
+      "openelm",
+      "orion",
+      "paddleocr",
+      "pangu-embedded",
+      "phi2",
+      "phimoe",
+      "plamo",
+      "plamo2",
+      "plamo3",
+      "plm",
+      "pockettts",
+      "qwen",
+      "qwen2moe",
+      "qwen2vl",
+      "qwen35",
+      "qwen35moe",
+      "qwen3next",
+      "qwen3tts",
+      "qwen3vl",
+      "qwen3vlmoe",
+      "qwen4exp",
+      "refact",
+      "rnd1",
+      "rwkv6",
+      "rwkv6qwen2",
+      "rwkv7",
+      "seed_oss",
+      "smallthinker",
+      "smollm3",
+      "spark2_5",
+      "stablelm",
+      "starcoder",
+      "starcoder2",
+      "step35",
+      "t5",
+      "t5encoder",
+      "talkie",
+      "wavtokenizer-dec",
+      "xverse",
+  };
+  return list;
+}
+
+bool modelled(const std::string& arch) {
+  return not_yet_modelled().count(arch) == 0;
+}
+
+// The reference, started once per process; the bases are built when a test first needs them
+// (all of them, or one by name): each test runs in a process of its own under ctest.
 struct Oracle {
   std::unique_ptr<LlamaLoaderReference> reference;
   std::string why_not;
   bool library_missing = false;
+  std::vector<std::string> architectures;  // the pinned llama.cpp's names
+  std::vector<BaseSpec> specs;
+  bool built = false;
   std::vector<BaseModel> bases;
-  std::string base_failures;  // the specs that did not become a model, and why
+  std::map<std::string, std::string> failures;  // spec name -> why it did not become a model
+  double build_seconds = 0;
+  unsigned loads = 0;
 };
 
 Oracle& oracle() {
   static Oracle o = [] {
     Oracle s;
+    s.architectures = architecture_names(fs::path(GGUFCHECK_SOURCE_DIR) / "validator" / "src" /
+                                         "loader" / "generated" / "llama_arch.inc");
+    s.specs = base_specs(s.architectures);
     const std::string path = reference_llama_library_path();
     if (!fs::exists(path)) {
       s.library_missing = true;
@@ -116,20 +317,62 @@ Oracle& oracle() {
     } catch (const ReferenceError& e) {
       s.reference.reset();
       s.why_not = e.what();
-      return s;
-    }
-    const fs::path dir = scratch() / "bases";
-    fs::create_directories(dir);
-    for (const BaseSpec& spec : base_specs()) {
-      try {
-        s.bases.push_back(build_base(*s.reference, spec, dir / (spec.name + ".gguf")));
-      } catch (const std::runtime_error& e) {
-        s.base_failures += std::string("\n  ") + e.what();
-      }
     }
     return s;
   }();
   return o;
+}
+
+fs::path base_file(const BaseSpec& spec) {
+  const fs::path dir = scratch() / "bases";
+  fs::create_directories(dir);
+  return dir / (spec.name + ".gguf");
+}
+
+// Every spec built (once), in the specs' order.
+const std::vector<BaseModel>& bases() {
+  Oracle& o = oracle();
+  if (o.built || o.reference == nullptr) return o.bases;
+  o.built = true;
+  const auto start = std::chrono::steady_clock::now();
+  for (const BaseSpec& spec : o.specs) {
+    try {
+      o.bases.push_back(build_base(*o.reference, spec, base_file(spec)));
+      o.loads += o.bases.back().loads;
+    } catch (const std::runtime_error& e) {
+      o.failures[spec.name] = e.what();
+    }
+  }
+  o.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return o.bases;
+}
+
+// One base by its spec's name, built alone unless every base is built already.
+const BaseModel* find_base(const std::string& name) {
+  Oracle& o = oracle();
+  if (o.built) {
+    for (const BaseModel& b : o.bases) {
+      if (b.spec.name == name) return &b;
+    }
+    return nullptr;
+  }
+  static std::map<std::string, BaseModel> alone;
+  if (const auto it = alone.find(name); it != alone.end()) return &it->second;
+  for (const BaseSpec& spec : o.specs) {
+    if (spec.name != name || o.reference == nullptr) continue;
+    try {
+      return &alone.emplace(name, build_base(*o.reference, spec, base_file(spec))).first->second;
+    } catch (const std::runtime_error& e) {
+      o.failures[spec.name] = e.what();
+    }
+  }
+  return nullptr;
+}
+
+std::string failures_text() {
+  std::string out;
+  for (const auto& [name, why] : oracle().failures) out += "\n  " + name + ": " + why;
+  return out;
 }
 
 #define GGUFCHECK_NEED_LLAMA(name)                                        \
@@ -138,13 +381,6 @@ Oracle& oracle() {
     if (in_ci() || !oracle().library_missing) FAIL() << oracle().why_not; \
     GTEST_SKIP() << oracle().why_not;                                     \
   }
-
-const BaseModel* find_base(const std::string& name) {
-  for (const BaseModel& b : oracle().bases) {
-    if (b.spec.name == name) return &b;
-  }
-  return nullptr;
-}
 
 // --- one comparison ------------------------------------------------------------------------------
 
@@ -387,7 +623,7 @@ TEST(ModelDifferential, LoaderMessagesAreRead) {
 TEST(ModelDifferential, ReferenceDiscriminates) {
   GGUFCHECK_NEED_LLAMA(reference);
   const BaseModel* llama = find_base("llama");
-  ASSERT_NE(llama, nullptr) << oracle().base_failures;
+  ASSERT_NE(llama, nullptr) << failures_text();
   const fs::path dir = scratch() / "harness";
   fs::create_directories(dir);
 
@@ -431,14 +667,55 @@ TEST(ModelDifferential, ReferenceDiscriminates) {
       << reversed.message;
 }
 
-// Every architecture became a model that llama.cpp loads and that passes ggufcheck in every
-// profile (spec: but for the keys of an architecture named with a '-'): the checks accept real
-// models. Prints each base's tensors and keys.
+// Every architecture of the pinned llama.cpp became a model, but those of the table kUnbuildable
+// (exactly them); at least kMinimumArchitectures did. Prints the time and loads it took.
+TEST(ModelDifferential, EveryArchitectureHasABase) {
+  GGUFCHECK_NEED_LLAMA(reference);
+  const std::vector<std::string>& architectures = oracle().architectures;
+  ASSERT_FALSE(architectures.empty()) << "no architecture read from the generated table";
+  std::set<std::string> built;
+  for (const BaseModel& b : bases()) built.insert(b.spec.arch);
+  std::set<std::string> missing;
+  for (const std::string& arch : architectures) {
+    if (built.count(arch) == 0) missing.insert(arch);
+  }
+  std::set<std::string> expected;
+  for (const auto& entry : unbuildable()) expected.insert(entry.first);
+  std::printf("bases: %zu of %zu architectures (%zu bases, %u loads) in %.1f s\n", built.size(),
+              architectures.size(), bases().size(), oracle().loads, oracle().build_seconds);
+  EXPECT_EQ(missing, expected) << "architectures without a base:" << failures_text();
+  std::set<std::string> failed;
+  for (const auto& entry : oracle().failures) failed.insert(entry.first);
+  EXPECT_EQ(failed, expected) << failures_text();
+  for (const auto& [arch, u] : unbuildable()) {
+    const auto it = oracle().failures.find(arch);
+    if (it == oracle().failures.end()) continue;
+    EXPECT_NE(it->second.find(u.message), std::string::npos)
+        << arch << " stops for another reason than " << u.message << ": " << it->second;
+  }
+  EXPECT_GE(built.size(), kMinimumArchitectures);
+}
+
+// The list of architectures not yet modelled is exactly those whose tensor set ggufcheck's
+// interpreter does not model (the lead shrinks it as the interpreter grows).
+TEST(ModelDifferential, NotYetModelledIsExact) {
+  std::set<std::string> unmodelled;
+  for (const std::string& arch : oracle().architectures) {
+    if (unbuildable().count(arch) == 0 && !ggufcheck_models_tensors_of(arch)) {
+      unmodelled.insert(arch);
+    }
+  }
+  EXPECT_EQ(unmodelled, not_yet_modelled());
+}
+
+// Every base loads in llama.cpp and, for the architectures ggufcheck models, passes ggufcheck in
+// every profile (spec: but for the keys of an architecture named with a '-'): the checks accept
+// real models. Prints each base's tensors and keys, and the verdicts on the others.
 TEST(ModelDifferential, BasesLoadAndPassEveryProfile) {
   GGUFCHECK_NEED_LLAMA(reference);
-  EXPECT_EQ(oracle().bases.size(), base_specs().size())
-      << "specs that did not become a model:" << oracle().base_failures;
-  for (const BaseModel& base : oracle().bases) {
+  ASSERT_FALSE(bases().empty()) << failures_text();
+  std::size_t unmodelled_failing = 0;
+  for (const BaseModel& base : bases()) {
     SCOPED_TRACE(base.spec.name);
     std::printf("base %s\n", base.describe().c_str());
     std::string keys;
@@ -464,46 +741,85 @@ TEST(ModelDifferential, BasesLoadAndPassEveryProfile) {
       // only, on purpose (docs/format.md, section 7). Nothing else may fail.
       const std::string prefix = base.spec.arch + ".";
       const bool hyphen = base.spec.arch.find('-') != std::string::npos;
+      std::string unexpected;
       for (const Finding& f : report.findings) {
         if (f.severity != Severity::Error) continue;
         const bool unconventional_arch_key = profile == Profile::Spec && hyphen &&
                                              f.code == Code::UnconventionalKey &&
                                              f.path.find("\"" + prefix) != std::string::npos;
-        EXPECT_TRUE(unconventional_arch_key)
-            << "profile " << to_string(profile) << ": " << code_string(f.code) << " " << f.path
-            << ": " << f.message;
+        if (unconventional_arch_key) continue;
+        unexpected += std::string("\n    profile ") + std::string(to_string(profile)) + ": " +
+                      code_string(f.code) + " " + f.path + ": " + f.message;
       }
+      if (!modelled(base.spec.arch)) {
+        // Counted, printed and compared in Mutants; not required to pass yet.
+        if (!unexpected.empty()) {
+          ++unmodelled_failing;
+          std::printf("  not yet modelled, fails:%s\n", unexpected.c_str());
+        }
+        continue;
+      }
+      EXPECT_TRUE(unexpected.empty()) << unexpected;
       if (!hyphen || profile != Profile::Spec) {
         EXPECT_TRUE(report.passed()) << "profile " << to_string(profile);
       }
     }
   }
+  std::printf("bases of architectures not yet modelled that ggufcheck fails in a profile: %zu\n",
+              unmodelled_failing);
 }
 
-// The mutants are at least kMinimumMutants and the same for the same seed.
+// Every base has at least kMinimumMutantsPerBase mutants, at least kMinimumMutants in all, and
+// they are the same for the same seed.
 TEST(ModelDifferential, MutantsAreDeterministic) {
   GGUFCHECK_NEED_LLAMA(reference);
+  ASSERT_FALSE(bases().empty()) << failures_text();
   const std::uint64_t seed = env_number("GGUFCHECK_MODEL_DIFF_SEED", kDefaultSeed);
-  const std::vector<ModelMutant> a = model_mutants(oracle().bases, seed);
-  const std::vector<ModelMutant> b = model_mutants(oracle().bases, seed);
-  EXPECT_GE(a.size(), kMinimumMutants);
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    ASSERT_EQ(a[i].kind + a[i].base + a[i].what, b[i].kind + b[i].base + b[i].what) << i;
-    ASSERT_TRUE(a[i].files.size() == b[i].files.size() &&
-                std::equal(a[i].files.begin(), a[i].files.end(), b[i].files.begin(),
-                           [](const MutantFile& x, const MutantFile& y) {
-                             return x.name == y.name && x.document == y.document;
-                           }))
-        << i;
+  std::size_t total = 0;
+  for (const BaseModel& base : bases()) {
+    SCOPED_TRACE(base.spec.name);
+    const std::vector<ModelMutant> a = base_mutants(base, seed);
+    const std::vector<ModelMutant> b = base_mutants(base, seed);
+    total += a.size();
+    EXPECT_GE(a.size(), kMinimumMutantsPerBase);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(a[i].kind + a[i].base + a[i].what, b[i].kind + b[i].base + b[i].what) << i;
+      ASSERT_TRUE(a[i].files.size() == b[i].files.size() &&
+                  std::equal(a[i].files.begin(), a[i].files.end(), b[i].files.begin(),
+                             [](const MutantFile& x, const MutantFile& y) {
+                               return x.name == y.name && x.document == y.document;
+                             }))
+          << i;
+    }
   }
+  std::printf("mutants: %zu of %zu bases\n", total, bases().size());
+  EXPECT_GE(total, kMinimumMutants);
 }
 
-// Every base and every mutant: llama.cpp's outcome against ggufcheck's llama.cpp verdict, and
-// the strict profile rejecting whatever llama.cpp does not load.
+// The default run's share of a base's mutants: all of a hand-picked base's, every stride-th of
+// the others' (about kSampledMutantsPerBase, spread over the kinds in their order).
+bool sampled(const BaseModel& base, std::size_t index, std::size_t count) {
+  if (base.spec.hand_picked) return true;
+  const std::size_t stride = std::max<std::size_t>(1, count / kSampledMutantsPerBase);
+  return index % stride == stride / 2;
+}
+
+struct ArchTally {
+  std::size_t count = 0;
+  std::size_t llama_loads_we_fail = 0;
+  std::size_t llama_refuses_we_pass = 0;
+  std::size_t documented = 0;
+  std::size_t strict_misses = 0;
+};
+
+// Every base and its mutants (all of them with GGUFCHECK_MODEL_DIFF_FULL=1, else the sample
+// above): llama.cpp's outcome against ggufcheck's llama.cpp verdict, and the strict profile
+// rejecting whatever llama.cpp does not load. Only the architectures ggufcheck models must agree.
 TEST(ModelDifferential, Mutants) {
   GGUFCHECK_NEED_LLAMA(reference);
-  ASSERT_FALSE(oracle().bases.empty()) << oracle().base_failures;
+  ASSERT_FALSE(bases().empty()) << failures_text();
+  const bool full = env_text("GGUFCHECK_MODEL_DIFF_FULL") == "1";
   const std::uint64_t seed = env_number("GGUFCHECK_MODEL_DIFF_SEED", kDefaultSeed);
   const std::string only_kind = env_text("GGUFCHECK_MODEL_DIFF_KIND");
   const std::string only_base = env_text("GGUFCHECK_MODEL_DIFF_BASE");
@@ -511,58 +827,79 @@ TEST(ModelDifferential, Mutants) {
   const std::string dump_dir = env_text("GGUFCHECK_DIFF_DUMP");
   const bool verbose = env_text("GGUFCHECK_MODEL_DIFF_VERBOSE") == "1";
 
-  std::vector<ModelMutant> mutants;
-  for (const BaseModel& b : oracle().bases) mutants.push_back(base_mutant(b));
-  for (ModelMutant& m : model_mutants(oracle().bases, seed)) mutants.push_back(std::move(m));
-
   const fs::path work = scratch() / "mutant";
   std::map<std::string, Tally> tallies;
+  std::map<std::string, ArchTally> archs;
   std::map<std::string, std::size_t> llama_outcomes;
-  std::size_t compared = 0, undocumented = 0, strict_misses = 0;
+  std::size_t compared = 0, undocumented = 0, strict_misses = 0, index = 0;
+  std::size_t unmodelled_disagreements = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < mutants.size(); ++i) {
-    const ModelMutant& m = mutants[i];
-    if ((!only_kind.empty() && m.kind != only_kind) ||
-        (!only_base.empty() && m.base != only_base)) {
-      continue;
+  for (const BaseModel& base : bases()) {
+    if (!only_base.empty() && base.spec.name != only_base) continue;
+    std::vector<ModelMutant> mutants = base_mutants(base, seed);
+    const std::size_t generated = mutants.size();
+    std::vector<ModelMutant> chosen;
+    chosen.push_back(base_mutant(base));
+    for (std::size_t i = 0; i < generated; ++i) {
+      if (full || sampled(base, i, generated)) chosen.push_back(std::move(mutants[i]));
     }
-    const Comparison c = compare(*reference, m, work);
-    if (!c.failure.empty()) {
-      ADD_FAILURE() << "mutant " << i << " " << m.kind << " / " << m.base << ": " << m.what << ": "
-                    << c.failure;
-      continue;
+    mutants.clear();
+    const bool checked = modelled(base.spec.arch);
+    for (const ModelMutant& m : chosen) {
+      const std::size_t i = index++;
+      if (!only_kind.empty() && m.kind != only_kind) continue;
+      const Comparison c = compare(*reference, m, work);
+      if (!c.failure.empty()) {
+        ADD_FAILURE() << "mutant " << i << " " << m.kind << " / " << m.base << ": " << m.what
+                      << ": " << c.failure;
+        continue;
+      }
+      ++compared;
+      if (verbose) std::printf("[%zu] %s\n", i, describe(m, c).c_str());
+      Tally& t = tallies[m.kind];
+      ArchTally& a = archs[base.spec.arch];
+      ++t.count;
+      ++a.count;
+      ++llama_outcomes[to_string(c.llama.outcome)];
+      if (c.llama.outcome == LoaderOutcome::Crashes || c.llama.outcome == LoaderOutcome::TimesOut) {
+        ++t.crashes;
+      }
+      if (c.strict_misses()) {
+        ++a.strict_misses;
+        if (checked) {
+          ++t.strict_misses;
+          ++strict_misses;
+        }
+      }
+      if (c.agree()) {
+        ++(c.llama_loads() ? t.both_load : t.both_refuse);
+        if (!c.llama_loads()) ++t.codes[first_code(c.ours.findings)];
+        if (!c.strict_misses() || !checked) continue;
+      } else if (explain(m, c) != nullptr) {
+        ++t.documented;
+        ++a.documented;
+        continue;
+      } else {
+        ++(c.llama_loads() ? a.llama_loads_we_fail : a.llama_refuses_we_pass);
+        if (!checked) {
+          ++unmodelled_disagreements;
+          continue;
+        }
+        ++(c.llama_loads() ? t.llama_loads_we_fail : t.llama_refuses_we_pass);
+        ++undocumented;
+      }
+      if (t.shown.size() < show) t.shown.push_back("[" + std::to_string(i) + "] " + describe(m, c));
+      if (!dump_dir.empty()) dump(dump_dir, i, m, c, work);
     }
-    ++compared;
-    if (verbose) std::printf("[%zu] %s\n", i, describe(m, c).c_str());
-    Tally& t = tallies[m.kind];
-    ++t.count;
-    ++llama_outcomes[to_string(c.llama.outcome)];
-    if (c.llama.outcome == LoaderOutcome::Crashes || c.llama.outcome == LoaderOutcome::TimesOut) {
-      ++t.crashes;
-    }
-    if (c.strict_misses()) {
-      ++t.strict_misses;
-      ++strict_misses;
-    }
-    if (c.agree()) {
-      ++(c.llama_loads() ? t.both_load : t.both_refuse);
-      if (!c.llama_loads()) ++t.codes[first_code(c.ours.findings)];
-      if (!c.strict_misses()) continue;
-    } else if (explain(m, c) != nullptr) {
-      ++t.documented;
-      continue;
-    } else {
-      ++(c.llama_loads() ? t.llama_loads_we_fail : t.llama_refuses_we_pass);
-      ++undocumented;
-    }
-    if (t.shown.size() < show) t.shown.push_back("[" + std::to_string(i) + "] " + describe(m, c));
-    if (!dump_dir.empty()) dump(dump_dir, i, m, c, work);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::printf("model differential: seed %llu, %zu mutants compared (%zu bases) in %.1f s\n",
-              static_cast<unsigned long long>(seed), compared, oracle().bases.size(), seconds);
+  std::printf(
+      "model differential (%s): seed %llu, %zu mutants compared (%zu bases, %zu "
+      "architectures) in %.1f s\n",
+      full ? "full" : "sampled", static_cast<unsigned long long>(seed), compared, bases().size(),
+      archs.size(), seconds);
   std::printf("  llama.cpp:");
   for (const auto& [outcome, n] : llama_outcomes) std::printf(" %s %zu", outcome.c_str(), n);
   std::printf("\n  %-24s %6s %7s %7s %9s %9s %6s %6s %7s\n", "kind", "count", "refuse", "load",
@@ -575,7 +912,7 @@ TEST(ModelDifferential, Mutants) {
   std::printf(
       "  (refuse/load: both; llama-ok: llama.cpp loads, ggufcheck fails; llama-no: llama.cpp "
       "refuses, ggufcheck passes; doc: documented divergences; strict: llama.cpp refuses and "
-      "--profile strict passes)\n");
+      "--profile strict passes; the kinds count the modelled architectures' disagreements)\n");
   std::printf("  where both refuse, ggufcheck's first error:\n");
   for (const auto& [kind, t] : tallies) {
     if (t.codes.empty()) continue;
@@ -583,6 +920,14 @@ TEST(ModelDifferential, Mutants) {
     for (const auto& [code, n] : t.codes) std::printf(" %s %zu", code.c_str(), n);
     std::printf("\n");
   }
+  std::printf("  per architecture (* not yet modelled):\n  %-18s %6s %9s %9s %6s %6s\n", "arch",
+              "count", "llama-ok", "llama-no", "doc", "strict");
+  for (const auto& [arch, a] : archs) {
+    std::printf("  %-18s %6zu %9zu %9zu %6zu %6zu\n", (arch + (modelled(arch) ? "" : " *")).c_str(),
+                a.count, a.llama_loads_we_fail, a.llama_refuses_we_pass, a.documented,
+                a.strict_misses);
+  }
+  std::printf("  disagreements on architectures not yet modelled: %zu\n", unmodelled_disagreements);
   for (const auto& [kind, t] : tallies) {
     for (const std::string& s : t.shown) std::printf("  %s\n", s.c_str());
   }
@@ -590,6 +935,12 @@ TEST(ModelDifferential, Mutants) {
   EXPECT_EQ(undocumented, 0U) << "disagreements with llama.cpp's model loader that "
                                  "docs/llama-cpp-divergences.md does not explain (above)";
   EXPECT_EQ(strict_misses, 0U) << "files llama.cpp does not load that --profile strict passes";
+  if (only_kind.empty() && only_base.empty()) {
+    EXPECT_GE(archs.size(), kMinimumArchitectures);
+    if (full) {
+      EXPECT_GE(compared, kMinimumMutants);
+    }
+  }
 }
 
 // The page's "### M<n>. `id`" headings are the table, in its order, numbered from 1, and each
@@ -614,9 +965,16 @@ TEST(ModelDifferential, DocumentedDivergencesAreTheTable) {
   if (divergences().empty()) return;
   // Each entry still disagrees, in its direction, on its witness, and explains it.
   GGUFCHECK_NEED_LLAMA(reference);
+  // The witnesses are mutants of llama (the first base) and deepseek2.
+  std::vector<BaseModel> witness_bases;
+  for (const char* name : {"llama", "deepseek2"}) {
+    const BaseModel* b = find_base(name);
+    ASSERT_NE(b, nullptr) << name << failures_text();
+    witness_bases.push_back(*b);
+  }
   for (const ModelDivergence& d : divergences()) {
     SCOPED_TRACE(std::string(d.id));
-    const ModelMutant m = d.witness(oracle().bases);
+    const ModelMutant m = d.witness(witness_bases);
     const Comparison c = compare(*reference, m, scratch() / "witness");
     ASSERT_TRUE(c.failure.empty()) << c.failure;
     EXPECT_EQ(c.llama_loads(), d.llama_loads) << describe(m, c);
