@@ -337,7 +337,10 @@ class Loader {
     }
   }
 
-  void load_hparams() { call_function("load_hparams", {}, nullptr); }
+  void load_hparams() {
+    call_function("model_tensor_members", {}, nullptr);  // null and empty until loaded
+    call_function("load_hparams", {}, nullptr);
+  }
 
   // What llama_model_create runs for the architecture before loading: nothing but a refusal for
   // an architecture without a model class (the table's "<arch>:create").
@@ -358,7 +361,6 @@ class Loader {
     // "load_tensors"): it reads the local n_layer_all and calls load_arch_tensors.
     scopes_.emplace_back();
     scopes_.back()["n_layer_all"] = Variable{hparams_["n_layer_all"].value, "int"};
-    call_function("model_tensor_members", {}, nullptr);  // null until created
     call_function("load_tensors", {}, nullptr);
     scopes_.pop_back();
     // llama.cpp counts the tensors it created against the file's (done_getting_tensors).
@@ -1462,7 +1464,8 @@ class Loader {
              fmt::format("key \"{}\" has {} entries: llama.cpp reads at most {}", key, a.count,
                          limit));
     }
-    if (target != nullptr && target->value.kind == Value::Kind::List) {
+    if (target != nullptr && target->value.kind == Value::Kind::List && !target->type.empty()) {
+      // a std::array of hparams: its elements, the rest kept
       const std::shared_ptr<Array> values = elements(kv, static_cast<std::size_t>(a.count));
       for (std::size_t i = 0; i < values->size() && i < target->value.list->size(); ++i) {
         (*target->value.list)[i] = convert((*values)[i], element);

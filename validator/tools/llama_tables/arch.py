@@ -157,8 +157,9 @@ def _arch_predicate(arch_cpp: str, name: str) -> tuple[str, str]:
 
 
 def _model_tensor_members(source: Path) -> tuple[str, str]:
-    """The tensor pointers of struct llama_model (src/llama-model.h), null until created: as
-    assignments of 0, which the interpreter runs before the tensors are loaded."""
+    """The tensor pointers of struct llama_model (src/llama-model.h), null until created, and its
+    lists of strings (classifier_labels), empty until read: as assignments, which the
+    interpreter runs before loading."""
     text = (source / "src/llama-model.h").read_text()
     m = re.search(r"^struct llama_model \{\n(.*?)^\};", text, re.S | re.M)
     if not m:
@@ -168,6 +169,8 @@ def _model_tensor_members(source: Path) -> tuple[str, str]:
     for i, line in enumerate(m.group(1).split("\n")):
         for name in re.findall(r"^\s*struct ggml_tensor \* (\w+)\s*=\s*nullptr;", line):
             out.append(f'(expr (assign "=" (id {name}) (n 0)) {first + i})')
+        for name in re.findall(r"^\s*std::vector<std::string> (\w+);", line):
+            out.append(f'(expr (assign "=" (id {name}) (list)) {first + i})')  # empty
     return f"src/llama-model.h:{first}", "(block " + " ".join(out) + ")"
 
 
