@@ -549,14 +549,6 @@ const std::vector<CodeExample> kExamples = {
          doc.tensors.push_back({"blk.1.attn_q.weight", {64, 64}, kQ8_0, {}, {}});
        });
      }},
-    {Code::TensorSetNotModelled,
-     "the model as a gpt2 model, an architecture whose tensor set ggufcheck does not model",
-     [] {
-       return model_where([](Document& doc) {
-         rename_architecture(doc, "gpt2");
-         doc.metadata.push_back({"gpt2.attention.layer_norm_epsilon", Value::f32(1e-5f), {}});
-       });
-     }},
     {Code::SlowReferenceLoad,
      "the llama model with 31,000 more u8 keys: ggml's reader compares every pair, about 2 s",
      [] {

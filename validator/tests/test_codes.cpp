@@ -1241,8 +1241,6 @@ std::vector<CodeCase> code_cases() {
        [] { return model_tensor_case(Code::TensorWrongShape, "blk.0.attn_k.weight"); }},
       {Code::UnexpectedTensor, "SecondBlock",
        [] { return model_tensor_case(Code::UnexpectedTensor, "blk.1.attn_q.weight"); }},
-      {Code::TensorSetNotModelled, "Gpt2",
-       [] { return model_case(Code::TensorSetNotModelled, "model"); }},
       {Code::SlowReferenceLoad, "ThirtyOneThousandKeys",
        [] {
          const Written w = example(Code::SlowReferenceLoad);
@@ -1715,6 +1713,7 @@ INSTANTIATE_TEST_SUITE_P(Codes, CodeWriterDiagnosis, ::testing::ValuesIn(kWriter
 TEST(CodeCatalogue, EveryCodeHasATestCase) {
   const std::vector<CodeCase> cases = code_cases();
   for (const CatalogueEntry& entry : catalogue()) {
+    if (entry.retired()) continue;  // no file shows it
     const bool tested =
         std::any_of(cases.begin(), cases.end(),
                     [&](const CodeCase& c) { return c.code == entry.code; }) ||

@@ -8,7 +8,8 @@ Checks, in both directions:
   file is named after the code, the summary and severity lines are the catalogue's;
 - every page has the sections What it means / Why it matters / Example / How to fix ... in
   that order, and no TODO left;
-- every page's example: its file exists (corpus/codes/GGUFnnnn-<name>.gguf, or the folder
+- every page's example (a retired code, whose meaning starts with "retired:", has none): its
+  file exists (corpus/codes/GGUFnnnn-<name>.gguf, or the folder
   corpus/codes/GGUFnnnn-<name>/ of a split-set code whose example is a set of files; GGUF0001's
   example is a path that must not exist), the `$ ggufcheck ...` line of its console block, run
   from the repository root, prints exactly the lines under it, nothing on stderr, with the
@@ -198,6 +199,11 @@ class Checker:
     def check_example(self, entry, rest):
         code = entry["code"]
         example = section(rest, "## Example")
+        if entry["meaning"].startswith("retired:"):
+            # no file shows a retired code: its page says so and runs nothing
+            require(not CONSOLE_RE.search(example),
+                    f"{code}.md: a retired code's Example section has no console block")
+            return rest
         want_path = example_path(entry, self.source)
         require(f"`{want_path}`" in example,
                 f"{code}.md: the Example section names its file as `{want_path}`")

@@ -58,6 +58,8 @@ struct CatalogueEntry {
   [[nodiscard]] Severity severity(Profile profile) const {
     return severities[static_cast<std::size_t>(profile)];
   }
+  // A code no longer reported (kept, never reused): its meaning starts with "retired:".
+  [[nodiscard]] bool retired() const { return meaning.starts_with("retired:"); }
 };
 
 // Every entry of the catalogue, in catalogue order.

@@ -205,12 +205,16 @@ struct Value;
 using Array = std::vector<Value>;
 
 struct Value {
-  enum class Kind : std::uint8_t { Unknown, Int, Real, Text, List };
+  enum class Kind : std::uint8_t { Unknown, Int, Real, Text, List, Lambda };
   Kind kind = Kind::Unknown;
   std::int64_t i = 0;
   double r = 0;
   std::string s;
   std::shared_ptr<Array> list;
+  // An Int that is a tensor pointer: i is 1 + the tensor's index (0 is a null pointer).
+  bool tensor = false;
+  // A Lambda: its (lambda name "params" body line) node in the table.
+  const Node* lambda = nullptr;
 
   static Value integer(std::int64_t v) {
     Value out;
@@ -228,6 +232,17 @@ struct Value {
     Value out;
     out.kind = Kind::Text;
     out.s = std::move(v);
+    return out;
+  }
+  static Value tensor_at(std::size_t index) {
+    Value out = integer(static_cast<std::int64_t>(index) + 1);
+    out.tensor = true;
+    return out;
+  }
+  static Value empty_list() {
+    Value out;
+    out.kind = Kind::List;
+    out.list = std::make_shared<Array>();
     return out;
   }
   [[nodiscard]] bool known() const { return kind != Kind::Unknown; }
@@ -283,6 +298,8 @@ struct Stop {};  // llama.cpp stopped loading (a refusal was recorded) or the co
 struct ReturnFrom {
   Value value;
 };
+struct BreakFrom {};     // break: out of the loop or switch
+struct ContinueFrom {};  // continue: to the loop's next round
 
 struct Variable {
   Value value;
@@ -320,7 +337,16 @@ class Loader {
     }
   }
 
-  void load_hparams() { call_function("load_hparams", {}, nullptr); }
+  void load_hparams() {
+    call_function("model_tensor_members", {}, nullptr);  // null and empty until loaded
+    call_function("load_hparams", {}, nullptr);
+  }
+
+  // What llama_model_create runs for the architecture before loading: nothing but a refusal for
+  // an architecture without a model class (the table's "<arch>:create").
+  void create() {
+    if (function(arch_ + ":create") != nullptr) call_function(arch_ + ":create", {}, nullptr);
+  }
 
   void load_tensors() {
     // The tensors by name: a seeded hash (a file cannot choose names that collide) and the index,
@@ -331,7 +357,12 @@ class Loader {
     }
     std::sort(names_.begin(), names_.end());
     consumed_.assign(tensors_.size(), false);
-    call_function(std::string(arch_) + ":load_arch_tensors", {}, nullptr);
+    // The block of llama_model_base::load_tensors that creates the tensors (the table's
+    // "load_tensors"): it reads the local n_layer_all and calls load_arch_tensors.
+    scopes_.emplace_back();
+    scopes_.back()["n_layer_all"] = Variable{hparams_["n_layer_all"].value, "int"};
+    call_function("load_tensors", {}, nullptr);
+    scopes_.pop_back();
     // llama.cpp counts the tensors it created against the file's (done_getting_tensors).
     for (std::size_t t = 0; t < tensors_.size(); ++t) {
       if (consumed_[t]) continue;
@@ -409,9 +440,10 @@ class Loader {
   }
 
   // --- functions and scopes -----------------------------------------------------------------
+  // Runs the table's function `name`, or `instead` when given.
   Value call_function(const std::string& name, const std::vector<Value>& args,
-                      const void* /*unused*/) {
-    const ParsedFunction* f = function(name);
+                      const ParsedFunction* instead) {
+    const ParsedFunction* f = instead != nullptr ? instead : function(name);
     if (f == nullptr) return Value{};
     if (++depth_ > 16) throw std::runtime_error("llama.cpp table: calls nest too deep");
     const ParsedFunction* saved = current_;
@@ -482,12 +514,30 @@ class Loader {
         scopes_.back()[name] = Variable{Value::text(fmt::format("layers[{}]", at.i)), "layer"};
         return;
       }
+      // `auto & layer = layers[i].posnet`: a part of the layer, named the same way
+      if (n[3].is("mem") && n[3][1].is("idx") && n[3][1][1].is("id") &&
+          n[3][1][1][1].text == "layers") {
+        const Value at = eval(n[3][1][2]);
+        if (at.kind != Value::Kind::Int) lost(n);
+        scopes_.back()[name] =
+            Variable{Value::text(fmt::format("layers[{}].{}", at.i, n[3][2].text)), "layer"};
+        return;
+      }
+      if ((type.starts_with("std::vector") || type.starts_with("std::unordered_set") ||
+           type.starts_with("std::set")) &&
+          n[3].is("n")) {
+        scopes_.back()[name] = Variable{Value::empty_list(), type};  // an empty container
+        return;
+      }
       scopes_.back()[name] = Variable{convert(eval(n[3]), type), type};
     } else if (head == "if") {
       // (if line cond then [else])
       const Value c = eval(n[2]);
       if (!c.known()) {
-        if (!has_effect(n[3]) && (n.size() <= 4 || !has_effect(n[4]))) return;
+        if (!has_effect(n[3]) && (n.size() <= 4 || !has_effect(n[4]))) {
+          forget_assignments(n);
+          return;
+        }
         lost_at_line(n[1].integer);
       }
       if (c.truthy()) {
@@ -500,23 +550,49 @@ class Loader {
       const Value start = eval(n[3]);
       const Value limit = eval(n[4]);
       if (start.kind != Value::Kind::Int || limit.kind != Value::Kind::Int) {
-        if (!has_effect(n[5])) return;  // a loop over what ggufcheck does not model, to no effect
+        if (!has_effect(n[5])) {  // a loop over what ggufcheck does not model, to no effect
+          forget_assignments(n[5]);
+          return;
+        }
         lost_at_line(n[1].integer);
       }
       if (limit.i - start.i > 4096) lost_at_line(n[1].integer);  // no modelled loop runs that far
       for (std::int64_t i = start.i; i < limit.i; ++i) {
-        scopes_.emplace_back();
-        scopes_.back()[n[2].text] = Variable{Value::integer(i), "int"};
-        try {
-          statement(n[5]);
-        } catch (...) {
-          scopes_.pop_back();
-          throw;
-        }
-        scopes_.pop_back();
+        if (!loop_round(n[2].text, Value::integer(i), "int", n[5])) break;
       }
+    } else if (head == "foreach") {
+      foreach_statement(n);
+    } else if (head == "switch") {
+      switch_statement(n);
+    } else if (head == "break") {
+      throw BreakFrom{};
+    } else if (head == "continue") {
+      throw ContinueFrom{};
+    } else if (head == "try") {
+      try_statement(n);
+    } else if (head == "lambda") {
+      // (lambda name "params" body line): a closure over the scopes it is called from, which are
+      // the ones it was declared in (llama.cpp's lambdas capture by reference and are called in
+      // the function that declares them)
+      Value v;
+      v.kind = Value::Kind::Lambda;
+      v.lambda = &n;
+      scopes_.back()[n[1].text] = Variable{v, "lambda"};
+    } else if (head == "unread") {
+      // a function the generator could not translate: nothing of it is claimed
+      if (!verdict_.lost_at) {
+        const std::string_view where = current_ != nullptr ? current_->row->where : "";
+        verdict_.lost_at = fmt::format("{} ({})", where, n[1].text);
+      }
+      throw Stop{};
     } else if (head == "return") {
       throw ReturnFrom{n.size() > 1 ? eval(n[1]) : Value{}};
+    } else if (head == "throw" && current_ != nullptr && current_->row->name.ends_with(":create")) {
+      refuse(Code::UnknownArchitecture, std::nullopt,
+             fmt::format("llama.cpp knows the name of architecture \"{}\" but has no model for it: "
+                         "it refuses the file (\"{}\", {})",
+                         escape(arch_), n[1].text, location(n)),
+             "convert the model to an architecture llama.cpp implements");
     } else if (head == "throw") {
       refuse(
           Code::ModelValueOutOfRange, std::nullopt,
@@ -535,12 +611,157 @@ class Loader {
     // (skip ...): a switch naming the model size, which the loader checks nothing of.
   }
 
+  // One round of a loop's body with `var` bound: false after a break.
+  bool loop_round(const std::string& var, const Value& value, const std::string& type,
+                  const Node& body) {
+    scopes_.emplace_back();
+    scopes_.back()[var] = Variable{value, type};
+    bool go_on = true;
+    try {
+      statement(body);
+    } catch (const BreakFrom&) {
+      go_on = false;
+    } catch (const ContinueFrom&) {
+    } catch (...) {
+      scopes_.pop_back();
+      throw;
+    }
+    scopes_.pop_back();
+    return go_on;
+  }
+
+  // (foreach line var type range body): over the elements of an array ggufcheck knows.
+  void foreach_statement(const Node& n) {
+    const Value range = eval(n[4]);
+    if (range.kind != Value::Kind::List) {
+      if (!has_effect(n[5])) {
+        forget_assignments(n[5]);
+        return;
+      }
+      lost_at_line(n[1].integer);
+    }
+    if (range.list->size() > 4096) lost_at_line(n[1].integer);
+    const Array elements = *range.list;  // the body may change the container
+    for (const Value& e : elements) {
+      if (!loop_round(n[2].text, convert(e, n[3].text), n[3].text, n[5])) break;
+    }
+  }
+
+  // (switch line e (case (labels...) s...)...): from the matching case (or default) on, falling
+  // through, to a break.
+  void switch_statement(const Node& n) {
+    const Value v = eval(n[2]);
+    if (v.kind != Value::Kind::Int) {
+      if (!has_effect(n)) {
+        forget_assignments(n);
+        return;
+      }
+      lost_at_line(n[1].integer);
+    }
+    std::size_t start = 0;
+    for (std::size_t c = 3; c < n.size() && start == 0; ++c) {
+      for (const Node& label : n[c][1].children) {
+        if (label.is("default")) continue;
+        const Value l = eval(label);
+        if (l.kind != Value::Kind::Int) lost_at_line(n[1].integer);
+        if (l.i == v.i) start = c;
+      }
+    }
+    for (std::size_t c = 3; c < n.size() && start == 0; ++c) {
+      for (const Node& label : n[c][1].children) {
+        if (label.is("default")) start = c;
+      }
+    }
+    if (start == 0) return;
+    scopes_.emplace_back();
+    try {
+      for (std::size_t c = start; c < n.size(); ++c) {
+        for (std::size_t k = 2; k < n[c].size(); ++k) statement(n[c][k]);
+      }
+    } catch (const BreakFrom&) {
+    } catch (...) {
+      scopes_.pop_back();
+      throw;
+    }
+    scopes_.pop_back();
+  }
+
+  // (try line body handler): llama.cpp's create_tensor throws for a required tensor that is
+  // missing or misshapen, and a refusal throws; the handler then runs instead. What the body
+  // found and used is undone.
+  void try_statement(const Node& n) {
+    const std::size_t findings = verdict_.findings.size();
+    const std::vector<bool> consumed = consumed_;
+    bool failed = false;
+    try {
+      statement(n[2]);
+    } catch (const Stop&) {
+      if (verdict_.lost_at) throw;
+      failed = true;
+    }
+    if (!failed && verdict_.findings.size() == findings) return;
+    verdict_.findings.resize(findings);
+    consumed_ = consumed;
+    statement(n[3]);
+  }
+
+  Value call_lambda(const Node& lambda, const std::vector<Value>& args) {
+    if (++depth_ > 16) throw std::runtime_error("llama.cpp table: calls nest too deep");
+    scopes_.emplace_back();
+    std::string_view params = lambda[2].text;
+    for (std::size_t i = 0; !params.empty(); ++i) {
+      const std::size_t comma = params.find(',');
+      const Value v = i < args.size() ? args[i] : Value::integer(0);
+      const bool layer = v.kind == Value::Kind::Text && v.s.starts_with("layers[");
+      scopes_.back()[std::string(params.substr(0, comma))] = Variable{v, layer ? "layer" : ""};
+      params = comma == std::string_view::npos ? std::string_view() : params.substr(comma + 1);
+    }
+    Value out;
+    try {
+      statement(lambda[3]);
+    } catch (ReturnFrom& r) {
+      out = std::move(r.value);
+    } catch (...) {
+      scopes_.pop_back();
+      --depth_;
+      throw;
+    }
+    scopes_.pop_back();
+    --depth_;
+    return out;
+  }
+
+  // Code skipped because ggufcheck cannot tell whether it runs: what it may have assigned (a
+  // variable, a field of hparams, an array std::fill fills) is no longer known, so that nothing
+  // later is decided on a value the skipped code might have changed.
+  void forget_assignments(const Node& n) {
+    if (n.kind != Node::Kind::List) return;
+    if (n.is("assign")) {
+      const Node& target = n[2].is("idx") ? n[2][1] : n[2];
+      if (Variable* var = lvalue(target)) var->value = Value{};
+    } else if (n.is("call") && n.size() == 5 && n[1].is("id") && n[1][1].text == "std::fill" &&
+               n[2].is("call") && n[2][1].is("mem")) {
+      if (Variable* var = lvalue(n[2][1][1])) var->value = Value{};
+    } else if (n.is("call") && n.size() > 1 && n[1].is("mem")) {
+      // a container's insert, push_back, set, ...
+      if (Variable* var = lvalue(n[1][1])) var->value = Value{};
+    }
+    for (const Node& c : n.children) forget_assignments(c);
+  }
+
   // Whether a statement reads a key, creates a tensor, or can refuse: one ggufcheck cannot
   // follow must not be skipped.
-  static bool has_effect(const Node& n) {
+  bool has_effect(const Node& n) {
     if (n.kind != Node::Kind::List) return false;
     const std::string_view head = n.head();
-    if (head == "throw" || head == "assert") return true;
+    if (head == "throw" || head == "assert" || head == "unread") return true;
+    if (head == "call" && n.size() > 1 && n[1].is("id")) {
+      if (const Variable* v = local(n[1][1].text); v != nullptr &&
+                                                   v->value.kind == Value::Kind::Lambda &&
+                                                   has_effect((*v->value.lambda)[3])) {
+        return true;
+      }
+    }
     if (head == "mem" && n.size() > 2 &&
         (n[2].text == "get_key" || n[2].text == "get_arr" || n[2].text == "get_key_or_arr" ||
          n[2].text == "get_arr_n")) {
@@ -551,7 +772,7 @@ class Loader {
       return true;  // creates a tensor, or runs loading code of the table
     }
     return std::any_of(n.children.begin(), n.children.end(),
-                       [](const Node& c) { return has_effect(c); });
+                       [this](const Node& c) { return has_effect(c); });
   }
 
   // --- expressions --------------------------------------------------------------------------
@@ -592,6 +813,8 @@ class Loader {
     if (name == "arch") return Value::integer(arch_id_);
     if (auto it = model_members_.find(name); it != model_members_.end()) return it->second.value;
     if (const auto c = find_constant(name)) return Value::integer(*c);
+    // a key's enum, passed on to a helper that reads it (qwen4exp_require_arr_len(ml, kid, n))
+    if (name.starts_with("LLM_KV_") && find_row(kKeys, name) != nullptr) return Value::text(name);
     return Value{};
   }
 
@@ -606,33 +829,79 @@ class Loader {
       }
       return &model_members_[name];
     }
-    if (n.is("mem") && n[1].is("id")) {
-      const std::string& base = n[1][1].text;
-      const std::string& field = n[2].text;
-      if (base == "hparams") {
-        if (auto it = hparams_.find(field); it != hparams_.end()) return &it->second;
+    if (n.is("mem")) {
+      std::string root;
+      const std::optional<std::string> path = member_path(n, root);
+      if (!path) return nullptr;
+      if (root == "hparams") {
+        if (auto it = hparams_.find(*path); it != hparams_.end()) return &it->second;
         return nullptr;
       }
-      if (Variable* v = local(base); v != nullptr && v->type == "layer") {
-        const std::string key = v->value.s + "." + field;
+      if (Variable* v = local(root); v != nullptr && v->type == "layer") {
+        const std::string key = v->value.s + "." + *path;
         if (layer_member != nullptr) *layer_member = key;
         return &model_members_[key];
       }
     }
     return nullptr;
   }
+
+  // a.b.c as the root name ("a") and the path of fields ("b.c"); nullopt for anything else.
+  static std::optional<std::string> member_path(const Node& n, std::string& root) {
+    if (n.is("id")) {
+      root = n[1].text;
+      return std::string();
+    }
+    if (!n.is("mem")) return std::nullopt;
+    std::optional<std::string> base = member_path(n[1], root);
+    if (!base) return std::nullopt;
+    return base->empty() ? n[2].text : *base + "." + n[2].text;
+  }
+
   Value member(const Node& n) {
-    if (n[1].is("id")) {
-      const std::string& base = n[1][1].text;
-      if (base == "hparams") {
-        if (auto it = hparams_.find(n[2].text); it != hparams_.end()) return it->second.value;
+    std::string root;
+    if (const std::optional<std::string> path = member_path(n, root)) {
+      if (root == "ml" && *path == "load_mtp") return Value::integer(0);  // the default params
+      if (root == "hparams") {
+        if (auto it = hparams_.find(*path); it != hparams_.end()) return it->second.value;
         return Value{};
       }
-      if (Variable* v = local(base); v != nullptr && v->type == "layer") {
-        if (auto it = model_members_.find(v->value.s + "." + n[2].text); it != model_members_.end())
+      if (Variable* v = local(root); v != nullptr && v->type == "layer") {
+        if (auto it = model_members_.find(v->value.s + "." + *path); it != model_members_.end())
           return it->second.value;
+        if (n[1].is("mem")) {
+          // a property of a layer's tensor: layer.wq->type
+          const Value base = member(n[1]);
+          if (base.tensor) return tensor_property(base, n[2].text);
+        }
         return Value::integer(0);  // a layer's tensor not created is null
       }
+    }
+    const Value base = eval(n[1]);
+    if (base.tensor) return tensor_property(base, n[2].text);
+    return Value{};
+  }
+
+  // t->type, t->ne, t->tensor (a weight's tensor), t->name of a tensor the file holds.
+  Value tensor_property(const Value& handle, const std::string& field) {
+    if (handle.i <= 0 || static_cast<std::size_t>(handle.i) > tensors_.size()) return Value{};
+    const TensorRef& ref = tensors_[static_cast<std::size_t>(handle.i - 1)];
+    if (field == "tensor") return handle;
+    if (field == "type") {
+      return Value::integer(static_cast<std::int64_t>(ref.file->tensors[ref.index].type));
+    }
+    if (field == "name")
+      return Value::text(std::string(tensor_name(static_cast<std::size_t>(handle.i - 1))));
+    if (field == "ne") {
+      Value out = Value::empty_list();
+      const auto have = ref.file->dims(ref.index);
+      for (std::size_t d = 0; d < kMaxDims; ++d) {
+        const std::uint64_t ne = d < ref.file->tensors[ref.index].n_dims ? have[d] : 1;
+        if (ne > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+          return Value{};
+        out.list->push_back(Value::integer(static_cast<std::int64_t>(ne)));
+      }
+      return out;
     }
     return Value{};
   }
@@ -801,10 +1070,24 @@ class Loader {
         return call_function("hparams." + method, arguments(n, 2), nullptr);
       }
       if (base == "vocab" && method == "n_tokens") return n_tokens();
-      return Value{};
+      if (base == "vocab" && method == "n_token_types") return n_token_types();
     }
+    if (callee.is("mem")) return method_call(n);
     if (!callee.is("id")) return Value{};
     const std::string& name = callee[1].text;
+    if (const Variable* v = local(name); v != nullptr && v->value.kind == Value::Kind::Lambda) {
+      const Node* lambda = v->value.lambda;
+      return call_lambda(*lambda, arguments(n, 2));
+    }
+    if (name == "load_arch_tensors") {
+      if (tensor_code_ != nullptr) return call_function("", {}, tensor_code_);
+      if (function(arch_ + ":load_arch_tensors") == nullptr) lost(n);
+      return call_function(arch_ + ":load_arch_tensors", {}, nullptr);
+    }
+    if (name == "tn") {
+      const std::optional<std::string> tensor = tensor_name_of(n);
+      return tensor ? Value::text(*tensor) : Value{};
+    }
     if (in_hparams_method() && function("hparams." + name) != nullptr) {
       return call_function("hparams." + name, arguments(n, 2), nullptr);
     }
@@ -857,6 +1140,68 @@ class Loader {
     return Value{};
   }
 
+  // x.method(args) on a local or a field: the containers, strings and bitsets the loading code
+  // uses. Anything else is not known.
+  Value method_call(const Node& n) {
+    const std::string& method = n[1][2].text;
+    Variable* var = lvalue(n[1][1]);
+    const Value self = var != nullptr ? var->value : eval(n[1][1]);
+    if (self.kind == Value::Kind::Text) {
+      if (method == "c_str" || method == "str") return self;
+      if (method == "size" || method == "length") {
+        return Value::integer(static_cast<std::int64_t>(self.s.size()));
+      }
+      if (method == "empty") return Value::integer(self.s.empty() ? 1 : 0);
+      return Value{};
+    }
+    if (self.kind != Value::Kind::List) return Value{};
+    Array& list = *self.list;
+    if (method == "size") return Value::integer(static_cast<std::int64_t>(list.size()));
+    if (method == "empty") return Value::integer(list.empty() ? 1 : 0);
+    const std::vector<Value> args = arguments(n, 2);
+    const auto same = [](const Value& a, const Value& b) {
+      return a.kind == b.kind && a.i == b.i && a.r == b.r && a.s == b.s;
+    };
+    if (method == "count" && args.size() == 1) {
+      return Value::integer(std::count_if(list.begin(), list.end(),
+                                          [&](const Value& e) { return same(e, args[0]); }));
+    }
+    if ((method == "insert" || method == "push_back" || method == "emplace_back") &&
+        args.size() == 1 && var != nullptr) {
+      if (list.size() >= 4096) return Value{};  // no modelled container grows that far
+      const bool set = var->type.find("set") != std::string::npos;
+      if (!set || std::none_of(list.begin(), list.end(),
+                               [&](const Value& e) { return same(e, args[0]); })) {
+        list.push_back(args[0]);
+      }
+      return Value{};
+    }
+    // std::bitset<LLAMA_MAX_LAYERS>: set(i), reset(), test(i)
+    if (method == "set" && args.size() == 1 && args[0].kind == Value::Kind::Int && args[0].i >= 0 &&
+        static_cast<std::size_t>(args[0].i) < list.size()) {
+      list[static_cast<std::size_t>(args[0].i)] = Value::integer(1);
+      return Value{};
+    }
+    if (method == "reset" && args.empty()) {
+      for (Value& e : list) e = Value::integer(0);
+      return Value{};
+    }
+    if (method == "test" && args.size() == 1 && args[0].kind == Value::Kind::Int &&
+        args[0].i >= 0 && static_cast<std::size_t>(args[0].i) < list.size()) {
+      return list[static_cast<std::size_t>(args[0].i)];
+    }
+    return Value{};
+  }
+
+  // vocab.n_token_types(): tokenizer.ggml.token_type_count, which llama_vocab::impl::load reads
+  // as a u32 when it is there (0 otherwise).
+  Value n_token_types() {
+    const auto it = keys_.find("tokenizer.ggml.token_type_count");
+    if (it == keys_.end()) return Value::integer(0);
+    if (model_.metadata[it->second].type() != ValueType::Uint32) return Value{};
+    return scalar(it->second);
+  }
+
   // vocab.n_tokens(): the tokens llama_vocab loaded. A vocabulary of type "none" or "no_vocab"
   // loads none, whatever tokenizer.ggml.tokens holds (llama_vocab::impl::load returns early).
   Value n_tokens() {
@@ -879,6 +1224,12 @@ class Loader {
   }
   std::string key_name(const Node& kv) {
     if (!kv.is("id")) return {};
+    if (const Variable* v = local(kv[1].text)) {
+      // a parameter holding a key's enum
+      const NameRow* row =
+          v->value.kind == Value::Kind::Text ? find_row(kKeys, v->value.s) : nullptr;
+      return row == nullptr ? std::string() : key_format(*row, arch_);
+    }
     const NameRow* row = find_row(kKeys, kv[1].text);
     return row == nullptr ? std::string() : key_format(*row, arch_);
   }
@@ -971,7 +1322,8 @@ class Loader {
       // whether the file has the tensor (a null pointer when not)
       const Value name = n.size() > 2 ? eval(n[2]) : Value{};
       if (name.kind != Value::Kind::Text) return Value{};
-      return Value::integer(find_tensor(name.s) ? 1 : 0);
+      const std::optional<std::size_t> t = find_tensor(name.s);
+      return t ? Value::tensor_at(*t) : Value::integer(0);
     }
     if (method != "get_key" && method != "get_key_or_arr" && method != "get_arr" &&
         method != "get_arr_n") {
@@ -1112,7 +1464,8 @@ class Loader {
              fmt::format("key \"{}\" has {} entries: llama.cpp reads at most {}", key, a.count,
                          limit));
     }
-    if (target != nullptr && target->value.kind == Value::Kind::List) {
+    if (target != nullptr && target->value.kind == Value::Kind::List && !target->type.empty()) {
+      // a std::array of hparams: its elements, the rest kept
       const std::shared_ptr<Array> values = elements(kv, static_cast<std::size_t>(a.count));
       for (std::size_t i = 0; i < values->size() && i < target->value.list->size(); ++i) {
         (*target->value.list)[i] = convert((*values)[i], element);
@@ -1134,18 +1487,9 @@ class Loader {
     if (!tn.is("call") || tn.size() < 3 || !tn[2].is("id")) lost(n);
     const TensorRow* row = find_row(kTensors, tn[2][1].text);
     if (row == nullptr) lost(n);
-    std::string name(row->format);
-    if (const std::size_t at = name.find("%d"); at != std::string::npos) {
-      if (tn.size() < 5) lost(n);
-      const Value bid = eval(tn[4]);
-      if (bid.kind != Value::Kind::Int) lost(n);
-      name.replace(at, 2, std::to_string(bid.i));
-    }
-    if (tn.size() > 3) {
-      const Value suffix = eval(tn[3]);
-      if (suffix.kind != Value::Kind::Text) lost(n);
-      name += "." + suffix.s;
-    }
+    const std::optional<std::string> tensor = tensor_name_of(tn);
+    if (!tensor) lost(n);
+    const std::string& name = *tensor;
     const Value dims = eval(n[3]);
     const Value flags_value = eval(n[4]);
     if (flags_value.kind != Value::Kind::Int || dims.kind != Value::Kind::List) lost(n);
@@ -1183,6 +1527,28 @@ class Loader {
       if (want != got) same = false;
     }
     if (ne.size() > kMaxDims) same = false;
+    if (!same && (flags & constant("TENSOR_ALLOW_RESHAPE")) != 0) {
+      // check_tensor_dims compares the element counts only; then the reshaped tensor must keep
+      // its byte size (a GGML_ASSERT), which for a block type depends on its rows: followed for
+      // the plain types only
+      std::optional<std::uint64_t> want = 1;
+      for (const std::int64_t d : ne) {
+        if (!want || d < 0 || __builtin_mul_overflow(*want, static_cast<std::uint64_t>(d), &*want))
+          want = std::nullopt;
+      }
+      std::uint64_t got = 1;
+      for (std::uint32_t d = 0; d < ref.file->tensors[ref.index].n_dims && d < kMaxDims; ++d) {
+        if (__builtin_mul_overflow(got, have[d], &got)) lost(n);
+      }
+      const std::int64_t type = ref.file->tensors[ref.index].type;
+      const bool plain =
+          std::any_of(std::begin(kPlainTypes), std::end(kPlainTypes),
+                      [&](std::string_view plain_type) { return constant(plain_type) == type; });
+      if (want && *want == got) {
+        if (!plain) lost(n);
+        same = true;
+      }
+    }
     if (!same) {
       std::vector<std::int64_t> got;
       for (std::uint32_t d = 0; d < ref.file->tensors[ref.index].n_dims && d < kMaxDims; ++d)
@@ -1193,10 +1559,37 @@ class Loader {
                                      escape(name), shape_text(got), arch_, shape_text(ne)),
                          "the tensor or the hyperparameters are wrong");
     }
-    if (duplicated && consumed_[*found]) return Value::integer(1);
+    if (duplicated && consumed_[*found]) return Value::tensor_at(*found);
     if (!duplicated) consumed_[*found] = true;
     if (row->unused || skip) return Value::integer(0);  // counted, then dropped (a null pointer)
-    return Value::integer(1);
+    return Value::tensor_at(*found);
+  }
+
+  // The name tn(LLM_TENSOR_X, "suffix", bid[, xid]) makes: (call (id tn) (id X) [suffix [bid]]).
+  std::optional<std::string> tensor_name_of(const Node& tn) {
+    if (!tn.is("call") || tn.size() < 3 || !tn[2].is("id")) return std::nullopt;
+    const TensorRow* row = find_row(kTensors, tn[2][1].text);
+    if (row == nullptr) return std::nullopt;
+    std::string name(row->format);
+    if (const std::size_t at = name.find("%d"); at != std::string::npos) {
+      if (tn.size() < 5) return std::nullopt;
+      const Value bid = eval(tn[4]);
+      if (bid.kind != Value::Kind::Int) return std::nullopt;
+      name.replace(at, 2, std::to_string(bid.i));
+    }
+    if (const std::size_t at = name.find("%d"); at != std::string::npos) {
+      // a second number: the expert (xid)
+      if (tn.size() < 6) return std::nullopt;
+      const Value xid = eval(tn[5]);
+      if (xid.kind != Value::Kind::Int) return std::nullopt;
+      name.replace(at, 2, std::to_string(xid.i));
+    }
+    if (tn.size() > 3) {
+      const Value suffix = eval(tn[3]);
+      if (suffix.kind != Value::Kind::Text) return std::nullopt;
+      name += "." + suffix.s;
+    }
+    return name;
   }
 
   // Where a missing tensor is reported: the first shard's first tensor info, or its metadata when
@@ -1212,6 +1605,10 @@ class Loader {
     return fmt::format("[{}]", fmt::join(ne, ", "));
   }
   static std::int64_t constant(std::string_view name) { return find_constant(name).value_or(0); }
+  // The ggml types of one element per value (no blocks): a reshape keeps their byte size.
+  static constexpr std::string_view kPlainTypes[] = {
+      "GGML_TYPE_F32", "GGML_TYPE_F16", "GGML_TYPE_BF16", "GGML_TYPE_F64",
+      "GGML_TYPE_I8",  "GGML_TYPE_I16", "GGML_TYPE_I32",  "GGML_TYPE_I64"};
 
   const Model& model_;
   std::string arch_;
@@ -1226,6 +1623,9 @@ class Loader {
   std::vector<std::map<std::string, Variable>> scopes_;
   const ParsedFunction* current_ = nullptr;
   int depth_ = 0;
+
+ public:
+  const ParsedFunction* tensor_code_ = nullptr;  // replaces load_arch_tensors (tests)
 };
 
 }  // namespace
@@ -1233,6 +1633,12 @@ class Loader {
 bool known_architecture(std::string_view name) {
   return std::any_of(std::begin(kArchs), std::end(kArchs),
                      [&](const ArchRow& row) { return row.name == name; });
+}
+
+std::vector<std::string_view> architecture_names() {
+  std::vector<std::string_view> out;
+  for (const ArchRow& row : kArchs) out.push_back(row.name);
+  return out;
 }
 
 bool modelled_architecture(std::string_view name) {
@@ -1243,6 +1649,18 @@ std::string_view llama_cpp_tables_version() {
   return kVersion[0];
 }
 
+namespace {
+
+// The interpreter met what it cannot run (calls nested too deep, a table it cannot read): no
+// verdict of the loader's is claimed (GGUF7016, fail closed), and the file's check goes on.
+LoaderVerdict& interpreter_failed(LoaderVerdict& verdict, const std::exception& e) {
+  verdict.tensors_modelled = false;
+  if (!verdict.lost_at) verdict.lost_at = fmt::format("ggufcheck's interpreter ({})", e.what());
+  return verdict;
+}
+
+}  // namespace
+
 LoaderVerdict run_loader(const Model& first, std::string_view architecture,
                          std::span<const TensorRef> tensors, bool check_tensors) {
   LoaderVerdict verdict;
@@ -1250,15 +1668,43 @@ LoaderVerdict run_loader(const Model& first, std::string_view architecture,
   if (!verdict.known_architecture) return verdict;
   Loader loader(first, architecture, tensors, verdict);
   try {
+    loader.create();
     loader.load_hparams();
   } catch (const Stop&) {
     return verdict;
+  } catch (const std::exception& e) {
+    return interpreter_failed(verdict, e);
   }
   if (!check_tensors || !modelled_architecture(architecture)) return verdict;
   try {
     loader.load_tensors();
     verdict.tensors_modelled = true;
   } catch (const Stop&) {
+  } catch (const std::exception& e) {
+    return interpreter_failed(verdict, e);
+  }
+  return verdict;
+}
+
+LoaderVerdict run_loader_with_tensor_code(const Model& first, std::string_view architecture,
+                                          std::span<const TensorRef> tensors,
+                                          std::string_view tensor_code) {
+  static constexpr FunctionRow kRow{"test:load_arch_tensors", "", "test.cpp:1", ""};
+  ParsedFunction code;
+  code.row = &kRow;
+  code.body = sexpr::parse(tensor_code);
+  LoaderVerdict verdict;
+  verdict.known_architecture = known_architecture(architecture);
+  if (!verdict.known_architecture) return verdict;
+  Loader loader(first, architecture, tensors, verdict);
+  loader.tensor_code_ = &code;
+  try {
+    loader.load_hparams();
+    loader.load_tensors();
+    verdict.tensors_modelled = true;
+  } catch (const Stop&) {
+  } catch (const std::exception& e) {
+    return interpreter_failed(verdict, e);
   }
   return verdict;
 }

@@ -37,7 +37,9 @@ struct LoaderVerdict {
 
 // The architecture names the pinned llama.cpp knows.
 [[nodiscard]] bool known_architecture(std::string_view name);
-// Whether ggufcheck models the architecture's tensor set.
+[[nodiscard]] std::vector<std::string_view> architecture_names();
+// Whether ggufcheck models the architecture's tensor set (every architecture with a model class
+// in the pinned llama.cpp: the others are refused as llama.cpp refuses them).
 [[nodiscard]] bool modelled_architecture(std::string_view name);
 // The llama.cpp version the tables come from.
 [[nodiscard]] std::string_view llama_cpp_tables_version();
@@ -47,5 +49,13 @@ struct LoaderVerdict {
 // but reports every tensor fault.
 [[nodiscard]] LoaderVerdict run_loader(const Model& first, std::string_view architecture,
                                        std::span<const TensorRef> tensors, bool check_tensors);
+
+// For the interpreter's tests: runs the hyperparameter reads of `first`, then `tensor_code` (an
+// S-expression of the table's forms, validator/tools/llama_tables/cxx.py) in place of the
+// architecture's load_arch_tensors, against `tensors`.
+[[nodiscard]] LoaderVerdict run_loader_with_tensor_code(const Model& first,
+                                                        std::string_view architecture,
+                                                        std::span<const TensorRef> tensors,
+                                                        std::string_view tensor_code);
 
 }  // namespace ggufcheck::detail

@@ -54,9 +54,13 @@ void report_verdict(const LoaderVerdict& verdict, const Model& first, std::strin
                      "{} loader past {}",
                      arch, *verdict.lost_at);
   } else if (tensors_expected && !verdict.tensors_modelled) {
-    sinks[0]->report(Code::TensorSetNotModelled, at, 0, Field("model"),
-                     "keys and vocabulary were checked; tensors only as a container",
-                     "ggufcheck does not model the tensor set of architecture \"{}\"", arch);
+    // Every architecture of the pinned llama.cpp has its tensor loading in the table: were one
+    // not followed, that is no pass either (GGUF7014, a note, is no longer given).
+    sinks[0]->report(Code::LoaderNotPredicted, at, 0, Field("model"),
+                     "load the file with llama.cpp to learn its verdict",
+                     "cannot predict llama.cpp's loader: ggufcheck did not follow the tensor "
+                     "loading of architecture \"{}\"",
+                     arch);
   }
 }
 
@@ -145,8 +149,20 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
     return;
   }
   // A vocabulary-only file (no tensors, as llama.cpp's ggml-vocab-*.gguf) is loaded with
-  // vocab_only: its hyperparameters and tensors are not read.
-  if (model.tensor_count == 0) return;
+  // vocab_only: its hyperparameters and tensors are not read. The model is created all the
+  // same, which llama.cpp refuses for a name it has no model for (run_loader says so otherwise).
+  if (model.tensor_count == 0) {
+    if (!modelled_architecture(name)) {
+      sink.report(Code::UnknownArchitecture, model.metadata[kv].key_offset(),
+                  model.pair_end(kv) - model.metadata[kv].key_offset(),
+                  Field::kv(kv, model.key(kv)),
+                  "convert the model to an architecture llama.cpp implements",
+                  "llama.cpp knows the name of architecture \"{}\" but has no model for it: it "
+                  "refuses the file (\"unsupported model architecture\")",
+                  escape(name));
+    }
+    return;
+  }
   if (!model.tensors_complete || sink.structure_broken(Area::TensorInfo)) {
     sink.report(Code::StageNotRun, 0, 0, Field("model"),
                 "fix the tensor infos first; llama.cpp reads every one before the model",
@@ -172,11 +188,14 @@ void check_tensor_set(const Model& first, std::span<const TensorRef> tensors,
   const auto arch = architecture(first);
   if (!arch || !known_architecture(arch->second)) return;
   LoaderVerdict verdict = run_loader(first, arch->second, tensors, true);
-  // The first shard's own check reported its key findings already.
+  // The first shard's own check reported its key findings already (a refusal before the
+  // tensors among them: then there is no tensor verdict to give).
+  const bool refused = !verdict.findings.empty();
   std::erase_if(verdict.findings, [](const LoaderFinding& f) {
     return f.code != Code::MissingTensor && f.code != Code::TensorWrongShape &&
            f.code != Code::UnexpectedTensor;
   });
+  if (refused && verdict.findings.empty()) return;
   report_verdict(verdict, first, arch->second, sinks, true);
 }
 

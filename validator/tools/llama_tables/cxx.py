@@ -123,6 +123,9 @@ _TYPE_WORDS = {
     "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
 }
 _QUALIFIERS = {"const", "static", "constexpr", "enum", "struct"}
+# Words of a switch body that make it matter to the loader: it is then followed, not skipped.
+_EFFECTS = ("get_key", "get_arr", "get_key_or_arr", "create_tensor", "throw", "GGML_ASSERT",
+            "GGML_ABORT")
 
 
 class Parser:
@@ -130,6 +133,12 @@ class Parser:
     (block s...) (if line c then [else]) (for line var start limit body) (decl name type expr line)
     (expr e line)
     (return) (throw "message") (assert e) (skip "why" line)
+    (foreach line var type range body): for (type var : range)
+    (switch line e (case (values...) s...)... ): a case lists its labels, (default) among them for
+      `default:`; execution falls through to the next case until (break)
+    (break line) (continue line)
+    (try line body handler): try { body } catch (...) { handler }
+    (lambda name "params" body line): auto name = [&](params) { body };
     Expressions: (n 1) (f 1.5) (s "x") (id name) (call name args...) (mem e name) (idx e i)
     (un op e) (bin op a b) (tern c a b) (list e...) (assign op lhs rhs)"""
 
@@ -188,13 +197,40 @@ class Parser:
         if tok.text == "if":
             self.next()
             self.expect("(")
-            cond = self.expression()
+            init = ""
+            if self.is_declaration():
+                # if (T x = e; cond) or if (T x = e): the declaration, then the test
+                init = self.declaration(in_condition=True)
+                name = re.match(r"\(decl (\S+)", init).group(1)
+                if self.at(";"):
+                    self.next()
+                    cond = self.expression()
+                else:
+                    cond = f"(id {name})"
+            else:
+                cond = self.expression()
             self.expect(")")
             then = self.statement()
             if self.at("else"):
                 self.next()
-                return f"(if {line} {cond} {then} {self.statement()})"
-            return f"(if {line} {cond} {then})"
+                out = f"(if {line} {cond} {then} {self.statement()})"
+            else:
+                out = f"(if {line} {cond} {then})"
+            return f"(block {init} {out})" if init else out
+        if tok.text in ("break", "continue"):
+            self.next()
+            self.expect(";")
+            return f"({tok.text} {line})"
+        if tok.text == "try":
+            self.next()
+            if not self.at("{"):
+                raise self.fail("try without a block")
+            body = self.statement()
+            self.expect("catch")
+            self.expect("(")
+            self.i = match(self.t, self.i - 1) + 1
+            handler = self.statement()
+            return f"(try {line} {body} {handler})"
         if tok.text == "for":
             return self.for_statement()
         if tok.text == "switch":
@@ -206,8 +242,8 @@ class Parser:
             body_end = match(self.t, self.i)
             body = self.t[start:body_end]
             self.i = body_end + 1
-            if any(t.text in ("get_key", "get_arr", "get_key_or_arr", "create_tensor", "throw", "GGML_ASSERT") for t in body):
-                raise SourceError(f"{self.where}:{line}: a switch that reads keys or tensors")
+            if any(t.text in _EFFECTS for t in body):
+                return self.switch_statement(line, start, body_end)
             return f'(skip "switch" {line})'
         if tok.text == "return":
             self.next()
@@ -248,10 +284,46 @@ class Parser:
         self.expect(";")
         return f"(expr {expr} {line})"
 
+    def switch_statement(self, line: int, start: int, body_end: int) -> str:
+        """switch (e) { case A: case B: s... default: s... }, between tokens start (the
+        opening parenthesis) and body_end (the closing brace)."""
+        saved = self.i
+        self.i = start + 1
+        value = self.expression()
+        self.expect(")")
+        self.expect("{")
+        cases: list[tuple[list[str], list[str]]] = []
+        while self.i < body_end:
+            if self.at("case") or self.at("default"):
+                labels = []
+                while self.at("case") or self.at("default"):
+                    if self.next().text == "case":
+                        labels.append(self.ternary())
+                    else:
+                        labels.append("(default)")
+                    self.expect(":")
+                cases.append((labels, []))
+                continue
+            if not cases:
+                raise self.fail("a statement before the first case")
+            cases[-1][1].append(self.statement())
+        self.i = saved
+        body = " ".join("(case " + " ".join([f"({' '.join(labels)})", *stmts]) + ")" for labels, stmts in cases)
+        return f"(switch {line} {value} {body})"
+
     def for_statement(self) -> str:
         line = self.next().line
         self.expect("(")
         close = match(self.t, self.i - 1)
+        colon = [k for k in range(self.i, close) if self.t[k].text == ":"]
+        if colon and not any(self.t[k].text == ";" for k in range(self.i, close)):
+            # for (type var : range)
+            words = [t.text for t in self.t[self.i : colon[0]]]
+            var = words[-1]
+            range_expr = Parser(self.t[colon[0] + 1 : close], self.where).expression()
+            self.i = close + 1
+            body = self.statement()
+            return f"(foreach {line} {var} {quote(_type_of(words[:-1]))} {range_expr} {body})"
         header = " ".join(t.text for t in self.t[self.i : close])
         m = re.fullmatch(r"(?:const )?(?:int|uint32_t|int64_t|size_t|int32_t) (\w+) = (.+?) ; \1 < (.+?) ; (?:\+\+ \1|\1 \+\+)", header)
         if not m:
@@ -293,7 +365,7 @@ class Parser:
             j += 1
         return self.t[j].kind == "id" and self.t[j + 1].text in ("=", ";", "(", "{", "[")
 
-    def declaration(self) -> str:
+    def declaration(self, in_condition: bool = False) -> str:
         line = self.peek().line
         type_words = []
         while True:
@@ -314,6 +386,8 @@ class Parser:
         if self.at(";"):
             self.next()
             return f"(decl {name} {quote(_type_of(type_words))} (n 0) {line})"
+        if self.at("=") and self.peek(1) is not None and self.peek(1).text == "[":
+            return self.lambda_declaration(name, line)
         if self.at("="):
             self.next()
             expr = self.expression()
@@ -322,8 +396,30 @@ class Parser:
             closing = ")" if opening == "(" else "}"
             expr = self.expression() if not self.at(closing) else "(n 0)"
             self.expect(closing)
-        self.expect(";")
+        if not in_condition:
+            self.expect(";")
         return f"(decl {name} {quote(_type_of(type_words))} {expr} {line})"
+
+    def lambda_declaration(self, name: str, line: int) -> str:
+        """auto name = [&](params) { body }; (a capture by reference: the body sees the
+        enclosing function's locals, as the interpreter's scopes do)."""
+        self.expect("=")
+        capture = match(self.t, self.i)
+        if [t.text for t in self.t[self.i + 1 : capture]] != ["&"]:
+            raise self.fail("a lambda that does not capture by reference")
+        self.i = capture + 1
+        self.expect("(")
+        close = match(self.t, self.i - 1)
+        params = parameter_names(self.t[self.i : close])
+        self.i = close + 1
+        if self.at("->"):
+            while not self.at("{"):
+                self.next()
+        if not self.at("{"):
+            raise self.fail("a lambda without a body")
+        body = self.statement()
+        self.expect(";")
+        return f"(lambda {name} {quote(','.join(params))} {body} {line})"
 
     # --- expressions --------------------------------------------------------------------------
     _BINARY = [

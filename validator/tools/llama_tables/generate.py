@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Writes ggufcheck's tables of the pinned llama.cpp from its source tree.
 
-    generate.py SOURCE_DIR OUTPUT_DIR
+    generate.py SOURCE_DIR OUTPUT_DIR [--docs DOCS_DIR]
 
 SOURCE_DIR: llama.cpp's source at the pinned release (conformance/setup clones it from the git
 bundle in node-llama-cpp's package into .deps/conformance/llama.cpp). OUTPUT_DIR:
 validator/src/loader/generated. Writes llama_arch.inc (arch.py) and, where vocab.py is present,
-llama_vocab.inc. The ctest `llama_tables_are_current` regenerates them and fails on a difference.
+llama_vocab.inc. With --docs, also DOCS_DIR/architectures.md, the coverage table of the
+architectures (docs/architectures.md). The ctest `llama_tables_are_current` regenerates them all
+and fails on a difference.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pinned import version  # noqa: E402,F401  (vocab.py and the other generator
 
 
 REQUIRED = "src/llama-arch.cpp"  # what check_generated.py looks for in the source tree
+DOCS = ["architectures.md"]  # what --docs writes, compared by check_generated.py with docs/
 
 
 def header(source: Path, script: str) -> str:
@@ -33,6 +36,10 @@ def header(source: Path, script: str) -> str:
 
 
 def main(argv: list[str]) -> int:
+    docs = None
+    if len(argv) == 5 and argv[3] == "--docs":
+        docs = Path(argv[4])
+        argv = argv[:3]
     if len(argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
@@ -42,6 +49,9 @@ def main(argv: list[str]) -> int:
         return 2
     output.mkdir(parents=True, exist_ok=True)
     (output / "llama_arch.inc").write_text(header(source, "arch.py") + arch.generate(source))
+    if docs is not None:
+        docs.mkdir(parents=True, exist_ok=True)
+        (docs / "architectures.md").write_text(arch.coverage_markdown(version(source)))
     try:
         import vocab  # noqa: E402  (the vocabulary tables, when present)
     except ImportError:
