@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
       entry["sha256"] = ggufcheck::corpus::sha256_hex(bytes);
       if (recipe.data) entry["data"] = true;
       if (recipe.model) entry["model"] = true;
+      if (!recipe.base.empty()) entry["base"] = recipe.base;
       entry["expect"] = expect(recipe);
       if (!recipe.pending.empty()) entry["pending"] = recipe.pending;
       files.push_back(std::move(entry));

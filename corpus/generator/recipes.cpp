@@ -486,6 +486,10 @@ void add_codes(Registry& r) {
     Recipe& recipe = r.add(std::move(id), std::string(example.description), std::move(codes),
                            [build = example.build] { return build().bytes; });
     recipe.data = example.data;
+    // The example names its base from the repository's root; the manifest from the corpus's.
+    if (constexpr std::string_view kCorpus = "corpus/"; example.base.starts_with(kCorpus)) {
+      recipe.base = std::string(example.base.substr(kCorpus.size()));
+    }
     const Area area = catalogue_entry(example.code).area;
     recipe.model = area == Area::Model || area == Area::SplitSet;
   }

@@ -33,6 +33,8 @@ struct Recipe {
   // The codes are the model checks' (GGUF7xxx, GGUF8xxx): the file is validated with them. Every
   // other file is a container fixture, validated without them (--no-model-checks).
   bool model = false;
+  // A LoRA adapter's base model (--base), a corpus file ("valid/test-model.gguf"); empty: none.
+  std::string base;
 
   [[nodiscard]] std::string group() const { return id.substr(0, id.find('/')); }
   [[nodiscard]] std::string name() const { return id.substr(id.find('/') + 1); }

@@ -104,7 +104,7 @@ Report report_in_set(const std::string& path, const Options& options) {
 // validate_file() (validate_set() with the model checks) results, computed once per file,
 // profile, data check and model checks.
 const Report& report_of(const std::string& path, Profile profile, bool data = false,
-                        bool model = false) {
+                        bool model = false, const std::string& base = {}) {
   static std::map<std::tuple<std::string, Profile, bool, bool>, Report> cache;
   auto it = cache.find({path, profile, data, model});
   if (it == cache.end()) {
@@ -113,6 +113,7 @@ const Report& report_of(const std::string& path, Profile profile, bool data = fa
     options.data.enabled = data;
     options.data.threads = 1;
     options.model_checks = model;
+    if (!base.empty()) options.base_model = (corpus_dir() / base).string();
     it = cache
              .emplace(std::tuple{path, profile, data, model},
                       model ? report_in_set((corpus_dir() / path).string(), options)
@@ -125,7 +126,7 @@ const Report& report_of(const std::string& path, Profile profile, bool data = fa
 // The report the manifest's expectations describe.
 const Report& report_of(const nlohmann::json& entry, Profile profile) {
   return report_of(entry.at("path").get<std::string>(), profile, data_checked(entry),
-                   model_checked(entry));
+                   model_checked(entry), entry.value("base", std::string()));
 }
 
 bool is_data_code(const std::string& code) {
@@ -151,6 +152,10 @@ TEST(Corpus, ManifestIsWellFormed) {
     }
     if (entry.contains("model")) {
       EXPECT_EQ(entry["model"], true) << id << ": model is true or absent";
+    }
+    if (entry.contains("base")) {
+      EXPECT_TRUE(std::filesystem::is_regular_file(corpus_dir() / entry["base"].get<std::string>()))
+          << id << ": its base model " << entry["base"] << " is not a corpus file";
     }
     for (const Profile profile : kAllProfiles) {
       const nlohmann::json& e = entry.at("expect").at(std::string(to_string(profile)));

@@ -186,6 +186,7 @@ def validate(
     severity: Mapping[str, str] | None = None,
     limits: Mapping[str, int] | None = None,
     name: str | None = None,
+    base: StrPath | None = None,
 ) -> Report:
     """Validates a GGUF file (a path; with a build that reads URLs, https:// and hf:// too) or
     GGUF bytes in memory.
@@ -195,7 +196,8 @@ def validate(
     "warning" | "note" | "off"}; a code that means the file cannot be read as GGUF (``fixed`` in
     ``ggufcheck list``) cannot be disabled or downgraded: ValueError. limits: {"depth" | "kv-count" | "tensor-count" |
     "string-length" | "array-length" | "findings" | "template-bytes": value}. name: what the
-    report calls bytes (default "<buffer>").
+    report calls bytes (default "<buffer>"). base: a LoRA adapter's base model, a local file
+    (``--base``).
 
     A writable buffer (bytearray, writable memoryview) is copied first, so that another thread
     changing it cannot tear the report; bytes are read in place.
@@ -213,6 +215,7 @@ def validate(
         bool(template_checks),
         _mapping(severity, "severity"),
         _mapping(limits, "limits"),
+        "" if base is None else _path(base),
     )
     if _is_buffer(source):
         native = _ggufcheck.validate_buffer(_stable(source), name or "<buffer>", *options)

@@ -50,7 +50,8 @@ const std::string& checked_path(const std::string& path) {
 Options make_options(const std::string& profile, bool data, unsigned threads, bool werror,
                      bool model_checks, bool template_checks,
                      const std::map<std::string, std::string>& severity,
-                     const std::map<std::string, std::uint64_t>& limits) {
+                     const std::map<std::string, std::uint64_t>& limits,
+                     const std::string& base = {}) {
   Options options;
   const auto parsed = parse_profile(profile);
   if (!parsed) {
@@ -62,6 +63,7 @@ Options make_options(const std::string& profile, bool data, unsigned threads, bo
   options.werror = werror;
   options.model_checks = model_checks;
   options.template_checks = template_checks;
+  options.base_model = checked_path(base);
   for (const auto& [what, level] : severity) {
     const auto code = find_code(what);
     if (!code) throw py::value_error("unknown diagnostic '" + what + "'");
@@ -188,27 +190,28 @@ PYBIND11_MODULE(_ggufcheck, m) {
       [](const std::string& path, const std::string& profile, bool data, unsigned threads,
          bool werror, bool model_checks, bool template_checks,
          const std::map<std::string, std::string>& severity,
-         const std::map<std::string, std::uint64_t>& limits) {
+         const std::map<std::string, std::uint64_t>& limits, const std::string& base) {
         ReportAndOptions out{{},
                              make_options(profile, data, threads, werror, model_checks,
-                                          template_checks, severity, limits)};
+                                          template_checks, severity, limits, base)};
         checked_path(path);
         py::gil_scoped_release release;
         out.report = validate_file(path, out.options);
         return out;
       },
       py::arg("path"), py::arg("profile"), py::arg("data"), py::arg("threads"), py::arg("werror"),
-      py::arg("model_checks"), py::arg("template_checks"), py::arg("severity"), py::arg("limits"));
+      py::arg("model_checks"), py::arg("template_checks"), py::arg("severity"), py::arg("limits"),
+      py::arg("base") = std::string());
 
   m.def(
       "validate_buffer",
       [](const py::buffer& buffer, const std::string& name, const std::string& profile, bool data,
          unsigned threads, bool werror, bool model_checks, bool template_checks,
          const std::map<std::string, std::string>& severity,
-         const std::map<std::string, std::uint64_t>& limits) {
+         const std::map<std::string, std::uint64_t>& limits, const std::string& base) {
         ReportAndOptions out{{},
                              make_options(profile, data, threads, werror, model_checks,
-                                          template_checks, severity, limits)};
+                                          template_checks, severity, limits, base)};
         const Buffer view = contiguous(buffer);
         py::gil_scoped_release release;
         out.report = validate(view.bytes(), out.options, name);
@@ -216,7 +219,7 @@ PYBIND11_MODULE(_ggufcheck, m) {
       },
       py::arg("buffer"), py::arg("name"), py::arg("profile"), py::arg("data"), py::arg("threads"),
       py::arg("werror"), py::arg("model_checks"), py::arg("template_checks"), py::arg("severity"),
-      py::arg("limits"));
+      py::arg("limits"), py::arg("base") = std::string());
 
   // info: the JSON document of `ggufcheck info --format json` for one input (docs/info.md).
   m.def(

@@ -187,6 +187,14 @@ int ggufcheck_options_set_template_checks(ggufcheck_options* options, int enable
   });
 }
 
+int ggufcheck_options_set_base(ggufcheck_options* options, const char* path) {
+  return guarded([&] {
+    if (options == nullptr) return fail(GGUFCHECK_ERROR_INVALID_ARGUMENT, "options is NULL");
+    options->options.base_model = path != nullptr ? path : "";
+    return static_cast<int>(GGUFCHECK_OK);
+  });
+}
+
 int ggufcheck_options_set_severity(ggufcheck_options* options, const char* code_or_name,
                                    const char* level) {
   return guarded([&] {

@@ -44,6 +44,7 @@ struct CheckArgs {
   std::string timeout = "30";  // remote files: seconds
   std::string retries = "3";
   std::string deadline = "600";
+  std::string base;  // --base: a LoRA adapter's base model
 };
 
 Options make_options(const CheckArgs& args) {
@@ -94,6 +95,7 @@ Options make_options(const CheckArgs& args) {
   options.data.enabled = args.data;
   options.model_checks = args.model_checks;
   options.template_checks = args.template_checks;
+  options.base_model = checked_base(args.base);
   require_one_of("--data-read", args.data_read, {"map", "pread"}, "a way to read");
   options.data.read = args.data_read == "pread" ? DataCheck::Read::Pread : DataCheck::Read::Map;
   const auto timeout = parse_unsigned(args.timeout);
@@ -374,6 +376,13 @@ Command add_check_command(CLI::App& app) {
                       "llama.cpp's model loader accepts the model: its architecture keys, "
                       "vocabulary, tensor set and split set (GGUF7xxx, GGUF8xxx). For container "
                       "fixtures, partial files and parser conformance");
+  take_last(cmd_check->add_option(
+                "--base", check.base,
+                "A LoRA adapter's base model (a local GGUF file): adapters are checked against "
+                "it as llama_adapter_lora_init loads them (architecture, tensor names and "
+                "shapes). Without it an adapter gets the checks that need no base and "
+                "GGUF7020 adapter-base-not-given. Other files ignore it"),
+            "MODEL");
   cmd_check->add_flag("!--no-template-checks", check.template_checks,
                       "Do not read the chat templates (tokenizer.chat_template*) as Jinja: no "
                       "GGUF9001-GGUF9016. For comparing the container with readers that take a "

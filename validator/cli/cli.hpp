@@ -46,6 +46,8 @@ void require_one_of(const std::string& option, const std::string& value,
 [[nodiscard]] std::optional<std::uint64_t> parse_unsigned(const std::string& text);
 // --limit NAME=VALUE into limits.
 void apply_limit(Limits& limits, const std::string& spec);
+// --base MODEL: a local file that can be opened (not '-', not a URL); "" stays "".
+[[nodiscard]] std::string checked_base(const std::string& path);
 extern const std::vector<std::string> kProfiles;
 // A single-value option: given twice, the last one wins.
 CLI::Option* take_last(CLI::Option* option, const std::string& type_name);

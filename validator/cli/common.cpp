@@ -99,6 +99,20 @@ void apply_limit(Limits& limits, const std::string& spec) {
   if (const auto problem = set_limit(limits, name, value)) throw UsageError{"--limit: " + *problem};
 }
 
+std::string checked_base(const std::string& path) {
+  if (path.empty()) return path;
+  if (path == "-" || is_url(path)) {
+    throw UsageError{fmt::format(
+        "--base '{}': the base model is a local file (not standard input or a URL)", path)};
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    throw UsageError{fmt::format("--base: cannot open {}: {}", path, std::strerror(errno))};
+  }
+  ::close(fd);
+  return path;
+}
+
 const std::vector<std::string> kProfiles = {"strict", "spec", "llama.cpp"};
 
 // A single-value option: given twice, the last one wins.

@@ -22,6 +22,7 @@ struct InfoArgs {
   bool data = false;
   std::string color = "auto";
   std::vector<std::string> limits;
+  std::string base;  // --base: a LoRA adapter's base model
 };
 
 int run_info(const InfoArgs& args) {
@@ -37,6 +38,7 @@ int run_info(const InfoArgs& args) {
   options.profile = *parse_profile(args.profile);
   options.model_checks = args.model_checks;
   options.data.enabled = args.data;
+  options.base_model = checked_base(args.base);
   for (const std::string& spec : args.limits) apply_limit(options.limits, spec);
   InfoOptions info_options;
   info_options.full = args.full;
@@ -92,6 +94,9 @@ Command add_info_command(CLI::App& app) {
                 "every tensor's bytes)");
   cmd->add_flag("!--no-model-checks", args->model_checks,
                 "The verdict of the container only, as 'check --no-model-checks'");
+  take_last(cmd->add_option("--base", args->base,
+                            "A LoRA adapter's base model, for the verdict line, as for 'check'"),
+            "MODEL");
   cmd->add_option("--limit", args->limits, "Resource limit NAME=VALUE, as for 'check'")
       ->type_name("NAME=VALUE")
       ->allow_extra_args(false);

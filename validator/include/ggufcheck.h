@@ -97,6 +97,9 @@ GGUFCHECK_API int ggufcheck_options_set_data(ggufcheck_options* options, int ena
 GGUFCHECK_API int ggufcheck_options_set_werror(ggufcheck_options* options, int enabled);
 GGUFCHECK_API int ggufcheck_options_set_model_checks(ggufcheck_options* options, int enabled);
 GGUFCHECK_API int ggufcheck_options_set_template_checks(ggufcheck_options* options, int enabled);
+/* A LoRA adapter's base model, as --base MODEL: the path of a local GGUF file (NULL or "" for
+ * none). Adapters are then checked against it as llama_adapter_lora_init loads them. */
+GGUFCHECK_API int ggufcheck_options_set_base(ggufcheck_options* options, const char* path);
 /* A diagnostic's severity, as --severity CODE=LEVEL: code_or_name "GGUF2012" or
  * "non-canonical-bool", level "error", "warning", "note" or "off". A code that means the file
  * cannot be read as GGUF ("fixed" in `ggufcheck list`: GGUF0001, GGUF1002, truncations...)

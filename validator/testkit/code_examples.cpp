@@ -559,10 +559,67 @@ const std::vector<CodeExample> kExamples = {
        return write(doc);
      }},
     {Code::LoaderNotPredicted,
-     "the llama model marked general.type = \"adapter\": ggufcheck does not judge adapters yet",
+     "a multimodal projector (mtmd) of type \"mlp\" with the keys every projector type reads: "
+     "ggufcheck does not model the mlp projector's own keys and tensors",
+     [] { return write(mmproj_document("mlp")); }},
+    {Code::AdapterKeyInvalid,
+     "a LoRA adapter of the llama sample model with adapter.lora.alpha written as a uint32",
+     [] {
+       Document doc = adapter_document(model_document());
+       for (KeyValue& kv : doc.metadata) {
+         if (kv.key == "adapter.lora.alpha") kv.value = Value::u32(8);
+       }
+       return write(doc);
+     }},
+    {Code::AdapterTensorInvalid,
+     "a LoRA adapter of the llama sample model without blk.0.attn_q.weight.lora_b",
+     [] {
+       Document doc = adapter_document(model_document());
+       std::erase_if(doc.tensors,
+                     [](const Tensor& t) { return t.name == "blk.0.attn_q.weight.lora_b"; });
+       return write(doc);
+     }},
+    {Code::AdapterBaseMismatch,
+     "a LoRA adapter of the llama sample model whose blk.0.ffn_up.weight.lora_b is [4, 64], "
+     "checked against the sample model, whose blk.0.ffn_up.weight is [64, 128]",
+     [] {
+       Document doc = adapter_document(model_document());
+       for (Tensor& t : doc.tensors) {
+         if (t.name == "blk.0.ffn_up.weight.lora_b") t.dims = {4, 64};
+       }
+       return write(doc);
+     },
+     {},
+     false,
+     nullptr,
+     "corpus/valid/test-model.gguf"},
+    {Code::AdapterBaseNotGiven,
+     "a LoRA adapter of the llama sample model, checked without its base model",
+     [] { return write(adapter_document(model_document())); }},
+    {Code::AdapterBaseUnusable,
+     "a LoRA adapter of the llama sample model, checked against a base model llama.cpp refuses "
+     "(the sample model without blk.0.attn_k.weight)",
+     [] { return write(adapter_document(model_document())); },
+     {},
+     false,
+     nullptr,
+     "corpus/codes/GGUF7011-missing-tensor.gguf"},
+    {Code::MmprojKeyInvalid,
+     "a multimodal projector whose clip.projector_type \"mlp2\" is not one mtmd knows",
+     [] { return write(mmproj_document("mlp2")); }},
+    {Code::ImatrixInvalid,
+     "an importance matrix as llama-imatrix writes one, without blk.0.attn_q.weight.counts",
+     [] {
+       Document doc = imatrix_document();
+       std::erase_if(doc.tensors,
+                     [](const Tensor& t) { return t.name == "blk.0.attn_q.weight.counts"; });
+       return write(doc);
+     },
+     {Code::MissingArchitecture}},
+    {Code::UnknownFileKind, "the llama sample model with general.type = \"checkpoint\"",
      [] {
        return model_where([](Document& doc) {
-         doc.metadata.push_back({"general.type", Value::string("adapter"), {}});
+         doc.metadata.push_back({"general.type", Value::string("checkpoint"), {}});
        });
      }},
     {Code::SplitShardMissing,

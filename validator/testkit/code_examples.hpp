@@ -41,6 +41,9 @@ struct CodeExample {
   bool data = false;
   // The example is a split set: its files, in the set's order (the code is on one of them).
   std::vector<ExampleFile> (*build_set)() = nullptr;
+  // The example is a LoRA adapter checked against this base model (--base), a corpus file named
+  // from the repository's root ("corpus/valid/test-model.gguf"); empty: none.
+  std::string_view base = {};
 };
 
 // Sorted by code, one per code.

@@ -92,6 +92,67 @@ Document model_document() {
   return doc;
 }
 
+Document adapter_document(const Document& base, std::uint64_t rank) {
+  Document doc;
+  for (const KeyValue& kv : base.metadata) {
+    if (kv.key == "general.architecture") doc.metadata.push_back(kv);
+  }
+  doc.metadata.push_back({"general.type", Value::string("adapter"), {}});
+  doc.metadata.push_back({"adapter.type", Value::string("lora"), {}});
+  doc.metadata.push_back({"adapter.lora.alpha", Value::f32(8.0f), {}});
+  for (const Tensor& t : base.tensors) {
+    if (t.dims.size() != 2) continue;
+    if (t.name == "token_embd.weight") {
+      doc.tensors.push_back({t.name + ".lora_a", {rank, t.dims[1]}, 0, {}, {}});
+      doc.tensors.push_back({t.name + ".lora_b", {rank, t.dims[0]}, 0, {}, {}});
+    } else {
+      doc.tensors.push_back({t.name + ".lora_a", {t.dims[0], rank}, 0, {}, {}});
+      doc.tensors.push_back({t.name + ".lora_b", {rank, t.dims[1]}, 0, {}, {}});
+    }
+  }
+  return doc;
+}
+
+Document mmproj_document(std::string projector) {
+  Document doc;
+  doc.metadata.push_back({"general.architecture", Value::string("clip"), {}});
+  doc.metadata.push_back({"general.type", Value::string("mmproj"), {}});
+  doc.metadata.push_back({"clip.has_vision_encoder", Value::boolean(true), {}});
+  doc.metadata.push_back({"clip.projector_type", Value::string(std::move(projector)), {}});
+  for (const auto& [key, value] :
+       {std::pair{"embedding_length", 64U}, std::pair{"attention.head_count", 4U},
+        std::pair{"feed_forward_length", 128U}, std::pair{"block_count", 2U},
+        std::pair{"projection_dim", 64U}}) {
+    doc.metadata.push_back({std::string("clip.vision.") + key, Value::u32(value), {}});
+  }
+  doc.metadata.push_back({"clip.vision.attention.layer_norm_epsilon", Value::f32(1e-6f), {}});
+  doc.metadata.push_back({"clip.vision.image_size", Value::u32(224), {}});
+  doc.metadata.push_back({"clip.vision.patch_size", Value::u32(14), {}});
+  for (const char* key : {"clip.vision.image_mean", "clip.vision.image_std"}) {
+    doc.metadata.push_back(
+        {key,
+         Value::array(ValueType::Float32, {Value::f32(0.5f), Value::f32(0.5f), Value::f32(0.5f)}),
+         {}});
+  }
+  doc.tensors.push_back({"v.patch_embd.weight", {14, 14, 3, 64}, 0, {}, {}});
+  return doc;
+}
+
+Document imatrix_document() {
+  Document doc;
+  doc.metadata.push_back({"general.type", Value::string("imatrix"), {}});
+  doc.metadata.push_back(
+      {"imatrix.datasets", Value::array(ValueType::String, {Value::string("wiki.train.raw")}), {}});
+  doc.metadata.push_back({"imatrix.chunk_count", Value::u32(10), {}});
+  doc.metadata.push_back({"imatrix.chunk_size", Value::u32(512), {}});
+  for (const Tensor& t : model_document().tensors) {
+    if (t.dims.size() != 2 || t.name == "token_embd.weight") continue;
+    doc.tensors.push_back({t.name + ".in_sum2", {t.dims[0], 1}, 0, {}, {}});
+    doc.tensors.push_back({t.name + ".counts", {1, 1}, 0, {}, {}});
+  }
+  return doc;
+}
+
 std::vector<Document> model_shards(std::size_t n) {
   return shards_of(model_document(), n);
 }

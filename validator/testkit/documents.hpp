@@ -41,6 +41,19 @@ using ByteVector = std::vector<std::uint8_t>;
 // A small model: metadata, a tokenizer and tensors of a few types.
 [[nodiscard]] Document model_document();
 
+// The other kinds of file (docs/model-checks.md), each one its loader in the pinned llama.cpp
+// accepts:
+// - a LoRA adapter of `base` (general.type "adapter", adapter.type "lora", adapter.lora.alpha
+//   f32): a lora_a [ne0, rank] and lora_b [rank, ne1] F32 pair for every 2-D tensor of the base
+//   but token_embd.weight, whose pair is swapped (lora_a [rank, ne1], lora_b [rank, ne0]);
+[[nodiscard]] Document adapter_document(const Document& base, std::uint64_t rank = 4);
+// - a multimodal projector with a vision encoder of projector type `projector` (the keys every
+//   projector type reads; no tensors of its own: ggufcheck does not model those);
+[[nodiscard]] Document mmproj_document(std::string projector = "mlp");
+// - an importance matrix as llama-imatrix writes one (general.type "imatrix", chunk keys, an
+//   in_sum2 [n, 1] and counts [1, 1] F32 pair per weight of model_document()).
+[[nodiscard]] Document imatrix_document();
+
 // model_document() as a split set of n shards (n >= 1) the way gguf-split writes one: the first
 // holds every model key, each holds split.no (u16, from 0), split.count (u16) and
 // split.tensors.count (i32), and the tensors are dealt out in order.

@@ -18,6 +18,7 @@ namespace {
 // --- the part of llama.h (include/llama.h of the pinned source) that is called -------------------
 
 struct llama_model;
+struct llama_adapter_lora;
 
 // struct llama_model_params, field for field. The enums are ints, the pointers opaque.
 struct LlamaModelParams {
@@ -68,6 +69,7 @@ using LogCallback = void (*)(int level, const char* text, void* user_data);
   X(llama_model_load_from_file, llama_model*, (const char* path, LlamaModelParams params)) \
   X(llama_model_load_from_splits, llama_model*,                                            \
     (const char** paths, std::size_t n_paths, LlamaModelParams params))                    \
+  X(llama_adapter_lora_init, llama_adapter_lora*, (llama_model * model, const char* path)) \
   X(llama_log_set, void, (LogCallback callback, void* user_data))                          \
   X(ggml_backend_load_all_from_path, void, (const char* dir_path))
 
@@ -83,12 +85,14 @@ struct LlamaApi {
 constexpr char kModeFile = 'f';
 constexpr char kModeVocabOnly = 'v';
 constexpr char kModeSplits = 's';
+constexpr char kModeAdapter = 'a';  // paths: the base model, then the adapter
 
 constexpr std::int32_t kLoads = 0;
 constexpr std::int32_t kRefuses = 10;
 constexpr std::int32_t kCrashes = 20;
 constexpr std::int32_t kTimesOut = 21;
 constexpr std::int32_t kHarnessFailure = 30;
+constexpr std::int32_t kBaseRefused = 31;  // an adapter's base model did not load
 
 constexpr std::size_t kMaxLog = 16384;
 // The server answers within the child's time limit and the 10 s after it that child::run
@@ -115,8 +119,24 @@ std::vector<std::string> split_paths(std::string_view text) {
   return paths;
 }
 
+// An adapter on its base: the base loaded with its tensors allocated (the adapter's are placed
+// in the buffer type of the base tensor each one modifies), then llama_adapter_lora_init.
+int load_adapter_once(const LlamaApi& api, const std::vector<std::string>& paths) {
+  if (paths.size() != 2) return kHarnessFailure;
+  LlamaModelParams params = api.llama_model_default_params();
+  params.load_mode = kLoadModeNone;
+  params.n_gpu_layers = 0;
+  llama_model* model = api.llama_model_load_from_file(paths[0].c_str(), params);
+  if (model == nullptr) return kBaseRefused;
+  static constexpr char kMark[] = "\nggufcheck: base loaded\n";
+  (void)!::write(STDERR_FILENO, kMark, sizeof kMark - 1);
+  // Neither is freed: the process ends here.
+  return api.llama_adapter_lora_init(model, paths[1].c_str()) != nullptr ? kLoads : kRefuses;
+}
+
 // One load in a child of the server; its exit status is the outcome.
 int load_once(const LlamaApi& api, char mode, const std::vector<std::string>& paths) {
+  if (mode == kModeAdapter) return load_adapter_once(api, paths);
   LlamaModelParams params = api.llama_model_default_params();
   params.no_alloc = true;
   params.load_mode = kLoadModeNone;
@@ -148,7 +168,9 @@ std::int32_t serve_load(const LlamaApi& api, unsigned time_limit_seconds,
     switch (run.end) {
       case child::Run::End::Exited:
         code = run.status == kLoads || run.status == kRefuses ? run.status : kHarnessFailure;
-        if (code == kHarnessFailure) {
+        if (run.status == kBaseRefused) {
+          run.output += "\nthe adapter's base model did not load";
+        } else if (code == kHarnessFailure) {
           run.output += "\nthe load exited with status " + std::to_string(run.status);
         }
         break;
@@ -203,6 +225,14 @@ std::string loader_message(const std::string& log, bool crashed) {
       }
     }
     return lines.empty() ? std::string() : std::string(lines.back());
+  }
+  // llama_adapter_lora_init: "failed to apply lora adapter: <what it threw>".
+  static constexpr std::string_view kAdapterError = "failed to apply lora adapter: ";
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    const std::size_t at = it->find(kAdapterError);
+    if (at != std::string_view::npos) {
+      return std::string(trim(it->substr(at + kAdapterError.size())));
+    }
   }
   // llama_model_load: "error loading model: <what the loader threw>".
   static constexpr std::string_view kError = "error loading model: ";
@@ -286,6 +316,11 @@ void LlamaLoaderReference::start() {
 
 LoaderResult LlamaLoaderReference::load(const std::filesystem::path& file, bool vocab_only) {
   return request(vocab_only ? kModeVocabOnly : kModeFile, {file});
+}
+
+LoaderResult LlamaLoaderReference::load_adapter(const std::filesystem::path& base,
+                                                const std::filesystem::path& adapter) {
+  return request(kModeAdapter, {base, adapter});
 }
 
 LoaderResult LlamaLoaderReference::load_splits(const std::vector<std::filesystem::path>& paths) {

@@ -1,7 +1,8 @@
 // llama.cpp's model loader (the prebuilt libllama.v0.5.0.so of the pinned node-llama-cpp package,
 // loaded with dlopen, never linked) as the judge of the model checks (GGUF7xxx, GGUF8xxx):
 // does llama_model_load_from_file, or llama_model_load_from_splits, accept the file or the set,
-// and with which message does it refuse it.
+// and with which message does it refuse it; and the judge of the adapter checks: does
+// llama_adapter_lora_init accept a LoRA adapter on a base model.
 //
 // Loads run as llama.cpp's tools load a model for metadata only: llama_model_default_params()
 // with no_alloc = true (no tensor data is read or allocated), load_mode = LLAMA_LOAD_MODE_NONE,
@@ -65,6 +66,11 @@ class LlamaLoaderReference {
   // llama_model_load_from_file(file): a shard named <prefix>-00001-of-0000N.gguf brings the
   // other shards of its set by name, as llama.cpp does. vocab_only: a vocabulary-only file.
   [[nodiscard]] LoaderResult load(const std::filesystem::path& file, bool vocab_only = false);
+  // llama_adapter_lora_init(model, adapter) on the base model loaded from `base` (its tensors
+  // allocated, on the CPU): Loads when an adapter came back, Refuses when NULL did (the message
+  // is what it threw), Crashes on an abort. A base that does not load is a HarnessFailure.
+  [[nodiscard]] LoaderResult load_adapter(const std::filesystem::path& base,
+                                          const std::filesystem::path& adapter);
   // llama_model_load_from_splits(paths, n): the shards in the order given.
   [[nodiscard]] LoaderResult load_splits(const std::vector<std::filesystem::path>& paths);
 

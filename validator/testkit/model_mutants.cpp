@@ -532,9 +532,10 @@ class Generator {
     }
   }
 
-  // general.type: the kinds of GGUF file that other loaders of llama.cpp's read (ggufcheck does
-  // not judge them yet: GGUF7016, a documented divergence where llama.cpp's model loader, which
-  // ignores the key, loads the file), and values it reads as a model.
+  // general.type: the kinds of GGUF file that other loaders of llama.cpp's read (the test
+  // compares an "adapter" with llama_adapter_lora_init on its base, as ggufcheck judges it; the
+  // loaders of "mmproj" and "imatrix" are not in the prebuilt libraries: those are not compared),
+  // and values read as a model.
   void artifact_kinds(const Base& b) {
     for (const char* kind : {"adapter", "mmproj", "imatrix", "model", "vocab", ""}) {
       Document doc = b.doc();

@@ -2,7 +2,8 @@
 // (code_examples.hpp) to DIR/<catalogue name>.gguf and prints "<file name> <code>" for each, so
 // that a test in another language validates the same bytes as the C++ tests and the corpus.
 // The examples that are split sets (several files) are left out.
-// The line of an example that needs the data check ends in " --data": validate it with that.
+// The line of an example that needs the data check ends in " --data": validate it with that; one
+// checked against a base model, in " --base PATH" (PATH from the repository's root).
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -25,8 +26,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: cannot write %s\n", argv[0], (dir / name).c_str());
       return 1;
     }
-    std::printf("%s %s%s\n", name.c_str(), ggufcheck::code_string(e.code).c_str(),
-                e.data ? " --data" : "");
+    std::printf("%s %s%s%s%s\n", name.c_str(), ggufcheck::code_string(e.code).c_str(),
+                e.data ? " --data" : "", e.base.empty() ? "" : " --base ",
+                std::string(e.base).c_str());
   }
   return 0;
 }

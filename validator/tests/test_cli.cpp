@@ -446,6 +446,30 @@ TEST(CliExitStatus, BrokenExamplesExitOne) {
   }
 }
 
+// --base: an adapter judged against its base model; a base that cannot be opened, standard input
+// or a URL is a usage error.
+TEST(CliBase, AnAdapterPassesWithItsBaseAndNotAlone) {
+  TempDir dir;
+  const std::string base = dir.write("base.gguf", write_bytes(model_document())).string();
+  const std::string adapter =
+      dir.write("adapter.gguf", write_bytes(adapter_document(model_document()))).string();
+  const RunResult with = run_cli({"--base", base, adapter});
+  EXPECT_TRUE(with.exited && with.status == 0) << with;
+  const RunResult alone = run_cli({adapter});
+  EXPECT_EQ(alone.status, 1) << alone;
+  EXPECT_TRUE(contains(alone.out, "error[GGUF7020 adapter-base-not-given]")) << alone;
+  const RunResult info = run_cli({"info", "--base", base, adapter});
+  EXPECT_EQ(info.status, 0) << info;
+  EXPECT_TRUE(contains(info.out, "  kind            LoRA adapter")) << info;
+  for (const std::string& bad : {(dir.path() / "no-such-base.gguf").string(), std::string("-"),
+                                 std::string("https://example.com/base.gguf")}) {
+    const RunResult r = run_cli({"--base", bad, adapter});
+    EXPECT_TRUE(r.exited && r.status == 3) << bad << "\n" << r;
+    EXPECT_TRUE(contains(r.err, "--base")) << r;
+    EXPECT_TRUE(r.out.empty()) << r;
+  }
+}
+
 TEST(CliExitStatus, MissingFileExitsTwo) {
   TempDir dir;
   const std::string missing = (dir.path() / "no-such-file.gguf").string();

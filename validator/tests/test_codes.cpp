@@ -255,6 +255,8 @@ struct Scenario {
   // file `set_report` is the case's. A file alone is a set of one.
   std::vector<testing::ExampleFile> set;
   std::size_t set_report = 0;
+  // An adapter's base model (--base), a file named from the repository's root.
+  std::string base;
 
   [[nodiscard]] Report run(Profile profile) const {
     Options options = container_options();
@@ -262,6 +264,7 @@ struct Scenario {
     options.model_checks = model_checks;
     options.limits = limits;
     options.data.enabled = data;
+    if (!base.empty()) options.base_model = std::string(GGUFCHECK_SOURCE_DIR) + "/" + base;
     if (!file.empty()) return validate_file(file, options);
     if (!set.empty()) return run_set(options);
     if (big) return validate(big->bytes(), options);
@@ -348,6 +351,21 @@ Scenario model_tensor_case(Code code, std::string_view name) {
   for (std::size_t t = 0; t < doc.tensors.size(); ++t) {
     if (doc.tensors[t].name == name) i = t;
   }
+  const std::uint64_t end =
+      i + 1 < w.layout.tensors.size() ? w.layout.tensors[i + 1].offset : w.layout.infos_end;
+  return at(w.bytes, w.layout.tensors[i].offset, end - w.layout.tensors[i].offset,
+            tensor_path(i, name));
+}
+
+// The example's finding at its pair `i` (the whole pair) / its tensor info `i`.
+Scenario example_pair_case(Code code, std::size_t i, std::string_view key) {
+  const Written w = example(code);
+  const WrittenPair& p = w.layout.pairs[i];
+  return at(w.bytes, p.offset, p.end - p.offset, kv_path(i, key));
+}
+
+Scenario example_tensor_case(Code code, std::size_t i, std::string_view name) {
+  const Written w = example(code);
   const std::uint64_t end =
       i + 1 < w.layout.tensors.size() ? w.layout.tensors[i + 1].offset : w.layout.infos_end;
   return at(w.bytes, w.layout.tensors[i].offset, end - w.layout.tensors[i].offset,
@@ -1246,14 +1264,52 @@ std::vector<CodeCase> code_cases() {
          const Written w = example(Code::SlowReferenceLoad);
          return at(w.bytes, 0, 24, "header");
        }},
-      {Code::LoaderNotPredicted, "AdapterType",
+      {Code::LoaderNotPredicted, "MlpProjector",
        [] {
-         const Written w = example(Code::LoaderNotPredicted);
+         Scenario s = model_case(Code::LoaderNotPredicted, "model");
+         s.message_has = "projector type mlp";
+         return s;
+       }},
+      {Code::AdapterKeyInvalid, "AlphaU32",
+       [] { return example_pair_case(Code::AdapterKeyInvalid, 3, "adapter.lora.alpha"); }},
+      {Code::AdapterTensorInvalid, "AttnQWithoutLoraB",
+       [] {
+         Scenario s =
+             example_tensor_case(Code::AdapterTensorInvalid, 2, "blk.0.attn_q.weight.lora_a");
+         s.message_has = "no lora_b";
+         return s;
+       }},
+      {Code::AdapterBaseMismatch, "FfnUpLoraB",
+       [] {
+         Scenario s =
+             example_tensor_case(Code::AdapterBaseMismatch, 12, "blk.0.ffn_up.weight.lora_a");
+         s.base = testing::code_example(Code::AdapterBaseMismatch).base;
+         s.message_has = "[64, 128]";
+         return s;
+       }},
+      {Code::AdapterBaseNotGiven, "Alone",
+       [] { return model_case(Code::AdapterBaseNotGiven, "model"); }},
+      {Code::AdapterBaseUnusable, "BaseWithoutAttnK",
+       [] {
+         Scenario s = model_case(Code::AdapterBaseUnusable, "model");
+         s.base = testing::code_example(Code::AdapterBaseUnusable).base;
+         s.message_has = "GGUF7011";
+         return s;
+       }},
+      {Code::MmprojKeyInvalid, "ProjectorMlp2",
+       [] { return example_pair_case(Code::MmprojKeyInvalid, 3, "clip.projector_type"); }},
+      {Code::ImatrixInvalid, "AttnQWithoutCounts",
+       [] {
+         Scenario s = example_tensor_case(Code::ImatrixInvalid, 0, "blk.0.attn_q.weight.in_sum2");
+         s.also = {Code::MissingArchitecture};
+         return s;
+       }},
+      {Code::UnknownFileKind, "Checkpoint",
+       [] {
+         const Written w = example(Code::UnknownFileKind);
          const std::size_t i = w.layout.pairs.size() - 1;  // general.type, added last
          const WrittenPair& p = w.layout.pairs[i];
-         Scenario s = at(w.bytes, p.offset, p.end - p.offset, kv_path(i, "general.type"));
-         s.message_has = "\"adapter\"";
-         return s;
+         return at(w.bytes, p.offset, p.end - p.offset, kv_path(i, "general.type"));
        }},
 
       // --- GGUF8xxx: split sets (several files: validate_set) ---------------------------------

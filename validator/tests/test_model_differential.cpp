@@ -50,6 +50,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapter_mutants.hpp"
 #include "child_process.hpp"
 #include "ggufcheck/validate.hpp"
 #include "llama_loader_reference.hpp"
@@ -400,9 +401,10 @@ std::string errors_of(const Report& report) {
   return out;
 }
 
-Verdict library_verdict(const fs::path& file, Profile profile) {
+Verdict library_verdict(const fs::path& file, Profile profile, const std::string& base = {}) {
   Options options;
   options.profile = profile;
+  options.base_model = base;
   const Report report = validate_file(file.string(), options);
   return {report.passed(), errors_of(report), {}};
 }
@@ -430,7 +432,19 @@ Verdict cli_verdict(const std::vector<fs::path>& paths, const char* profile) {
   return v;
 }
 
+// general.type of a mutant's (first) file when it names another kind than a model.
+std::string declared_kind(const ModelMutant& m) {
+  if (m.files.empty()) return {};
+  for (const KeyValue& kv : m.files.front().document.metadata) {
+    if (kv.key != "general.type" || kv.value.type != ValueType::String) continue;
+    const std::string& v = kv.value.text;
+    if (v == "adapter" || v == "mmproj" || v == "imatrix") return v;
+  }
+  return {};
+}
+
 struct Comparison {
+  bool skipped = false;  // a kind whose loader is not in the prebuilt libraries
   LoaderResult llama;
   Verdict ours;    // the llama.cpp profile
   Verdict strict;  // the strict profile, when llama.cpp does not load the file
@@ -456,8 +470,23 @@ Comparison compare(LlamaLoaderReference& reference, const ModelMutant& m, const 
   }
   std::vector<fs::path> load;
   for (const std::string& n : m.load_names) load.push_back(dir / n);
-  c.llama = m.load == ModelMutant::Load::Splits ? reference.load_splits(load)
-                                                : reference.load(load.front(), m.vocab_only);
+  // A file that says it is another kind is judged by that kind's loader, as ggufcheck judges it:
+  // an adapter by llama_adapter_lora_init on its base model. mtmd's clip loader and the imatrix
+  // reader are not in the prebuilt libraries: those files are not compared (test_artifacts.cpp
+  // tests their judges against the pinned source's rules).
+  const std::string kind = declared_kind(m);
+  if (kind == "mmproj" || kind == "imatrix") {
+    c.skipped = true;
+    return c;
+  }
+  const BaseModel* base = find_base(m.base);
+  if (kind == "adapter" && base == nullptr) {
+    c.failure = "no base model " + m.base;
+    return c;
+  }
+  c.llama = kind == "adapter"                     ? reference.load_adapter(base->file, load.front())
+            : m.load == ModelMutant::Load::Splits ? reference.load_splits(load)
+                                                  : reference.load(load.front(), m.vocab_only);
   if (c.llama.outcome == LoaderOutcome::HarnessFailure) {
     c.failure = "llama.cpp could not be run: " + c.llama.message + "\n" + c.llama.log;
     return c;
@@ -469,8 +498,11 @@ Comparison compare(LlamaLoaderReference& reference, const ModelMutant& m, const 
     if (!c.llama_loads()) c.strict = cli_verdict(check, "strict");
     c.failure = !c.ours.failure.empty() ? c.ours.failure : c.strict.failure;
   } else {
-    c.ours = library_verdict(dir / m.check_names.front(), Profile::LlamaCpp);
-    if (!c.llama_loads()) c.strict = library_verdict(dir / m.check_names.front(), Profile::Strict);
+    const std::string with = kind == "adapter" ? base->file.string() : std::string();
+    c.ours = library_verdict(dir / m.check_names.front(), Profile::LlamaCpp, with);
+    if (!c.llama_loads()) {
+      c.strict = library_verdict(dir / m.check_names.front(), Profile::Strict, with);
+    }
   }
   return c;
 }
@@ -505,26 +537,6 @@ struct ModelDivergence {
   ModelMutant (*witness)(const std::vector<BaseModel>& bases);
 };
 
-// general.type naming a kind of file another loader of llama.cpp's reads (adapter, mmproj,
-// imatrix): llama.cpp's model loader ignores the key and loads a complete model so marked, and
-// ggufcheck, which does not judge those kinds yet, fails it with GGUF7016 (fail closed).
-bool is_non_model_kind(const ModelMutant& m, const Comparison& c) {
-  if (m.kind != "general-type") return false;
-  const bool marked = m.what.find("\"adapter\"") != std::string::npos ||
-                      m.what.find("\"mmproj\"") != std::string::npos ||
-                      m.what.find("\"imatrix\"") != std::string::npos;
-  return marked && c.ours.findings.find("GGUF7016") != std::string::npos;
-}
-
-ModelMutant non_model_kind_witness(const std::vector<BaseModel>& bases) {
-  ModelMutant m = base_mutant(bases.front());
-  m.kind = "general-type";
-  m.what = "general.type = \"adapter\"";
-  m.files.front().document.metadata.push_back(
-      {"general.type", Value::string("adapter"), std::nullopt});
-  return m;
-}
-
 // Loading code ggufcheck's interpreter cannot follow for the file's hyperparameters (deepseek2's
 // nextn_predict_layers, the multi-token-prediction layers, whose tensor loop is not modelled):
 // ggufcheck does not guess, it fails with GGUF7016 (fail closed), where llama.cpp loads.
@@ -550,7 +562,6 @@ ModelMutant loader_not_followed_witness(const std::vector<BaseModel>& bases) {
 
 const std::vector<ModelDivergence>& divergences() {
   static const std::vector<ModelDivergence> list = {
-      {"non-model-kind-not-judged", true, is_non_model_kind, non_model_kind_witness},
       {"loader-not-followed", true, is_loader_not_followed, loader_not_followed_witness},
   };
   return list;
@@ -831,7 +842,7 @@ TEST(ModelDifferential, Mutants) {
   std::map<std::string, Tally> tallies;
   std::map<std::string, ArchTally> archs;
   std::map<std::string, std::size_t> llama_outcomes;
-  std::size_t compared = 0, undocumented = 0, strict_misses = 0, index = 0;
+  std::size_t compared = 0, undocumented = 0, strict_misses = 0, index = 0, skipped = 0;
   std::size_t unmodelled_disagreements = 0;
   const auto start = std::chrono::steady_clock::now();
   for (const BaseModel& base : bases()) {
@@ -849,6 +860,10 @@ TEST(ModelDifferential, Mutants) {
       const std::size_t i = index++;
       if (!only_kind.empty() && m.kind != only_kind) continue;
       const Comparison c = compare(*reference, m, work);
+      if (c.skipped) {
+        ++skipped;
+        continue;
+      }
       if (!c.failure.empty()) {
         ADD_FAILURE() << "mutant " << i << " " << m.kind << " / " << m.base << ": " << m.what
                       << ": " << c.failure;
@@ -897,9 +912,10 @@ TEST(ModelDifferential, Mutants) {
 
   std::printf(
       "model differential (%s): seed %llu, %zu mutants compared (%zu bases, %zu "
-      "architectures) in %.1f s\n",
+      "architectures) in %.1f s; %zu marked mmproj or imatrix not compared (no prebuilt "
+      "judge)\n",
       full ? "full" : "sampled", static_cast<unsigned long long>(seed), compared, bases().size(),
-      archs.size(), seconds);
+      archs.size(), seconds, skipped);
   std::printf("  llama.cpp:");
   for (const auto& [outcome, n] : llama_outcomes) std::printf(" %s %zu", outcome.c_str(), n);
   std::printf("\n  %-24s %6s %7s %7s %9s %9s %6s %6s %7s\n", "kind", "count", "refuse", "load",
@@ -981,6 +997,160 @@ TEST(ModelDifferential, DocumentedDivergencesAreTheTable) {
     EXPECT_FALSE(c.agree()) << describe(m, c);
     EXPECT_EQ(explain(m, c), &d) << describe(m, c);
   }
+}
+
+// --- adapters: llama_adapter_lora_init on the base models
+// -----------------------------------------
+//
+// Every base's adapter and its mutants (validator/testkit/adapter_mutants.hpp), loaded by
+// llama.cpp on the base (LlamaLoaderReference::load_adapter: an abort or a signal is a
+// refusal) and checked by ggufcheck with --base: the llama.cpp profile's verdict must be
+// llama.cpp's, strict must reject what llama.cpp rejects. Without --base, what ggufcheck refuses
+// for another reason than the missing base (GGUF7020), llama.cpp must refuse on the base too:
+// the base-free checks claim nothing a base could change.
+
+constexpr std::size_t kMinimumAdapterMutants = 200;
+
+struct AdapterComparison {
+  LoaderResult llama;
+  Verdict ours, strict, alone;
+  std::string failure;
+};
+
+AdapterComparison compare_adapter(LlamaLoaderReference& reference, const AdapterMutant& m,
+                                  const fs::path& file) {
+  AdapterComparison c;
+  const BaseModel* base = find_base(m.base);
+  if (base == nullptr) {
+    c.failure = "no base model " + m.base;
+    return c;
+  }
+  if (!save_file(file, model_bytes(m.adapter))) {
+    c.failure = "cannot write " + file.string();
+    return c;
+  }
+  c.llama = reference.load_adapter(base->file, file);
+  if (c.llama.outcome == LoaderOutcome::HarnessFailure) {
+    c.failure = "llama.cpp could not be run: " + c.llama.message + "\n" + c.llama.log;
+    return c;
+  }
+  c.ours = library_verdict(file, Profile::LlamaCpp, base->file.string());
+  c.strict = library_verdict(file, Profile::Strict, base->file.string());
+  c.alone = library_verdict(file, Profile::LlamaCpp);
+  return c;
+}
+
+std::string describe(const AdapterMutant& m, const AdapterComparison& c) {
+  std::ostringstream out;
+  out << m.kind << " / " << m.base << ": " << m.what << "\n    llama_adapter_lora_init "
+      << to_string(c.llama.outcome);
+  if (!c.llama.message.empty()) out << ": " << c.llama.message;
+  out << "\n    ggufcheck --profile llama.cpp --base " << (c.ours.loads ? "passes" : "fails");
+  if (!c.ours.findings.empty()) out << "\n      " << c.ours.findings;
+  return out.str();
+}
+
+// The harness tells an adapter that loads from one llama.cpp refuses.
+TEST(AdapterDifferential, ReferenceDiscriminates) {
+  GGUFCHECK_NEED_LLAMA(reference);
+  const BaseModel* llama = find_base("llama");
+  ASSERT_NE(llama, nullptr) << oracle().base_failures;
+  const fs::path dir = scratch() / "adapter-harness";
+  fs::create_directories(dir);
+  const Document good = adapter_document(llama->document);
+  ASSERT_TRUE(save_file(dir / "good.gguf", model_bytes(good)));
+  const LoaderResult loads = reference->load_adapter(llama->file, dir / "good.gguf");
+  EXPECT_EQ(loads.outcome, LoaderOutcome::Loads) << loads.message << "\n" << loads.log;
+  Document bad = good;
+  bad.tensors.pop_back();
+  ASSERT_TRUE(save_file(dir / "bad.gguf", model_bytes(bad)));
+  const LoaderResult refused = reference->load_adapter(llama->file, dir / "bad.gguf");
+  EXPECT_EQ(refused.outcome, LoaderOutcome::Refuses) << refused.log;
+  EXPECT_NE(refused.message.find("missing one component"), std::string::npos) << refused.message;
+}
+
+TEST(AdapterDifferential, Mutants) {
+  GGUFCHECK_NEED_LLAMA(reference);
+  ASSERT_FALSE(oracle().bases.empty()) << oracle().base_failures;
+  const std::uint64_t seed = env_number("GGUFCHECK_MODEL_DIFF_SEED", kDefaultSeed);
+  const std::uint64_t show = env_number("GGUFCHECK_MODEL_DIFF_SHOW", 3);
+  const bool verbose = env_text("GGUFCHECK_MODEL_DIFF_VERBOSE") == "1";
+  const std::vector<AdapterMutant> mutants = adapter_mutants(oracle().bases, seed);
+  EXPECT_GE(mutants.size(), kMinimumAdapterMutants);
+  const fs::path file = scratch() / "adapter.gguf";
+  std::map<std::string, Tally> tallies;
+  std::size_t compared = 0, disagree = 0, strict_misses = 0, alone_wrong = 0;
+  std::size_t loads = 0, refuses = 0, crashes = 0;
+  for (std::size_t i = 0; i < mutants.size(); ++i) {
+    const AdapterMutant& m = mutants[i];
+    const AdapterComparison c = compare_adapter(*reference, m, file);
+    if (!c.failure.empty()) {
+      ADD_FAILURE() << "adapter mutant " << i << " " << m.kind << " / " << m.base << ": " << m.what
+                    << ": " << c.failure;
+      continue;
+    }
+    ++compared;
+    if (verbose) std::printf("[%zu] %s\n", i, describe(m, c).c_str());
+    Tally& t = tallies[m.kind];
+    ++t.count;
+    const bool llama_loads = c.llama.loads();
+    ++(llama_loads ? loads : refuses);
+    if (c.llama.outcome == LoaderOutcome::Crashes || c.llama.outcome == LoaderOutcome::TimesOut) {
+      ++t.crashes;
+      ++crashes;
+    }
+    bool shown = false;
+    if (llama_loads == c.ours.loads) {
+      ++(llama_loads ? t.both_load : t.both_refuse);
+      if (!llama_loads) ++t.codes[first_code(c.ours.findings)];
+    } else {
+      ++(llama_loads ? t.llama_loads_we_fail : t.llama_refuses_we_pass);
+      ++disagree;
+      shown = true;
+    }
+    if (!llama_loads && c.strict.loads) {
+      ++t.strict_misses;
+      ++strict_misses;
+      shown = true;
+    }
+    // Alone: a refusal for another reason than the missing base must be llama.cpp's too.
+    const bool alone_refuses =
+        !c.alone.loads && c.alone.findings.find("GGUF7020") == std::string::npos;
+    if (alone_refuses && llama_loads) {
+      ++alone_wrong;
+      shown = true;
+    }
+    if (shown && t.shown.size() < show) {
+      t.shown.push_back("[" + std::to_string(i) + "] " + describe(m, c));
+    }
+  }
+  std::printf(
+      "adapter differential: seed %llu, %zu adapters compared on %zu bases: llama.cpp "
+      "loads %zu, refuses %zu (%zu crashes); %zu disagreements\n",
+      static_cast<unsigned long long>(seed), compared, oracle().bases.size(), loads, refuses,
+      crashes, disagree);
+  std::printf("  %-14s %6s %7s %7s %9s %9s %6s %7s\n", "kind", "count", "refuse", "load",
+              "llama-ok", "llama-no", "strict", "crashes");
+  for (const auto& [kind, t] : tallies) {
+    std::printf("  %-14s %6zu %7zu %7zu %9zu %9zu %6zu %7zu\n", kind.c_str(), t.count,
+                t.both_refuse, t.both_load, t.llama_loads_we_fail, t.llama_refuses_we_pass,
+                t.strict_misses, t.crashes);
+  }
+  std::printf("  where both refuse, ggufcheck's first error:\n");
+  for (const auto& [kind, t] : tallies) {
+    if (t.codes.empty()) continue;
+    std::printf("  %-14s", kind.c_str());
+    for (const auto& [code, n] : t.codes) std::printf(" %s %zu", code.c_str(), n);
+    std::printf("\n");
+  }
+  for (const auto& [kind, t] : tallies) {
+    for (const std::string& line : t.shown) std::printf("  %s\n", line.c_str());
+  }
+  std::fflush(stdout);
+  EXPECT_EQ(disagree, 0U) << "adapters on which ggufcheck --base and llama_adapter_lora_init "
+                             "disagree (above)";
+  EXPECT_EQ(strict_misses, 0U) << "adapters llama.cpp refuses that --profile strict passes";
+  EXPECT_EQ(alone_wrong, 0U) << "adapters ggufcheck refuses without --base that llama.cpp loads";
 }
 
 }  // namespace

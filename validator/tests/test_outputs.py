@@ -122,16 +122,20 @@ BOOL_BYTE = "non-canonical-bool.gguf"
 SPACED = "model with spaces #1 %20 ?x=y & ü.gguf"
 
 
-def write_examples(tool, directory):
+def write_examples(tool, directory, source):
     """The example file of every code, written by the test kit: name -> (path, its code, the
     options it needs: ["--data"] for a tensor-data code, whose file shows it only with the data
-    check)."""
+    check; ["--base", PATH] for an adapter checked against a base model, PATH made absolute
+    from the repository's root `source`)."""
     proc = subprocess.run([tool, directory], capture_output=True, text=True, timeout=120)
     if proc.returncode != 0:
         raise Failure(f"{tool} exited {proc.returncode}: {proc.stderr.strip()[:300]}")
     files = {}
     for line in proc.stdout.splitlines():
         name, code, *needs = line.split(" ")
+        if "--base" in needs:
+            at = needs.index("--base") + 1
+            needs[at] = os.path.join(source, needs[at])
         files[name] = (os.path.join(directory, name), code, needs)
     return files
 
@@ -504,7 +508,7 @@ def main():
         generated = {}
         expected_strict = {}
         needs = {}  # path -> the options its code needs
-        for name, (path, code, options) in write_examples(args.testkit_files, tmp).items():
+        for name, (path, code, options) in write_examples(args.testkit_files, tmp, args.source).items():
             generated[name] = path
             expected_strict[path] = code
             needs[path] = options

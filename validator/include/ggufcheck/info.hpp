@@ -87,6 +87,11 @@ struct Info {
   std::optional<std::uint64_t> tensor_count;  // as the header says
   std::optional<std::uint64_t> data_offset;
 
+  // What kind of file it is, as ggufcheck judges it (docs/model-checks.md): "model",
+  // "vocabulary" (no tensors), "adapter", "mmproj" or "imatrix"; empty when the header was not
+  // read.
+  std::string kind;
+
   // the model (absent when the key is absent or of another type; raw bytes, shown escaped)
   std::optional<std::string> architecture, name, size_label, basename, finetune, license;
   std::optional<std::uint64_t> file_type;

@@ -107,6 +107,11 @@ struct Options {
   // their own while the file is read, on a machine with more than one core. The findings are
   // the same either way. The CLI's -j 1 turns it off.
   bool helper_thread = true;
+  // A LoRA adapter's base model (--base): a local GGUF file read as llama.cpp's model loader
+  // reads it, against which llama_adapter_lora_init's checks run (architecture, tensor names and
+  // shapes). Empty: an adapter gets the checks that need no base, and GGUF7020 says the others
+  // did not run. Other kinds of file ignore it.
+  std::string base_model;
   RemoteOptions remote;
 
   [[nodiscard]] Severity severity(Code code) const;

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "artifacts/artifacts.hpp"
 #include "checks/checks.hpp"
 #include "ggufcheck/render.hpp"
 #include "model/keys.hpp"
@@ -663,6 +664,8 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
   info.tensor_count = facts.tensor_count;
   info.data_offset = layout.data_start;
 
+  if (model.header_complete)
+    info.kind = std::string(detail::kind_name(detail::file_kind(model).kind));
   Reader r(model, options.profile, info_options);
   {
     std::vector<std::string> keys = {
@@ -864,6 +867,15 @@ void line(Out& out, std::string_view label, std::string_view text) {
   out += fmt::format("  {:<15} {}\n", label, text);
 }
 
+// The kind line: what loads the file.
+std::string kind_text(std::string_view kind) {
+  if (kind == "vocabulary") return "vocabulary only (no tensors; loaded with vocab_only)";
+  if (kind == "adapter") return "LoRA adapter (llama_adapter_lora_init, with its base model)";
+  if (kind == "mmproj") return "multimodal projector (mtmd's clip loader)";
+  if (kind == "imatrix") return "importance matrix (llama-imatrix, llama-quantize --imatrix)";
+  return std::string(kind);
+}
+
 // A file's text, written to `out`; with `live`, the pairs, the tensor list and the
 // hyperparameters' values rendered from the model as they are written.
 void write_text(Out& out, const Info& info, const Live* live, bool color) {
@@ -882,6 +894,8 @@ void write_text(Out& out, const Info& info, const Live* live, bool color) {
                          : fmt::format(" ({} bytes)", with_thousands(info.file_size)),
                      info.alignment));
   }
+  // A model says so by its model line; the other kinds are named.
+  if (!info.kind.empty() && info.kind != "model") line(out, "kind", kind_text(info.kind));
   if (info.architecture || info.name) {
     std::string model = info.architecture ? shown(*info.architecture) : "(no architecture)";
     if (info.name) model += fmt::format(" \"{}\"", shown(*info.name));
@@ -1092,6 +1106,8 @@ void write_json_file(JsonOut& json, const Info& info, const Live* live) {
   json.end_object();
   json.key("model");
   json.begin_object();
+  json.key("kind");
+  json.optional_string(info.kind.empty() ? std::nullopt : std::optional(info.kind));
   for (const auto& [key, value] :
        {std::pair{"architecture", &info.architecture}, std::pair{"name", &info.name},
         std::pair{"size_label", &info.size_label}, std::pair{"basename", &info.basename},

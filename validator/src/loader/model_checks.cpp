@@ -1,6 +1,7 @@
 #include <string>
 #include <vector>
 
+#include "artifacts/artifacts.hpp"
 #include "loader/interpreter.hpp"
 #include "loader/loader.hpp"
 #include "model/keys.hpp"
@@ -13,18 +14,6 @@ std::optional<std::pair<std::size_t, std::string_view>> architecture(const Model
   const auto kv = find_key(model, "general.architecture", Profile::LlamaCpp);
   if (!kv || model.metadata[*kv].type() != ValueType::String) return std::nullopt;
   return std::pair{*kv, c_string_prefix(model.string_value(*kv))};
-}
-
-// general.type when it names a kind of file that llama.cpp's model loader is not the loader of
-// (converters write "model" for models, "adapter" for LoRA adapters, "mmproj" for multimodal
-// projectors, "imatrix" for importance matrices): the pair and the kind. Any other value is
-// read as llama.cpp reads it, as a model (its model loader never looks at general.type).
-std::optional<std::pair<std::size_t, std::string_view>> non_model_kind(const Model& model) {
-  const auto kv = find_key(model, "general.type", Profile::LlamaCpp);
-  if (!kv || model.metadata[*kv].type() != ValueType::String) return std::nullopt;
-  const std::string_view kind = c_string_prefix(model.string_value(*kv));
-  if (kind == "adapter" || kind == "mmproj" || kind == "imatrix") return std::pair{*kv, kind};
-  return std::nullopt;
 }
 
 // split.count above 1: the file is one shard of a set, whose tensors are checked together.
@@ -103,21 +92,27 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
     return;
   }
   check_reference_load_cost(model, sink);
-  // A file that says it is no model (an adapter, a multimodal projector, an importance matrix)
-  // is read by another loader of llama.cpp's, which ggufcheck does not judge yet: no verdict of
-  // the model loader's applies, and none is claimed.
-  if (const auto kind = non_model_kind(model)) {
-    const std::size_t kv = kind->first;
-    sink.report(
-        Code::LoaderNotPredicted, model.metadata[kv].key_offset(),
-        model.pair_end(kv) - model.metadata[kv].key_offset(), Field::kv(kv, model.key(kv)),
-        "load it with the llama.cpp tool made for it (an adapter with llama_adapter_lora_init "
-        "and its base model, an mmproj with mtmd, an imatrix with llama-imatrix) to check "
-        "it; ggufcheck judges its container only",
-        "general.type is \"{}\": ggufcheck does not judge {} files yet, so it cannot say "
-        "whether llama.cpp loads this one",
-        escape(kind->second), escape(kind->second));
-    return;
+  // Each kind of file is judged by the loader of llama.cpp's that reads it (artifacts/): a
+  // LoRA adapter by llama_adapter_lora_init, a multimodal projector by mtmd's clip loader, an
+  // importance matrix by the imatrix reader; anything else by the model loader, which never
+  // looks at general.type.
+  const KindOf kind = file_kind(model);
+  switch (kind.kind) {
+    case ArtifactKind::Adapter: check_adapter(model, sink); return;
+    case ArtifactKind::Mmproj: check_mmproj(model, sink); return;
+    case ArtifactKind::Imatrix: check_imatrix(model, sink); return;
+    case ArtifactKind::Model:
+    case ArtifactKind::Vocabulary: break;
+  }
+  if (kind.unknown) {
+    const std::size_t kv = *kind.type_kv;
+    sink.report(Code::UnknownFileKind, model.metadata[kv].key_offset(),
+                model.pair_end(kv) - model.metadata[kv].key_offset(), Field::kv(kv, model.key(kv)),
+                "write \"model\" for a model (or leave the key out); \"adapter\", \"mmproj\" and "
+                "\"imatrix\" name the other kinds",
+                "general.type is \"{}\", a kind no converter writes: llama.cpp reads the file as a "
+                "model, and so does ggufcheck",
+                escape(kind.declared));
   }
   // Every file llama.cpp is given is read as a model: one with neither tensors nor a vocabulary
   // too (vocab_only: llama.cpp refuses it, "key not found in model: tokenizer.ggml.model").
@@ -185,6 +180,11 @@ void check_model(const Model& model, const Layout& /*layout*/, Sink& sink) {
 void check_tensor_set(const Model& first, std::span<const TensorRef> tensors,
                       std::span<Sink* const> sinks) {
   if (sinks.empty() || !sinks[0]->options().model_checks) return;
+  // The other kinds' judges read the first shard alone (check_model).
+  if (const ArtifactKind kind = file_kind(first).kind;
+      kind != ArtifactKind::Model && kind != ArtifactKind::Vocabulary) {
+    return;
+  }
   const auto arch = architecture(first);
   if (!arch || !known_architecture(arch->second)) return;
   LoaderVerdict verdict = run_loader(first, arch->second, tensors, true);

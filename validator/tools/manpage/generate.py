@@ -14,7 +14,7 @@ lists, parses CLI11's help format and writes, under DIR (laid out as share/ is i
 
 What the help says is all there is to know: a value's choices are read from its description
 ("text (default), json or sarif"), a value is a file when its placeholder names one (FILE, PATH,
-MANIFEST; DIR a directory), the environment variables are the NAME_LIKE_THIS words the help
+MANIFEST, MODEL; DIR a directory), the environment variables are the NAME_LIKE_THIS words the help
 mentions, the default subcommand is the one whose help the top-level help embeds. --docs-url
 turns the help's repository paths (docs/remote.md) into links in SEE ALSO.
 
@@ -42,7 +42,7 @@ class GenerateError(Exception):
 # The help, parsed
 
 # Placeholders that name a file or a directory (CLI11's type_name of the option).
-FILE_PLACEHOLDERS = {"FILE", "FILES", "PATH", "PATHS", "MANIFEST"}
+FILE_PLACEHOLDERS = {"FILE", "FILES", "PATH", "PATHS", "MANIFEST", "MODEL"}
 DIR_PLACEHOLDERS = {"DIR", "DIRECTORY"}
 # A positional's name that names a file, when its placeholder is CLI11's generic TEXT.
 FILE_NAMES = {"file", "files", "path", "paths", "manifest"}
