@@ -651,6 +651,13 @@ void apply_overrides(BaseSpec& s) {
     set_key(s, u32("expert_shared_count", 1));  // the shared experts' width
   }
   if (a == "deepseek4") set_key(s, u32("attention.q_lora_rank", 32));
+  // The sparse-attention indexer's widths: llama.cpp accepts 0 (tensors with a dim of 0, which
+  // strict refuses: GGUF3008), so the loop would keep its first guess.
+  if (a == "deepseek32" || a == "deepseek4") {
+    set_key(s, u32("attention.indexer.head_count", 2));
+    set_key(s, u32("attention.indexer.key_length", 16));
+    set_key(s, u32("attention.indexer.top_k", 4));
+  }
   if (a == "rwkv7") set_key(s, u32("attention.gate_lora_rank", 16));
   // cohere2moe reads either norm epsilon and refuses a file with neither (no key is named).
   if (a == "cohere2moe") set_key(s, rms_eps());

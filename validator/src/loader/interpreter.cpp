@@ -815,6 +815,10 @@ class Loader {
     if (const auto c = find_constant(name)) return Value::integer(*c);
     // a key's enum, passed on to a helper that reads it (qwen4exp_require_arr_len(ml, kid, n))
     if (name.starts_with("LLM_KV_") && find_row(kKeys, name) != nullptr) return Value::text(name);
+    // a tensor's enum, passed to a lambda that names it (kimi-k3's conv(LLM_TENSOR_SSM_CONV1D_Q))
+    if (name.starts_with("LLM_TENSOR_") && find_row(kTensors, name) != nullptr) {
+      return Value::text(name);
+    }
     return Value{};
   }
 
@@ -1436,8 +1440,19 @@ class Loader {
   // (u32/i32/bool for integers, f32 for floats, strings for strings), at most 512.
   Value read_array(std::size_t kv, const std::string& key, Variable* target, std::size_t limit) {
     const ArrayRecord& a = model_.array(kv);
-    const std::string element = element_type(target);
+    std::string element = element_type(target);
     const ValueType et = a.elements();
+    if (element.starts_with("std::vector<") && element.ends_with(">")) {
+      // a local std::vector<T>: get_arr's vector form, which takes no bool arrays
+      element = element.substr(12, element.size() - 13);
+      if (element == "llama_token") element = "int32_t";
+      if (et == ValueType::Bool) {
+        refuse(Code::ModelKeyWrongType, kv,
+               fmt::format("key \"{}\" is an array of bool: llama.cpp reads arrays of strings, "
+                           "f32, u32, i32 or u64 only here",
+                           key));
+      }
+    }
     const bool integer_target = element == "uint32_t" || element == "int32_t" || element == "int";
     bool ok = false;
     if (et == ValueType::Uint32 || et == ValueType::Int32 || et == ValueType::Bool) {
@@ -1464,8 +1479,11 @@ class Loader {
              fmt::format("key \"{}\" has {} entries: llama.cpp reads at most {}", key, a.count,
                          limit));
     }
-    if (target != nullptr && target->value.kind == Value::Kind::List && !target->type.empty()) {
-      // a std::array of hparams: its elements, the rest kept
+    const bool vector_target = target != nullptr && target->type.starts_with("std::vector");
+    if (target != nullptr && target->value.kind == Value::Kind::List && !target->type.empty() &&
+        !vector_target) {
+      // a std::array of hparams: its elements, the rest kept (a local std::vector, below, is
+      // cleared and takes the array whole, as get_arr does)
       const std::shared_ptr<Array> values = elements(kv, static_cast<std::size_t>(a.count));
       for (std::size_t i = 0; i < values->size() && i < target->value.list->size(); ++i) {
         (*target->value.list)[i] = convert((*values)[i], element);
@@ -1483,13 +1501,21 @@ class Loader {
   Value create_tensor(const Node& n) {
     // (call (id create_tensor) (call (id tn) (id LLM_TENSOR_X) (s suffix) [bid [xid]]) (list dims)
     // flags)
+    // or (call (id create_tensor) (id name) ...), a name made by tn() before (jina-bert-v2's
+    // `const auto tn_ffn_up_weight = tn(...)`)
     const Node& tn = n[2];
-    if (!tn.is("call") || tn.size() < 3 || !tn[2].is("id")) lost(n);
-    const TensorRow* row = find_row(kTensors, tn[2][1].text);
-    if (row == nullptr) lost(n);
-    const std::optional<std::string> tensor = tensor_name_of(tn);
+    std::optional<std::string> tensor;
+    if (tn.is("call")) {
+      tensor = tensor_name_of(tn);
+    } else if (tn.is("id")) {
+      const Value held = identifier(tn[1].text);
+      if (held.kind == Value::Kind::Text && !held.s.starts_with("LLM_")) tensor = held.s;
+    }
     if (!tensor) lost(n);
     const std::string& name = *tensor;
+    const auto named = rows_of_names_.find(name);
+    if (named == rows_of_names_.end()) lost(n);
+    const TensorRow* row = named->second;
     const Value dims = eval(n[3]);
     const Value flags_value = eval(n[4]);
     if (flags_value.kind != Value::Kind::Int || dims.kind != Value::Kind::List) lost(n);
@@ -1567,28 +1593,38 @@ class Loader {
 
   // The name tn(LLM_TENSOR_X, "suffix", bid[, xid]) makes: (call (id tn) (id X) [suffix [bid]]).
   std::optional<std::string> tensor_name_of(const Node& tn) {
+    // LLM_TN's two call forms: tn(tensor, suffix, bid, xid) and tn(tensor, bid, xid), the
+    // second without a suffix (mamba's "blk.%d.ssm_a")
     if (!tn.is("call") || tn.size() < 3 || !tn[2].is("id")) return std::nullopt;
     const TensorRow* row = find_row(kTensors, tn[2][1].text);
+    if (row == nullptr) {
+      // a variable that holds the enum (a lambda's llm_tensor parameter)
+      const Value held = identifier(tn[2][1].text);
+      if (held.kind == Value::Kind::Text) row = find_row(kTensors, held.s);
+    }
     if (row == nullptr) return std::nullopt;
+    std::optional<std::string> suffix;
+    std::size_t next = 3;
+    if (tn.size() > next) {
+      const Value first = eval(tn[next]);
+      if (first.kind == Value::Kind::Text) {
+        suffix = first.s;
+        ++next;
+      } else if (first.kind != Value::Kind::Int) {
+        return std::nullopt;
+      }
+    }
     std::string name(row->format);
-    if (const std::size_t at = name.find("%d"); at != std::string::npos) {
-      if (tn.size() < 5) return std::nullopt;
-      const Value bid = eval(tn[4]);
-      if (bid.kind != Value::Kind::Int) return std::nullopt;
-      name.replace(at, 2, std::to_string(bid.i));
+    for (int number = 0; number < 2; ++number) {  // the block (bid), then the expert (xid)
+      const std::size_t at = name.find("%d");
+      if (at == std::string::npos) break;
+      if (tn.size() <= next) return std::nullopt;
+      const Value id = eval(tn[next++]);
+      if (id.kind != Value::Kind::Int) return std::nullopt;
+      name.replace(at, 2, std::to_string(id.i));
     }
-    if (const std::size_t at = name.find("%d"); at != std::string::npos) {
-      // a second number: the expert (xid)
-      if (tn.size() < 6) return std::nullopt;
-      const Value xid = eval(tn[5]);
-      if (xid.kind != Value::Kind::Int) return std::nullopt;
-      name.replace(at, 2, std::to_string(xid.i));
-    }
-    if (tn.size() > 3) {
-      const Value suffix = eval(tn[3]);
-      if (suffix.kind != Value::Kind::Text) return std::nullopt;
-      name += "." + suffix.s;
-    }
+    if (suffix) name += "." + *suffix;
+    rows_of_names_[name] = row;  // create_tensor's: the row of a name made before it
     return name;
   }
 
@@ -1618,6 +1654,8 @@ class Loader {
   std::unordered_map<std::string, std::size_t> keys_;
   std::vector<std::pair<std::uint64_t, std::size_t>> names_;
   std::vector<bool> consumed_;
+  // the table row of each tensor name tn() made, for create_tensor given such a name
+  std::map<std::string, const TensorRow*, std::less<>> rows_of_names_;
   std::map<std::string, Variable, std::less<>> hparams_;
   std::map<std::string, Variable> model_members_;
   std::vector<std::map<std::string, Variable>> scopes_;
