@@ -8,6 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ggufcheck/diagnostic.hpp"
@@ -39,8 +40,20 @@ nlohmann::ordered_json expect(const Recipe& recipe) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+  const auto usage = [&](std::FILE* out) {
+    std::fprintf(
+        out,
+        "usage: %s OUTPUT_DIR\n\nWrites every corpus recipe as OUTPUT_DIR/<group>/<id>.gguf "
+        "and their expectations as OUTPUT_DIR/manifest.json.\n",
+        argv[0]);
+  };
+  if (argc == 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
+    usage(stdout);
+    return 0;
+  }
+  // An option is never taken for a directory (a run with --help once wrote a copy named "--help").
+  if (argc != 2 || argv[1][0] == '-') {
+    usage(stderr);
     return 3;
   }
   try {
