@@ -35,7 +35,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_TIMEOUT = 5.0
+DEFAULT_TIMEOUT = 5.0  # seconds of the child's CPU time
+# Only against a child that hangs without using CPU; generous, so that load never decides a verdict.
+WALL_CLOCK_GUARD = 300
 MEMORY_LIMIT = 1 << 30
 VERDICTS = ("reached", "clean", "syntax-error", "timeout")
 
@@ -213,8 +215,9 @@ def child_main(path, timeout):
     def on_alarm(signum, frame):
         raise TimeoutError()
 
-    signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    # CPU time, not wall-clock time: a child starved on a loaded machine is not cut short
+    signal.signal(signal.SIGPROF, on_alarm)
+    signal.setitimer(signal.ITIMER_PROF, timeout)
     with open(path, encoding="utf-8", errors="surrogateescape") as f:
         source = f.read()
     seen, events = [], []
@@ -225,7 +228,7 @@ def child_main(path, timeout):
             "timeout" if isinstance(e, TimeoutError) else "clean",
             f"did not finish within {timeout:g} s" if isinstance(e, TimeoutError)
             else type(e).__name__)
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_PROF, 0)
     sys.stdout.write(json.dumps({"verdict": verdict, "detail": detail}) + "\n")
     sys.stdout.flush()
     os._exit(0)  # no interpreter shutdown under the audit hook
@@ -236,7 +239,7 @@ def judge_file(path, timeout=DEFAULT_TIMEOUT):
                "--timeout", str(timeout)]
     try:
         p = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=timeout + 10)
+                           stderr=subprocess.PIPE, timeout=WALL_CLOCK_GUARD)
     except subprocess.TimeoutExpired:
         return {"file": path, "verdict": "timeout", "detail": "the child was killed"}
     out = p.stdout.decode("utf-8", "replace").strip().splitlines()

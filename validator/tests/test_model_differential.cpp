@@ -19,8 +19,9 @@
 // EveryArchitectureIsModelled), so every base's verdicts must agree; the disagreements on purpose
 // are the page's table.
 //
-// By default (ctest, CI) the mutants of the hand-picked bases run in full and every other base
-// runs with a deterministic sample of kSampledMutantsPerBase of its mutants;
+// By default (ctest, CI) every base runs with a deterministic sample of its mutants (about
+// kSampledMutantsPerHandPickedBase of a hand-picked base's, with the first of each kind, and
+// kSampledMutantsPerBase of another's);
 // GGUFCHECK_MODEL_DIFF_FULL=1 (scripts/test.sh differential) runs every mutant of every base.
 //
 // Environment:
@@ -70,6 +71,7 @@ constexpr std::size_t kMinimumMutantsPerBase = 30;
 constexpr std::size_t kMinimumMutants = 4500;
 // The default run: each generated base's mutants sampled down to about this many.
 constexpr std::size_t kSampledMutantsPerBase = 12;
+constexpr std::size_t kSampledMutantsPerHandPickedBase = 60;
 constexpr unsigned kCliTimeLimitSeconds = 60;
 constexpr std::size_t kMaxCliOutput = 65536;
 
@@ -656,12 +658,15 @@ TEST(ModelDifferential, MutantsAreDeterministic) {
   EXPECT_GE(total, kMinimumMutants);
 }
 
-// The default run's share of a base's mutants: all of a hand-picked base's, every stride-th of
-// the others' (about kSampledMutantsPerBase, spread over the kinds in their order).
-bool sampled(const BaseModel& base, std::size_t index, std::size_t count) {
-  if (base.spec.hand_picked) return true;
-  const std::size_t stride = std::max<std::size_t>(1, count / kSampledMutantsPerBase);
-  return index % stride == stride / 2;
+// The default run's share of a base's mutants: every stride-th (about kSampledMutantsPerBase,
+// spread over the kinds in their order), and of a hand-picked base about
+// kSampledMutantsPerHandPickedBase and the first mutant of every kind.
+bool sampled(const BaseModel& base, const std::vector<ModelMutant>& mutants, std::size_t index) {
+  const std::size_t want =
+      base.spec.hand_picked ? kSampledMutantsPerHandPickedBase : kSampledMutantsPerBase;
+  const std::size_t stride = std::max<std::size_t>(1, mutants.size() / want);
+  if (index % stride == stride / 2) return true;
+  return base.spec.hand_picked && (index == 0 || mutants[index].kind != mutants[index - 1].kind);
 }
 
 struct ArchTally {
@@ -699,7 +704,7 @@ TEST(ModelDifferential, Mutants) {
     std::vector<ModelMutant> chosen;
     chosen.push_back(base_mutant(base));
     for (std::size_t i = 0; i < generated; ++i) {
-      if (full || sampled(base, i, generated)) chosen.push_back(std::move(mutants[i]));
+      if (full || sampled(base, mutants, i)) chosen.push_back(mutants[i]);
     }
     mutants.clear();
     for (const ModelMutant& m : chosen) {

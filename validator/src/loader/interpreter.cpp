@@ -117,7 +117,9 @@ constexpr HparamRow kHparams[] = {
 #define GGUFCHECK_LLAMA_HPARAM GGUFCHECK_LLAMA_NONE
 
 #undef GGUFCHECK_LLAMA_FUNCTION
-#define GGUFCHECK_LLAMA_FUNCTION(n, p, w, b) {n, p, w, b},
+// The bodies are long literals: their length from sizeof, not a constexpr strlen (clang stops
+// counting at its constexpr step limit).
+#define GGUFCHECK_LLAMA_FUNCTION(n, p, w, b) {n, p, w, std::string_view(b, sizeof(b) - 1)},
 constexpr FunctionRow kFunctions[] = {
 #include "loader/generated/llama_arch.inc"
 };
