@@ -20,7 +20,7 @@ extension, plus transformers' `generation` tag, `tojson` filter, `raise_exceptio
 - `ok`             at least one conversation rendered and the sandbox objected to none
 
 Templates are only ever rendered in the sandbox, each in a child process with an address-space
-limit (RLIMIT_AS), a CPU limit and a wall-clock timeout. There is no unsandboxed mode.
+limit (RLIMIT_AS), a CPU limit and a timer of its CPU time (a wall-clock guard only against a hang). There is no unsandboxed mode.
 
 Usage: template_judge.py [--llama-cpp-templates DIR] [--timeout S] [-j N] [--summary] [PATH...]
 PATH is a template file or a folder of *.jinja files; without any PATH (and without

@@ -20,7 +20,7 @@ Verdict per template: `reached` (with what, the first few) or `clean` (rendered 
 without touching any of it), or `syntax-error` (Jinja2 cannot parse it), `timeout`.
 
 Each template is rendered in a child process with an address-space limit (RLIMIT_AS), a CPU
-limit and a wall-clock timeout, with the conversations of template_judge.py.
+limit and a timer of its CPU time (a wall-clock guard only against a hang), with the conversations of template_judge.py.
 
 Usage: template_reach.py [--timeout S] [-j N] FILE...
 Writes one JSON line per template: {"file", "verdict", "detail"}.
