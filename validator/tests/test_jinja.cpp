@@ -331,8 +331,9 @@ Stage run_stage(const std::vector<std::pair<std::string, std::string>>& template
   read_only.template_checks = false;
   read_only.model_checks = false;
   detail::Validated validated;
-  detail::validate_input(detail::Input(Bytes{bytes.data(), bytes.size()}), nullptr, read_only,
-                         "<test>", validated);
+  // The model reads its bytes through the input: it must outlive the checks below.
+  const detail::Input input(Bytes{bytes.data(), bytes.size()});
+  detail::validate_input(input, nullptr, read_only, "<test>", validated);
   detail::Sink sink(options);
   Stage stage;
   stage.work = detail::check_templates_work(validated.model, sink);
@@ -480,8 +481,9 @@ TEST(TemplateNames, EveryKeyAnEngineReadsATemplateFromIsScanned) {
   read_only.template_checks = false;
   read_only.model_checks = false;
   detail::Validated validated;
-  detail::validate_input(detail::Input(Bytes{bytes.data(), bytes.size()}), nullptr, read_only,
-                         "<test>", validated);
+  // The model reads its bytes through the input: it must outlive the checks below.
+  const detail::Input input(Bytes{bytes.data(), bytes.size()});
+  detail::validate_input(input, nullptr, read_only, "<test>", validated);
   detail::Sink sink(Options{});
   const auto work = detail::check_templates_work(validated.model, sink);
   EXPECT_EQ(work.templates, 2U);
