@@ -331,7 +331,6 @@ Stage run_stage(const std::vector<std::pair<std::string, std::string>>& template
   read_only.template_checks = false;
   read_only.model_checks = false;
   detail::Validated validated;
-  // The model reads its bytes through the input: it must outlive the checks below.
   const detail::Input input(Bytes{bytes.data(), bytes.size()});
   detail::validate_input(input, nullptr, read_only, "<test>", validated);
   detail::Sink sink(options);
@@ -481,10 +480,10 @@ TEST(TemplateNames, EveryKeyAnEngineReadsATemplateFromIsScanned) {
   read_only.template_checks = false;
   read_only.model_checks = false;
   detail::Validated validated;
-  // The model reads its bytes through the input: it must outlive the checks below.
   const detail::Input input(Bytes{bytes.data(), bytes.size()});
   detail::validate_input(input, nullptr, read_only, "<test>", validated);
-  detail::Sink sink(Options{});
+  const Options checked;  // the sink keeps a reference to its options: they outlive it
+  detail::Sink sink(checked);
   const auto work = detail::check_templates_work(validated.model, sink);
   EXPECT_EQ(work.templates, 2U);
   const auto findings = sink.take();
