@@ -203,7 +203,10 @@ def judge_source(source):
     return "render-error", errors[0], None
 
 
-def child_main(path, timeout):
+def limit_child(timeout):
+    """A judging child's limits: its address space, and its CPU time (TimeoutError past
+    `timeout` s; not wall-clock time, so that a child starved on a loaded machine is not cut
+    short). template_reach.py's children use it too."""
     import resource
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     cpu = int(timeout) + 2
@@ -212,9 +215,12 @@ def child_main(path, timeout):
     def on_alarm(signum, frame):
         raise TimeoutError()
 
-    # CPU time, not wall-clock time: a child starved on a loaded machine is not cut short
     signal.signal(signal.SIGPROF, on_alarm)
     signal.setitimer(signal.ITIMER_PROF, timeout)
+
+
+def child_main(path, timeout):
+    limit_child(timeout)
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
             source = f.read()

@@ -38,7 +38,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_TIMEOUT = 5.0  # seconds of the child's CPU time
 # Only against a child that hangs without using CPU; generous, so that load never decides a verdict.
 WALL_CLOCK_GUARD = 300
-MEMORY_LIMIT = 1 << 30
 VERDICTS = ("reached", "clean", "syntax-error", "timeout")
 
 # Audit events that mean the render left the template (prefixes).
@@ -207,17 +206,9 @@ def reached(seen, events):
 
 
 def child_main(path, timeout):
-    import resource
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    cpu = int(timeout) + 2
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-
-    def on_alarm(signum, frame):
-        raise TimeoutError()
-
-    # CPU time, not wall-clock time: a child starved on a loaded machine is not cut short
-    signal.signal(signal.SIGPROF, on_alarm)
-    signal.setitimer(signal.ITIMER_PROF, timeout)
+    sys.path.insert(0, HERE)
+    import template_judge  # noqa: E402  (its children's limits, shared)
+    template_judge.limit_child(timeout)
     with open(path, encoding="utf-8", errors="surrogateescape") as f:
         source = f.read()
     seen, events = [], []
