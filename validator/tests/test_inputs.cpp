@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -134,7 +135,10 @@ TEST(Streams, EveryExampleAndCorpusFileReportsAsItsFile) {
     }
   }
   ASSERT_GT(files.size(), 50U);
-  for (const fs::path& file : files) {
+  // Sorted, so that the sample taken under ASan is the same on every machine.
+  std::sort(files.begin(), files.end());
+  for (std::size_t i = 0; i < files.size(); i += kCommandRunStride) {
+    const fs::path& file = files[i];
     const CliRun direct = run_cli({"--format", "json", file.string()});
     const CliRun piped = run_cli({"--format", "json", "-"}, file.string());
     ASSERT_EQ(piped.signal, 0) << file;
