@@ -58,13 +58,48 @@ bool receive_all(int socket, void* data, std::size_t size) {
   return true;
 }
 
+double cpu_seconds(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[1024];
+  ssize_t n = 0;
+  do {
+    n = ::read(fd, text, sizeof text - 1);
+  } while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  // The name in parentheses may hold spaces and parentheses: the fields start after the last ')'.
+  const char* fields = std::strrchr(text, ')');
+  if (fields == nullptr) return 0;
+  // After ") ": state, ppid, pgrp, session, tty_nr, tpgid, flags, minflt, cminflt, majflt,
+  // cmajflt, utime, stime, cutime, cstime (clock ticks).
+  unsigned long long ticks[4] = {};
+  if (std::sscanf(fields + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+                  &ticks[0], &ticks[1], &ticks[2], &ticks[3]) != 4) {
+    return 0;
+  }
+  const long per_second = ::sysconf(_SC_CLK_TCK);
+  return static_cast<double>(ticks[0] + ticks[1] + ticks[2] + ticks[3]) /
+         static_cast<double>(per_second > 0 ? per_second : 100);
+}
+
+unsigned wall_guard_seconds(unsigned cpu_limit_seconds) {
+  return std::max(10 * cpu_limit_seconds, 300U);
+}
+
 namespace {
 
-// Drains the child's pipe until it exits (it may print more than is kept), kills it once
-// `kill_after_seconds` have passed, reaps it.
-Run collect(pid_t pid, int fd, unsigned kill_after_seconds, std::size_t max_output) {
+// Drains the child's pipe until it exits (it may print more than is kept), kills it once it has
+// used `cpu_limit_seconds` of CPU time (or wall_guard_seconds of wall time went by: a child that
+// waits without computing), reaps it. CPU time, not wall time: a loaded machine must not turn a
+// verdict into a timeout.
+Run collect(pid_t pid, int fd, unsigned cpu_limit_seconds, std::size_t max_output) {
   Run result;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kill_after_seconds);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::seconds(wall_guard_seconds(cpu_limit_seconds));
   bool killed = false;
   char buffer[4096];
   for (;;) {
@@ -77,7 +112,8 @@ Run collect(pid_t pid, int fd, unsigned kill_after_seconds, std::size_t max_outp
       if (n <= 0) break;  // EOF: the child exited
       append_bounded(result.output, buffer, static_cast<std::size_t>(n), max_output);
     }
-    if (!killed && std::chrono::steady_clock::now() > deadline) {
+    if (!killed &&
+        (cpu_seconds(pid) > cpu_limit_seconds || std::chrono::steady_clock::now() > deadline)) {
       ::kill(pid, SIGKILL);
       killed = true;
     }
@@ -117,11 +153,12 @@ Run run(const std::function<int()>& body, unsigned time_limit_seconds, std::size
     const int null = ::open("/dev/null", O_WRONLY);
     if (null >= 0) ::dup2(null, STDOUT_FILENO);
     prepare_child(parent);
-    ::alarm(time_limit_seconds);
+    // The child's own backstop, should the caller stop draining: the wall-time guard.
+    ::alarm(wall_guard_seconds(time_limit_seconds));
     ::_exit(body());
   }
   ::close(fds[1]);
-  return collect(pid, fds[0], time_limit_seconds + 10, max_output);
+  return collect(pid, fds[0], time_limit_seconds, max_output);
 }
 
 Run spawn(const std::vector<std::string>& argv, unsigned time_limit_seconds,
@@ -230,11 +267,22 @@ Server::Answer Server::call(const std::string& request, unsigned time_limit_seco
   std::string message(reinterpret_cast<const char*>(&length), sizeof length);
   message += request;
   if (send_all(socket_, message.data(), message.size())) {
+    // The server's CPU time for this request, checked each second (see collect), and the
+    // wall-time guard.
+    const double cpu_before = cpu_seconds(pid_);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::seconds(wall_guard_seconds(time_limit_seconds));
     pollfd p{socket_, POLLIN, 0};
     int ready = 0;
-    do {
-      ready = ::poll(&p, 1, static_cast<int>(time_limit_seconds) * 1000);
-    } while (ready < 0 && errno == EINTR);
+    for (;;) {
+      ready = ::poll(&p, 1, 1000);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready != 0) break;
+      if (cpu_seconds(pid_) - cpu_before > time_limit_seconds ||
+          std::chrono::steady_clock::now() > deadline) {
+        break;
+      }
+    }
     if (ready == 0) {
       stop();
       answer.status = Answer::Status::TimedOut;

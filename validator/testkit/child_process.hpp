@@ -26,6 +26,14 @@ void prepare_child(pid_t parent);
 [[nodiscard]] bool send_all(int socket, const void* data, std::size_t size);
 [[nodiscard]] bool receive_all(int socket, void* data, std::size_t size);
 
+// The CPU time (user and system, its reaped children's too) process `pid` has used so far; 0
+// when it cannot be read. The time limits below are CPU time: on a loaded machine a child gets
+// less of the processor, and a wall-time limit would turn its verdict into a timeout.
+[[nodiscard]] double cpu_seconds(pid_t pid);
+// The wall time after which a child is stopped whatever its CPU time (one that waits without
+// computing): ten times its CPU-time limit, at least 300 s.
+[[nodiscard]] unsigned wall_guard_seconds(unsigned cpu_limit_seconds);
+
 // How a one-shot child ended.
 struct Run {
   enum class End : std::uint8_t { Exited, Signalled, TimedOut };
@@ -35,16 +43,17 @@ struct Run {
 };
 
 // Forks a child that runs `body` (its result is the exit status) with stdout on /dev/null and
-// stderr on a pipe that the caller drains. The child gets SIGALRM after time_limit_seconds, and
-// SIGKILL 10 s later if it is still there (both are End::TimedOut). `close_in_child`: a
-// descriptor of the caller that the child must not hold (-1: none). Throws std::runtime_error
-// when it cannot fork.
+// stderr on a pipe that the caller drains. The child gets SIGKILL once it has used
+// time_limit_seconds of CPU time, SIGALRM after the wall-time guard (both are End::TimedOut).
+// `close_in_child`: a descriptor of the caller that the child must not hold (-1: none). Throws
+// std::runtime_error when it cannot fork.
 [[nodiscard]] Run run(const std::function<int()>& body, unsigned time_limit_seconds,
                       std::size_t max_output, int close_in_child = -1);
 
 // Runs the program argv[0] with argv (posix_spawn: the caller's memory is not copied, which
 // matters for a large or sanitized caller), stdin on /dev/null, stdout and stderr on the pipe
-// that becomes Run::output; SIGKILL after time_limit_seconds (End::TimedOut). Throws
+// that becomes Run::output; SIGKILL after time_limit_seconds of CPU time or the wall-time guard
+// (End::TimedOut). Throws
 // std::runtime_error when it cannot be started.
 [[nodiscard]] Run spawn(const std::vector<std::string>& argv, unsigned time_limit_seconds,
                         std::size_t max_output);
@@ -75,8 +84,9 @@ class Server {
     std::int32_t code = 0;
     std::string payload;
   };
-  // Sends the request and waits at most time_limit_seconds for the answer. On TimedOut and
-  // Died the server is stopped (the next start() forks a fresh one).
+  // Sends the request and waits for the answer until the server has used time_limit_seconds of
+  // CPU time on it (or the wall-time guard went by). On TimedOut and Died the server is stopped
+  // (the next start() forks a fresh one).
   [[nodiscard]] Answer call(const std::string& request, unsigned time_limit_seconds);
 
  private:
