@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "documents.hpp"
+#include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
 #include "hostile.hpp"
 #include "templates/known_templates.hpp"
@@ -119,18 +120,40 @@ constexpr std::int32_t kNormal = 1, kUnknown = 2, kControl = 3, kByte = 6;
 
 }  // namespace
 
-std::vector<std::uint8_t> template_file(std::size_t bytes) {
-  std::string text;
-  while (text.size() < bytes) {
-    for (const detail::KnownTemplate& known : detail::known_templates()) {
-      text += known.text;
-      if (text.size() >= bytes) break;
-    }
-  }
+namespace {
+
+std::vector<std::uint8_t> template_document(const std::string& text) {
   Document doc;
   doc.metadata.push_back({"general.architecture", Value::string("llama"), {}});
   doc.metadata.push_back({"tokenizer.chat_template", Value::string(text), {}});
   return write_bytes(doc);
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> template_file(std::size_t bytes) {
+  // The known templates one after another, each kept only where the whole still has no error:
+  // two templates' macros of one name can bring a name from one's text to the other's subscript
+  // (GGUF9003), which no real template does. The checks are the container's (no model).
+  Options container;
+  container.model_checks = false;
+  const auto clean = [&](const std::string& text) {
+    const std::vector<std::uint8_t> file = template_document(text);
+    return validate({file.data(), file.size()}, container).errors == 0;
+  };
+  std::string text;
+  std::size_t added = 1;
+  while (text.size() < bytes && added > 0) {
+    added = 0;
+    for (const detail::KnownTemplate& known : detail::known_templates()) {
+      std::string longer = text + std::string(known.text);
+      if (!clean(longer)) continue;
+      text = std::move(longer);
+      ++added;
+      if (text.size() >= bytes) break;
+    }
+  }
+  return template_document(text);
 }
 
 std::vector<std::uint8_t> tokenizer_file(std::size_t vocab_size) {
