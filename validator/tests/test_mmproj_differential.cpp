@@ -5,10 +5,15 @@
 // no_alloc). Skipped (GTEST_SKIP) when the judge was not built (no .deps/conformance/llama.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
+#include "ggufcheck/validate.hpp"
+#include "mmproj_builder.hpp"
 #include "mmproj_reference.hpp"
 #include "test_support.hpp"
 
@@ -35,20 +40,8 @@ const MmprojReference* reference() {
                     "llama.cpp tree)";                                                      \
   }
 
-// A LLaVA projector as convert_hf_to_gguf.py writes one, two layers deep.
 Document llava_projector() {
-  Document doc = mmproj_document("mlp");
-  for (int layer = 0; layer < 2; ++layer) {
-    const std::string blk = "v.blk." + std::to_string(layer) + ".";
-    doc.tensors.push_back({blk + "attn_out.weight", {64, 64}, 0, {}, {}});
-    doc.tensors.push_back({blk + "ffn_up.weight", {64, 128}, 0, {}, {}});
-    doc.tensors.push_back({blk + "ffn_down.weight", {128, 64}, 0, {}, {}});
-  }
-  doc.tensors.push_back({"mm.0.weight", {64, 96}, 0, {}, {}});
-  doc.tensors.push_back({"mm.0.bias", {96}, 0, {}, {}});
-  doc.tensors.push_back({"mm.2.weight", {96, 96}, 0, {}, {}});
-  doc.tensors.push_back({"mm.2.bias", {96}, 0, {}, {}});
-  return doc;
+  return projector_of_type("mlp");
 }
 
 TEST(MmprojJudge, LoadsAValidProjectorAndRefusesBrokenOnes) {
@@ -74,6 +67,117 @@ TEST(MmprojJudge, LoadsAValidProjectorAndRefusesBrokenOnes) {
 
   const LoaderResult missing = judge->load(dir.path() / "absent.gguf");
   EXPECT_EQ(missing.outcome, LoaderOutcome::Refuses) << missing.log;
+}
+
+}  // namespace
+}  // namespace ggufcheck::testing
+
+namespace ggufcheck::testing {
+namespace {
+
+// --- the differential ------------------------------------------------------------------------
+
+// What the table follows today (validator/src/artifacts/generated/projector_rules.inc): a change
+// in the pinned source or in the generator's reach changes these on purpose.
+constexpr std::size_t kFollowedTypes = 33;
+constexpr std::size_t kMinimumMutantsPerType = 30;
+// The default run: every type's mutants sampled down to about this many.
+constexpr std::size_t kSampledMutantsPerType = 6;
+
+std::string env_text(const char* name) {
+  const char* text = std::getenv(name);
+  return text != nullptr ? text : "";
+}
+
+struct Ours {
+  bool loads = false;
+  bool unpredicted = false;  // GGUF7016 the only error: no verdict
+  std::string errors;
+};
+
+Ours ours(const fs::path& file) {
+  Options options;
+  options.profile = Profile::LlamaCpp;
+  const Report report = validate_file(file.string(), options);
+  Ours out;
+  bool other = false;
+  for (const Finding& f : report.findings) {
+    if (f.severity != Severity::Error) continue;
+    out.errors += code_string(f.code) + " " + f.message + "\n";
+    if (f.code == Code::LoaderNotPredicted) {
+      out.unpredicted = true;
+    } else {
+      other = true;
+    }
+  }
+  out.unpredicted = out.unpredicted && !other;
+  out.loads = out.errors.empty();
+  return out;
+}
+
+TEST(MmprojDifferential, EveryFollowedTypeHasABaseTheJudgeLoadsAndGgufcheckPasses) {
+  EXPECT_EQ(followed_projector_types().size(), kFollowedTypes);
+  GGUFCHECK_NEED_JUDGE(judge);
+  TempDir dir;
+  std::size_t loaded = 0;
+  for (const std::string& type : followed_projector_types()) {
+    const fs::path file = dir.write(type + ".gguf", write_bytes(projector_of_type(type)));
+    const LoaderResult theirs = judge->load(file);
+    EXPECT_EQ(theirs.outcome, LoaderOutcome::Loads) << type << ": " << theirs.message << "\n"
+                                                    << theirs.log;
+    if (theirs.loads()) ++loaded;
+    const Ours verdict = ours(file);
+    EXPECT_TRUE(verdict.loads) << type << ":\n" << verdict.errors;
+  }
+  EXPECT_EQ(loaded, kFollowedTypes);
+}
+
+TEST(MmprojDifferential, GgufcheckAgreesWithTheJudgeOnEveryMutant) {
+  GGUFCHECK_NEED_JUDGE(judge);
+  const bool full = env_text("GGUFCHECK_MMPROJ_DIFF_FULL") == "1";
+  const bool verbose = env_text("GGUFCHECK_MMPROJ_DIFF_VERBOSE") == "1";
+  TempDir dir;
+  std::size_t compared = 0, unpredicted = 0, disagreements = 0;
+  std::size_t fewest = SIZE_MAX;
+  for (const std::string& type : followed_projector_types()) {
+    const std::vector<ProjectorMutant> mutants = projector_mutants(projector_of_type(type));
+    fewest = std::min(fewest, mutants.size());
+    const std::size_t stride =
+        full ? 1 : std::max<std::size_t>(1, mutants.size() / kSampledMutantsPerType);
+    for (std::size_t m = 0; m < mutants.size(); m += stride) {
+      const ProjectorMutant& mutant = mutants[m];
+      const fs::path file =
+          dir.write(type + "-" + std::to_string(m) + ".gguf", write_bytes(mutant.document));
+      const LoaderResult theirs = judge->load(file);
+      ASSERT_NE(theirs.outcome, LoaderOutcome::HarnessFailure) << theirs.message;
+      const Ours verdict = ours(file);
+      ++compared;
+      if (verbose) {
+        std::printf("%s / %s: judge %s (%s); ggufcheck %s\n", type.c_str(),
+                    mutant.description.c_str(), to_string(theirs.outcome), theirs.message.c_str(),
+                    verdict.loads ? "passes" : verdict.errors.c_str());
+      }
+      if (verdict.unpredicted) {
+        ++unpredicted;  // fail closed: no verdict, whatever the judge says
+        continue;
+      }
+      if (verdict.loads != theirs.loads()) {
+        ++disagreements;
+        ADD_FAILURE() << type << " / " << mutant.description << ": the judge "
+                      << to_string(theirs.outcome) << " (" << theirs.message << "), ggufcheck "
+                      << (verdict.loads ? "passes" : "fails:\n" + verdict.errors);
+      }
+    }
+  }
+  if (full) {
+    EXPECT_GE(fewest, kMinimumMutantsPerType);
+  }
+  std::printf(
+      "mmproj differential: %zu types, %zu mutants compared, %zu without a verdict "
+      "(GGUF7016), %zu disagreements%s\n",
+      followed_projector_types().size(), compared, unpredicted, disagreements,
+      full ? "" : " (a sample: GGUFCHECK_MMPROJ_DIFF_FULL=1 for every mutant)");
+  EXPECT_EQ(disagreements, 0U);
 }
 
 }  // namespace
