@@ -1,6 +1,6 @@
 // A multimodal projector as mtmd's clip loader (tools/mtmd/clip.cpp of the pinned llama.cpp:
-// clip_init, clip_model_loader::load_hparams) reads it, up to where every projector type reads
-// the same keys:
+// clip_init, clip_model_loader::load_hparams, load_tensors, init_ctx) reads it, with the checks
+// mtmd_init_from_file makes of what came back:
 // - clip.has_vision_encoder, clip.has_audio_encoder, clip.has_gen_audio_encoder: bools when
 //   present (gguf_get_val_bool aborts on another type); mtmd refuses a file with neither a vision
 //   nor an audio encoder;
@@ -12,9 +12,20 @@
 //   patch_size, image_mean and image_std (f32 arrays of 3 or more); audio: num_mel_bins; the
 //   optional keys every type reads (use_gelu / use_silu, not both; image_grid_pinpoints, an even
 //   number of i32; feature_layer, i32 indices up to block_count; minicpmv_version and
-//   minicpmv_query_num).
-// Each projector type then reads keys and tensors of its own, which ggufcheck does not model: a
-// file that passes the rules above gets GGUF7016 (fail closed), never a pass.
+//   minicpmv_query_num);
+// - then what the projector type asks for, from generated/projector_rules.inc (written from
+//   clip.cpp by validator/tools/mmproj_tables/clip_loader.py): its keys in the order its case of
+//   load_hparams reads them, with the merge factor, image token limits and warmup size they set;
+//   load_hparams' sanity checks (image_size at most 8192, patch_size 1 to 65535, a non-zero
+//   width, max pixels not below min pixels, merge 1 to 65535, window at most 4096; audio:
+//   num_mel_bins 1 to 256 and a type that sets the audio preprocessing); the layers' tensors
+//   (attn_out, and ffn_up and ffn_down unless the layer has experts, for every layer up to
+//   block_count) and the type's required tensors (GGUF7011); the tensor clip_n_mmproj_embd
+//   reads the width of in init_ctx (a null read: mtmd crashes); a vision and an audio encoder
+//   of the same width.
+// A type whose code the generator does not follow (28 of 61 in the pinned source, each with the
+// reason in the table), int arithmetic of the loader's that overflows, a warmup image above
+// 1 GiB, or widths ggufcheck does not read exactly get GGUF7016 (fail closed), never a pass.
 #include <algorithm>
 #include <array>
 #include <climits>
