@@ -228,4 +228,38 @@ std::vector<ProjectorMutant> projector_mutants(const Document& base) {
   return out;
 }
 
+std::vector<ProjectorMutant> projector_mutants_of_type(std::string_view type) {
+  const Document base = projector_of_type(type);
+  std::vector<ProjectorMutant> out = projector_mutants(base);
+  const auto has_key = [&](std::string_view key) {
+    return std::any_of(base.metadata.begin(), base.metadata.end(),
+                       [&](const KeyValue& kv) { return kv.key == key; });
+  };
+  for (const Step& step : kSteps) {
+    if (step.projector != type || step.key.empty() || has_key(step.key)) continue;
+    const std::string key(step.key);
+    for (const std::uint32_t v : {0U, 1U, 5000U, 70000U, 0x7fffffffU}) {
+      Document doc = base;
+      doc.metadata.push_back({key, Value::u32(v), {}});
+      out.push_back({"add " + key + " = " + std::to_string(v), std::move(doc)});
+    }
+    Document doc = base;
+    doc.metadata.push_back({key, Value::i32(2), {}});
+    out.push_back({"add " + key + " as i32", std::move(doc)});
+  }
+  const std::string prefix = rules_of(type).audio ? "a" : "v";
+  for (const TensorRule& t : kTensors) {
+    if (t.projector != type || t.required) continue;
+    const std::string name = with_prefix(t.name, prefix);
+    if (std::any_of(base.tensors.begin(), base.tensors.end(),
+                    [&](const Tensor& present) { return present.name == name; })) {
+      continue;
+    }
+    Document doc = base;
+    doc.tensors.push_back({name, {kWidth, kWidth}, 0, {}, {}});
+    out.push_back({"add " + name, std::move(doc)});
+  }
+  return out;
+}
+
 }  // namespace ggufcheck::testing

@@ -27,8 +27,12 @@ struct ProjectorMutant {
   Document document;
 };
 
-// One change each to `base`: every key removed, retyped (u64, i32, f32, string), set to 0, 1 and
-// a huge value; every tensor removed, renamed, reshaped; a tensor added; layers added and removed.
+// One change each to `base`: every key removed, retyped, set to 0, 1 and huge values; every
+// tensor removed, renamed, reshaped; an extra tensor; a layer too many; an audio encoder beside;
+// both activations.
 [[nodiscard]] std::vector<ProjectorMutant> projector_mutants(const Document& base);
+// Those of projector_of_type(type), and the type's optional keys added (0, 1, huge values, as an
+// i32) and its optional tensors added, one at a time.
+[[nodiscard]] std::vector<ProjectorMutant> projector_mutants_of_type(std::string_view type);
 
 }  // namespace ggufcheck::testing

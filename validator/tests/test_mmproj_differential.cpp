@@ -3,6 +3,18 @@
 // against the prebuilt libggml; validator/testkit/mmproj_reference.hpp runs it), which loads each
 // projector as mtmd_init_from_file does for metadata only (clip_init, no GPU, no warmup,
 // no_alloc). Skipped (GTEST_SKIP) when the judge was not built (no .deps/conformance/llama.cpp).
+//
+// For every projector type ggufcheck follows (validator/testkit/mmproj_builder.hpp, from the
+// generated table): a projector the judge must load and ggufcheck pass, then one change at a time
+// to it, ggufcheck's llama.cpp-profile verdict against the judge's (a crash or a time-out of the
+// judge is a refusal). A file ggufcheck gives no verdict (GGUF7016 alone) is counted, not
+// compared: fail closed. There is no documented disagreement: any is a failure. The counts are
+// asserted exactly.
+//
+// Environment:
+//   GGUFCHECK_MMPROJ_DIFF_FULL=1     every mutant of every type (else about
+//                                    kSampledMutantsPerType of each)
+//   GGUFCHECK_MMPROJ_DIFF_VERBOSE=1  every comparison printed
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -83,6 +95,13 @@ constexpr std::size_t kFollowedTypes = 33;
 constexpr std::size_t kMinimumMutantsPerType = 30;
 // The default run: every type's mutants sampled down to about this many.
 constexpr std::size_t kSampledMutantsPerType = 6;
+// The counts of a run, asserted exactly: mutants compared, and those ggufcheck gives no verdict
+// (GGUF7016 alone: the loader's int arithmetic overflows, or its warmup image is above 1 GiB;
+// the judge refuses every one of them, by std::bad_alloc, an overflowed check or its time limit).
+constexpr std::size_t kFullMutants = 4214;
+constexpr std::size_t kFullUnpredicted = 26;
+constexpr std::size_t kSampledMutants = 230;
+constexpr std::size_t kSampledUnpredicted = 1;
 
 std::string env_text(const char* name) {
   const char* text = std::getenv(name);
@@ -140,7 +159,7 @@ TEST(MmprojDifferential, GgufcheckAgreesWithTheJudgeOnEveryMutant) {
   std::size_t compared = 0, unpredicted = 0, disagreements = 0;
   std::size_t fewest = SIZE_MAX;
   for (const std::string& type : followed_projector_types()) {
-    const std::vector<ProjectorMutant> mutants = projector_mutants(projector_of_type(type));
+    const std::vector<ProjectorMutant> mutants = projector_mutants_of_type(type);
     fewest = std::min(fewest, mutants.size());
     const std::size_t stride =
         full ? 1 : std::max<std::size_t>(1, mutants.size() / kSampledMutantsPerType);
@@ -172,6 +191,8 @@ TEST(MmprojDifferential, GgufcheckAgreesWithTheJudgeOnEveryMutant) {
   if (full) {
     EXPECT_GE(fewest, kMinimumMutantsPerType);
   }
+  EXPECT_EQ(compared, full ? kFullMutants : kSampledMutants);
+  EXPECT_EQ(unpredicted, full ? kFullUnpredicted : kSampledUnpredicted);
   std::printf(
       "mmproj differential: %zu types, %zu mutants compared, %zu without a verdict "
       "(GGUF7016), %zu disagreements%s\n",

@@ -10,7 +10,12 @@
 // audio encoder; both project to the same width). Exit 0: loaded; 10: refused, the reason on the
 // last line of stderr, after "ggufcheck-refused: "; 2: usage. A crash ends it by its signal,
 // which the caller (testkit/mmproj_reference.cpp) counts as a refusal; it runs it under a time
-// limit. Only warnings and errors are printed.
+// limit. Only warnings and errors are printed. Its address space is capped (kAddressSpaceLimit):
+// a projector whose warmup image is huge (init_ctx fills one even without a warmup) fails with
+// std::bad_alloc at once instead of filling the machine's memory; ggufcheck gives such files no
+// verdict (GGUF7016) either way.
+#include <sys/resource.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,6 +25,8 @@
 #include "ggml-backend.h"
 
 namespace {
+
+constexpr rlim_t kAddressSpaceLimit = rlim_t{4} << 30;
 
 void warnings_and_errors(ggml_log_level level, const char* text, void* /*user_data*/) {
   static bool kept = false;
@@ -41,6 +48,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: llama_mtmd_judge BACKENDS_DIR FILE\n");
     return 2;
   }
+  const rlimit limit{kAddressSpaceLimit, kAddressSpaceLimit};
+  setrlimit(RLIMIT_AS, &limit);
   // ggml_abort() would otherwise fork a debugger to print a backtrace on every assertion.
   setenv("GGML_NO_BACKTRACE", "1", 1);
   g_logger_state.log_callback = warnings_and_errors;
