@@ -382,6 +382,8 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
   std::int64_t max_pixels = -1;
   std::int64_t window = 0;
   std::optional<std::int64_t> warmup;  // the warmup image's side; nullopt: image_size
+  // The keys that set them last (empty: a constant of the type's).
+  std::string_view merge_key, max_pixels_key, window_key;
   const std::int64_t patch = e.patch_size ? static_cast<std::int64_t>(*e.patch_size) : 1;
   const auto unpredictable = [&](std::string why) {
     if (e.not_followed.empty()) e.not_followed = std::move(why);
@@ -394,15 +396,27 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
         if (!value) break;
         const auto v = static_cast<std::int64_t>(*value);
         switch (step.role) {
-          case Role::NMerge: n_merge = v; break;
+          case Role::NMerge:
+            n_merge = v;
+            merge_key = step.key;
+            break;
           case Role::MinPixels: min_pixels = v; break;
-          case Role::MaxPixels: max_pixels = v; break;
-          case Role::WindowSize: window = v; break;
+          case Role::MaxPixels:
+            max_pixels = v;
+            max_pixels_key = step.key;
+            break;
+          case Role::WindowSize:
+            window = v;
+            window_key = step.key;
+            break;
           case Role::Read: break;
         }
         break;
       }
-      case StepOp::Merge: n_merge = step.a; break;
+      case StepOp::Merge:
+        n_merge = step.a;
+        merge_key = {};
+        break;
       case StepOp::Limit: {
         // set_limit_image_tokens: int arithmetic, which ggufcheck follows only without overflow.
         const std::int64_t side = patch * n_merge;
@@ -416,6 +430,7 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
         }
         min_pixels = step.a * area;
         max_pixels = step.b * area;
+        max_pixels_key = {};
         warmup = static_cast<std::int64_t>(std::sqrt(static_cast<double>(max_pixels)));
         break;
       }
@@ -431,41 +446,50 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
       case StepOp::WarmupImage: warmup.reset(); break;
     }
   }
-  const auto refuse = [&](std::string_view hint, std::string message) {
-    r.refuse_file(hint, fmt::format("{}: mtmd's clip loader refuses the file", message));
+  // At the key's pair when the file has it.
+  const auto refuse = [&](std::string_view key, std::string_view hint, std::string message) {
+    message = fmt::format("{}: mtmd's clip loader refuses the file", message);
+    if (const auto kv = key.empty() ? std::nullopt : ggml_key(r.model(), key)) {
+      r.refuse(*kv, hint, std::move(message));
+    } else {
+      r.refuse_file(hint, std::move(message));
+    }
   };
+  const std::string embedding_key = fmt::format("clip.{}.embedding_length", e.encoder);
   if (e.image_size && static_cast<std::int64_t>(*e.image_size) > kMaxImageSize) {
-    refuse("write an image_size of at most 8192",
+    refuse("clip.vision.image_size", "write an image_size of at most 8192",
            fmt::format("clip.vision.image_size is {}, above 8192", *e.image_size));
   }
   if (e.patch_size && (*e.patch_size == 0 || *e.patch_size >= kPatchSizeBound)) {
-    refuse("write a patch_size from 1 to 65535",
+    refuse("clip.vision.patch_size", "write a patch_size from 1 to 65535",
            fmt::format("clip.vision.patch_size is {}", *e.patch_size));
   }
   if (e.n_embd && *e.n_embd == 0) {
-    refuse("write the encoder's width", fmt::format("clip.{}.embedding_length is 0", e.encoder));
+    refuse(embedding_key, "write the encoder's width", fmt::format("{} is 0", embedding_key));
   }
   if (e.not_followed.empty() && max_pixels < min_pixels) {
-    refuse("write image_max_pixels at least image_min_pixels",
+    refuse(max_pixels_key, "write image_max_pixels at least image_min_pixels",
            fmt::format("the largest image ({} pixels) is below the smallest ({} pixels)",
                        max_pixels, min_pixels));
   }
   if (n_merge <= 0 || n_merge >= kMergeBound) {
-    refuse("write a merge factor from 1 to 65535",
-           fmt::format("the projector's merge factor (n_merge) is {}", n_merge));
+    refuse(merge_key, "write a merge factor from 1 to 65535",
+           merge_key.empty()
+               ? fmt::format("the projector's merge factor (n_merge) is {}", n_merge)
+               : fmt::format("{} (the projector's merge factor) is {}", merge_key, n_merge));
   }
   if (window > kMaxWindowSize) {
-    refuse("write a window size of at most 4096",
-           fmt::format("clip.vision.window_size is {}, above 4096", window));
+    refuse(window_key, "write a window size of at most 4096",
+           fmt::format("{} is {}, above 4096", window_key, window));
   }
   if (e.encoder == "audio") {
     if (e.n_mel_bins && (*e.n_mel_bins == 0 || *e.n_mel_bins > kMaxMelBins)) {
-      refuse("write num_mel_bins from 1 to 256",
+      refuse("clip.audio.num_mel_bins", "write num_mel_bins from 1 to 256",
              fmt::format("clip.audio.num_mel_bins is {}", *e.n_mel_bins));
     }
     if (std::any_of(rules.audio.begin(), rules.audio.end(),
                     [](std::int64_t v) { return v <= 0; })) {
-      refuse("use an audio projector type for the audio encoder",
+      refuse("", "use an audio projector type for the audio encoder",
              fmt::format("projector type {} sets no audio preprocessing (sample rate, FFT), which "
                          "an audio encoder needs",
                          rules.name));
@@ -492,12 +516,16 @@ void read_type_tensors(Sink& sink, const Model& model, const ProjectorRules& rul
   const std::string prefix = e.encoder == "vision"  ? "v"
                              : e.encoder == "audio" ? "a"
                                                     : "a.gen.code";
-  const auto missing = [&](const std::string& name, std::string_view why) {
+  const auto missing = [&](const std::string& name, std::string_view why,
+                           std::string_view hint =
+                               "write the tensor: the projector type's loader "
+                               "asks for it") {
     refused = true;
-    report_file(sink, model, Code::MissingTensor, "tensors",
-                "write the tensor: the projector type's loader asks for it",
+    report_file(sink, model, Code::MissingTensor, "tensors", hint,
                 "no tensor {}: {} (projector type {})", name, why, rules.name);
   };
+  constexpr std::string_view kLayerHint =
+      "write every layer's tensors up to block_count, or set block_count to the layers written";
   const auto has = [&](const std::string& name) { return tensors.contains(name); };
   if (e.n_layer) {
     // Layer il needs its own attn_out tensor, so past the tensor count one is surely missing:
@@ -507,7 +535,8 @@ void read_type_tensors(Sink& sink, const Model& model, const ProjectorRules& rul
       const std::string blk = fmt::format("{}.blk.{}.", prefix, il);
       std::string name = blk + "attn_out.weight";
       if (!has(name)) {
-        missing(name, "the clip loader reads attn_out of every layer up to block_count");
+        missing(name, "the clip loader reads attn_out of every layer up to block_count",
+                kLayerHint);
         break;
       }
       if (has(blk + "ffn_gate_exps.weight")) continue;  // a mixture of experts: no dense ffn
@@ -517,7 +546,8 @@ void read_type_tensors(Sink& sink, const Model& model, const ProjectorRules& rul
         if (!has(name)) {
           missing(name,
                   "the clip loader reads ffn_up and ffn_down of every layer up to "
-                  "block_count");
+                  "block_count",
+                  kLayerHint);
           gap = true;
           break;
         }
