@@ -35,7 +35,9 @@ constexpr Rules kRules[] = {
   {name, followed, (rate) > 0 && (fft) > 0 && (window) > 0 && (hop) > 0, embd, why_not},
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
 #undef GGUFCHECK_PROJECTOR_TENSOR
@@ -45,7 +47,9 @@ constexpr Step kSteps[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b) {name, key, required, #role},
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
 #undef GGUFCHECK_PROJECTOR_TENSOR
@@ -55,10 +59,29 @@ constexpr TensorRule kTensors[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required) {name, tensor, required},
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
+#include "artifacts/generated/projector_rules.inc"
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
+#undef GGUFCHECK_PROJECTOR_RULES
+#undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_TENSOR
+};
+
+struct Preprocessor {
+  std::string_view projector;
+  bool vision;
+};
+
+constexpr Preprocessor kPreprocessors[] = {
+#define GGUFCHECK_PROJECTOR_RULES(...)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio) {name, vision},
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
 #undef GGUFCHECK_PROJECTOR_TENSOR
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr std::uint32_t kWidth = 64;
@@ -100,10 +123,15 @@ std::vector<std::string> followed_projector_types() {
   return out;
 }
 
-std::vector<std::pair<std::string, std::string>> unfollowed_projector_types() {
-  std::vector<std::pair<std::string, std::string>> out;
+std::vector<UnfollowedType> unfollowed_projector_types() {
+  std::vector<UnfollowedType> out;
   for (const Rules& r : kRules) {
-    if (!r.followed) out.emplace_back(r.name, r.why_not);
+    if (r.followed) continue;
+    bool vision = false;
+    for (const Preprocessor& p : kPreprocessors) {
+      if (p.projector == r.name) vision = p.vision;
+    }
+    out.push_back({std::string(r.name), std::string(r.why_not), vision});
   }
   return out;
 }
@@ -228,9 +256,52 @@ std::vector<ProjectorMutant> projector_mutants(const Document& base) {
   return out;
 }
 
+// The projector as the other encoder: a vision one's keys and layers moved to audio (with
+// num_mel_bins), or an audio one's to vision (with the image keys).
+Document other_encoder(const Document& base, bool audio) {
+  const std::string from = audio ? "audio" : "vision";
+  const std::string to = audio ? "vision" : "audio";
+  Document doc;
+  for (const KeyValue& kv : base.metadata) {
+    KeyValue moved = kv;
+    if (kv.key == "clip.has_" + from + "_encoder") moved.key = "clip.has_" + to + "_encoder";
+    for (const char* suffix : {"embedding_length", "attention.head_count", "feed_forward_length",
+                               "block_count", "projection_dim", "attention.layer_norm_epsilon"}) {
+      if (kv.key == "clip." + from + "." + suffix) moved.key = "clip." + to + "." + suffix;
+    }
+    doc.metadata.push_back(std::move(moved));
+  }
+  if (audio) {
+    doc.metadata.push_back({"clip.vision.image_size", Value::u32(224), {}});
+    doc.metadata.push_back({"clip.vision.patch_size", Value::u32(14), {}});
+    for (const char* key : {"clip.vision.image_mean", "clip.vision.image_std"}) {
+      doc.metadata.push_back(
+          {key,
+           Value::array(ValueType::Float32, {Value::f32(0.5f), Value::f32(0.5f), Value::f32(0.5f)}),
+           {}});
+    }
+  } else {
+    doc.metadata.push_back({"clip.audio.num_mel_bins", Value::u32(128), {}});
+  }
+  const std::string from_prefix = audio ? "a.blk." : "v.blk.";
+  const std::string to_prefix = audio ? "v.blk." : "a.blk.";
+  for (Tensor t : base.tensors) {
+    if (t.name.starts_with(from_prefix)) t.name = to_prefix + t.name.substr(from_prefix.size());
+    doc.tensors.push_back(std::move(t));
+  }
+  return doc;
+}
+
 std::vector<ProjectorMutant> projector_mutants_of_type(std::string_view type) {
   const Document base = projector_of_type(type);
   std::vector<ProjectorMutant> out = projector_mutants(base);
+  out.push_back({rules_of(type).audio ? "as a vision encoder" : "as an audio encoder",
+                 other_encoder(base, rules_of(type).audio)});
+  for (const std::int32_t version : {0, 2, 4, 7, 100045}) {
+    Document doc = base;
+    doc.metadata.push_back({"clip.minicpmv_version", Value::i32(version), {}});
+    out.push_back({"clip.minicpmv_version = " + std::to_string(version), std::move(doc)});
+  }
   const auto has_key = [&](std::string_view key) {
     return std::any_of(base.metadata.begin(), base.metadata.end(),
                        [&](const KeyValue& kv) { return kv.key == key; });

@@ -15,8 +15,14 @@ namespace ggufcheck::testing {
 
 // The projector types ggufcheck follows, in the table's order.
 [[nodiscard]] std::vector<std::string> followed_projector_types();
-// The projector types it does not follow (GGUF7016), with the reason the table gives.
-[[nodiscard]] std::vector<std::pair<std::string, std::string>> unfollowed_projector_types();
+// The projector types it does not follow (GGUF7016), with the reason the table gives and whether
+// mtmd takes the type as a vision encoder (else it refuses it as one, whatever the rest).
+struct UnfollowedType {
+  std::string name;
+  std::string why_not;
+  bool vision;
+};
+[[nodiscard]] std::vector<UnfollowedType> unfollowed_projector_types();
 
 // A projector of this type that mtmd loads: a vision encoder (an audio one for the audio types),
 // the keys every type reads, the type's required keys, two layers and the type's required tensors.

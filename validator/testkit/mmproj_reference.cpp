@@ -33,8 +33,8 @@ std::string mmproj_refusal(const std::string& log, bool crashed) {
     if (end == std::string_view::npos) break;
     rest.remove_prefix(end + 1);
   }
-  // clip_init's "failed to load model 'FILE': <what it threw>", else the judge's own refusal
-  // (what mtmd checks after clip_init).
+  // clip_init's "failed to load model 'FILE': <what it threw>", else what mtmd_context threw
+  // after clip_init (the judge's "ggufcheck-refused: ").
   static constexpr std::string_view kClip = "': ";
   for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
     if (it->find("failed to load model '") == std::string_view::npos) continue;

@@ -1,8 +1,8 @@
-// llama.cpp's clip loader (tools/mtmd/clip.cpp of the pinned source, compiled into the program
-// llama_mtmd_judge against the prebuilt libggml: validator/tests/judges/llama_mtmd_judge.cpp) as
-// the judge of the mmproj checks: does clip_init, as mtmd_init_from_file calls it for metadata
-// only (no GPU, no warmup, no_alloc), load a multimodal projector, and with which message does it
-// refuse it.
+// llama.cpp's mtmd (tools/mtmd/mtmd.cpp and clip.cpp of the pinned source, compiled into the
+// program llama_mtmd_judge against the prebuilt libllama and libggml:
+// validator/tests/judges/llama_mtmd_judge.cpp) as the judge of the mmproj checks: does mtmd, as
+// mtmd_init_from_file loads a projector for metadata only (no GPU, no warmup, no_alloc, no text
+// model), load a multimodal projector, and with which message does it refuse it.
 //
 // Every load is a program run of its own (posix_spawn, child_process.hpp) under a time limit:
 // exit 0 Loads, exit 10 Refuses (the message is the reason clip_init or mtmd logged), a signal

@@ -1,8 +1,9 @@
-// The mmproj checks against llama.cpp's clip loader itself: the program llama_mtmd_judge
-// (validator/tests/judges/llama_mtmd_judge.cpp: tools/mtmd/clip.cpp of the pinned tree compiled
-// against the prebuilt libggml; validator/testkit/mmproj_reference.hpp runs it), which loads each
-// projector as mtmd_init_from_file does for metadata only (clip_init, no GPU, no warmup,
-// no_alloc). Skipped (GTEST_SKIP) when the judge was not built (no .deps/conformance/llama.cpp).
+// The mmproj checks against llama.cpp's mtmd itself: the program llama_mtmd_judge
+// (validator/tests/judges/llama_mtmd_judge.cpp: tools/mtmd/mtmd.cpp, clip.cpp and models/ of the
+// pinned tree compiled against the prebuilt libllama and libggml;
+// validator/testkit/mmproj_reference.hpp runs it), which loads each projector as
+// mtmd_init_from_file does for metadata only (mtmd_context with no GPU, no warmup, no_alloc, no
+// text model). Skipped (GTEST_SKIP) when the judge was not built (no .deps/conformance/llama.cpp).
 //
 // For every projector type ggufcheck follows (validator/testkit/mmproj_builder.hpp, from the
 // generated table): a projector the judge must load and ggufcheck pass, then one change at a time
@@ -98,7 +99,7 @@ constexpr std::size_t kSampledMutantsPerType = 6;
 // The counts of a run, asserted exactly: mutants compared, and those ggufcheck gives no verdict
 // (GGUF7016 alone: the loader's int arithmetic overflows, or its warmup image is above 1 GiB;
 // the judge refuses every one of them, by std::bad_alloc, an overflowed check or its time limit).
-constexpr std::size_t kFullMutants = 4214;
+constexpr std::size_t kFullMutants = 4412;
 constexpr std::size_t kFullUnpredicted = 26;
 constexpr std::size_t kSampledMutants = 230;
 constexpr std::size_t kSampledUnpredicted = 1;

@@ -21,8 +21,11 @@
 //   num_mel_bins 1 to 256 and a type that sets the audio preprocessing); the layers' tensors
 //   (attn_out, and ffn_up and ffn_down unless the layer has experts, for every layer up to
 //   block_count) and the type's required tensors (GGUF7011); the tensor clip_n_mmproj_embd
-//   reads the width of in init_ctx (a null read: mtmd crashes); a vision and an audio encoder
-//   of the same width.
+//   reads the width of in init_ctx (a null read: mtmd crashes);
+// - mtmd_context's own checks (tools/mtmd/mtmd.cpp): a vision and an audio encoder of the same
+//   width; a projector type init_vision / init_audio has a preprocessor for, as the encoder it
+//   is declared for (generated too; whether the type is followed or not); for a resampler, a
+//   minicpmv_version init_vision knows.
 // A type whose code the generator does not follow (28 of 61 in the pinned source, each with the
 // reason in the table), int arithmetic of the loader's that overflows, a warmup image above
 // 1 GiB, or widths ggufcheck does not read exactly get GGUF7016 (fail closed), never a pass.
@@ -224,10 +227,12 @@ constexpr ProjectorRules kRules[] = {
   {name, followed, {rate, fft, window, hop}, embd, dim, exact, when, becomes, becomes_dim, why_not},
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
 #undef GGUFCHECK_PROJECTOR_TENSOR
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr ProjectorStep kSteps[] = {
@@ -235,21 +240,55 @@ constexpr ProjectorStep kSteps[] = {
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b) \
   {name, StepOp::op, key, required, Role::role, a, b},
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
 #undef GGUFCHECK_PROJECTOR_TENSOR
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr ProjectorTensor kTensors[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required) {name, tensor, required},
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
 #undef GGUFCHECK_PROJECTOR_TENSOR
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
+
+// Whether mtmd_context's init_vision / init_audio (tools/mtmd/mtmd.cpp) has a preprocessor for
+// the type; else mtmd refuses the file (unexpected vision / audio projector type).
+struct Preprocessor {
+  std::string_view projector;
+  bool vision;
+  bool audio;
+};
+
+constexpr Preprocessor kPreprocessors[] = {
+#define GGUFCHECK_PROJECTOR_RULES(...)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio) {name, vision, audio},
+#include "artifacts/generated/projector_rules.inc"
+#undef GGUFCHECK_PROJECTOR_RULES
+#undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_TENSOR
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
+};
+
+bool has_preprocessor(std::string_view type, std::string_view encoder) {
+  for (const Preprocessor& p : kPreprocessors) {
+    if (p.projector == type) return encoder == "vision" ? p.vision : p.audio;
+  }
+  return false;
+}
+
+// The minicpmv versions init_vision takes for a resampler (load_hparams makes 0 a 2).
+constexpr std::int64_t kMinicpmvVersions[] = {2, 3, 4, 5, 6, 100045};
 
 const ProjectorRules* rules_of(std::string_view type) {
   for (const ProjectorRules& rules : kRules) {
@@ -607,6 +646,37 @@ void check_mmproj(const Model& model, Sink& sink) {
   if (model.tensors_complete) {
     tensors.reserve(model.tensors.size());
     for (std::size_t i = 0; i < model.tensors.size(); ++i) tensors.emplace(ggml_name(model, i), i);
+  }
+  // mtmd_context, after clip_init: the preprocessor of each encoder's type (whatever clip_init
+  // made of the file, mtmd refuses it without one).
+  for (const Encoder& e : encoders) {
+    if (e.encoder == "gen.audio" || has_preprocessor(e.type, e.encoder)) continue;
+    const auto at = ggml_key(model, "clip.projector_type");
+    const std::string message = fmt::format(
+        "projector type {} has no {} preprocessor in mtmd: it refuses the file (unexpected {} "
+        "projector type)",
+        e.type, e.encoder == "vision" ? "image" : "audio", e.encoder);
+    constexpr std::string_view hint = "declare the encoder the projector type is for";
+    if (at) {
+      r.refuse(*at, hint, message);
+    } else {
+      r.refuse_file(hint, message);
+    }
+  }
+  if (!encoders.empty() && encoders.front().encoder == "vision" &&
+      encoders.front().type == "resampler") {
+    if (const auto kv = ggml_key(model, "clip.minicpmv_version");
+        kv && model.metadata[*kv].type() == ValueType::Int32) {
+      const auto version = static_cast<std::int32_t>(
+          static_cast<std::uint32_t>(model.metadata[*kv].payload() & 0xffffffffU));
+      if (version != 0 && std::find(std::begin(kMinicpmvVersions), std::end(kMinicpmvVersions),
+                                    version) == std::end(kMinicpmvVersions)) {
+        r.refuse(*kv, "write a minicpmv version mtmd knows (2, 3, 4, 5, 6 or 100045)",
+                 fmt::format("clip.minicpmv_version is {}: mtmd refuses the file (unsupported "
+                             "minicpmv version)",
+                             version));
+      }
+    }
   }
   bool tensor_refused = false;
   for (Encoder& e : encoders) {

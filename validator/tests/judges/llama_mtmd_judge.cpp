@@ -1,28 +1,33 @@
-// llama_mtmd_judge: the pinned llama.cpp's clip loader (tools/mtmd/clip.cpp and its models/,
-// compiled from the source tree conformance/setup unpacks, against the prebuilt libggml of the
-// same release) as the judge of the mmproj checks.
+// llama_mtmd_judge: the pinned llama.cpp's mtmd (tools/mtmd/mtmd.cpp, clip.cpp and its models/,
+// compiled from the source tree conformance/setup unpacks, against the prebuilt libllama and
+// libggml of the same release) as the judge of the mmproj checks.
 //
 //     llama_mtmd_judge BACKENDS_DIR FILE
 //
-// Loads FILE as mtmd_init_from_file loads a projector for metadata only: the CPU backends from
-// BACKENDS_DIR (ggml_backend_load_all_from_path), then clip_init with use_gpu = false,
-// warmup = false, no_alloc = true, and the checks mtmd makes of what came back (a vision or an
-// audio encoder; both project to the same width). Exit 0: loaded; 10: refused, the reason on the
-// last line of stderr, after "ggufcheck-refused: "; 2: usage. A crash ends it by its signal,
-// which the caller (testkit/mmproj_reference.cpp) counts as a refusal; it runs it under a time
-// limit. Only warnings and errors are printed. Its address space is capped (kAddressSpaceLimit):
-// a projector whose warmup image is huge (init_ctx fills one even without a warmup) fails with
-// std::bad_alloc at once instead of filling the machine's memory; ggufcheck gives such files no
-// verdict (GGUF7016) either way.
+// Loads FILE as mtmd_init_from_file loads a projector, for metadata only: the CPU backends from
+// BACKENDS_DIR (ggml_backend_load_all_from_path), then mtmd's own context (mtmd_context, whose
+// constructor mtmd_init_from_file calls) with mtmd_context_params_default(), use_gpu = false,
+// warmup = false and the constructor's no_alloc = true: clip_init, the checks mtmd makes of what
+// came back (a vision or an audio encoder; both project to the same width) and the preprocessor
+// chosen by projector type (init_vision, init_audio). No text model is given: where mtmd then
+// needs one's vocabulary ("llama_vocab is not provided": minicpmv's slice tokens) the projector
+// was read whole, and the judge says it loads.
+//
+// Exit 0: loaded; 10: refused, the reason on the last line of stderr, after "ggufcheck-refused:
+// "; 2: usage. A crash ends it by its signal, which the caller (testkit/mmproj_reference.cpp)
+// counts as a refusal; it runs it under a time limit. Only warnings and errors are printed. Its
+// address space is capped (kAddressSpaceLimit): a projector whose warmup image is huge (clip's
+// init_ctx fills one even without a warmup) fails with std::bad_alloc at once instead of filling
+// the machine's memory; ggufcheck gives such files no verdict (GGUF7016) either way.
 #include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
-#include "clip-impl.h"
-#include "clip.h"
-#include "ggml-backend.h"
+// mtmd_context is defined in mtmd.cpp alone: the judge is compiled with it.
+#include "mtmd.cpp"  // NOLINT(bugprone-suspicious-include)
 
 namespace {
 
@@ -36,11 +41,6 @@ void warnings_and_errors(ggml_log_level level, const char* text, void* /*user_da
   if (kept && text != nullptr) std::fputs(text, stderr);
 }
 
-int refuse(const std::string& reason) {
-  std::fprintf(stderr, "\nggufcheck-refused: %s\n", reason.c_str());
-  return 10;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,31 +52,21 @@ int main(int argc, char** argv) {
   setrlimit(RLIMIT_AS, &limit);
   // ggml_abort() would otherwise fork a debugger to print a backtrace on every assertion.
   setenv("GGML_NO_BACKTRACE", "1", 1);
-  g_logger_state.log_callback = warnings_and_errors;
+  mtmd_log_set(warnings_and_errors, nullptr);
   ggml_log_set(warnings_and_errors, nullptr);
   ggml_backend_load_all_from_path(argv[1]);
 
-  clip_context_params params{};
+  mtmd_context_params params = mtmd_context_params_default();
   params.use_gpu = false;
-  params.device = nullptr;
-  params.flash_attn_type = CLIP_FLASH_ATTN_TYPE_AUTO;
-  params.image_min_tokens = -1;
-  params.image_max_tokens = -1;
   params.warmup = false;
-  params.no_alloc = true;
-  const clip_init_result loaded = clip_init(argv[2], params);
-  // mtmd_context's constructor (tools/mtmd/mtmd.cpp), without a text model to compare with.
-  if (loaded.ctx_v == nullptr && loaded.ctx_a == nullptr) {
-    return refuse("no vision or audio encoder loaded (Failed to load CLIP model)");
+  try {
+    // Nothing is freed: the process ends here.
+    (void)new mtmd_context(argv[2], /*text_model=*/nullptr, params, /*no_alloc=*/true);
+  } catch (const std::exception& e) {
+    const std::string what = e.what();
+    if (what.find("llama_vocab is not provided") != std::string::npos) return 0;
+    std::fprintf(stderr, "\nggufcheck-refused: %s\n", what.substr(0, what.find('\n')).c_str());
+    return 10;
   }
-  if (loaded.ctx_v != nullptr && loaded.ctx_a != nullptr) {
-    const int vision = clip_n_mmproj_embd(loaded.ctx_v);
-    const int audio = clip_n_mmproj_embd(loaded.ctx_a);
-    if (vision != audio) {
-      return refuse("mismatch between vision and audio mmproj (n_embd_v = " +
-                    std::to_string(vision) + ", n_embd_a = " + std::to_string(audio) + ")");
-    }
-  }
-  // Nothing is freed: the process ends here.
   return 0;
 }

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 SOURCE = "tools/mtmd/clip.cpp"
 HEADER = "tools/mtmd/clip-impl.h"
+MTMD = "tools/mtmd/mtmd.cpp"
 
 # hparams fields the common checks of load_hparams and init_ctx read: a type that sets one in a
 # way the table cannot carry is not followed.
@@ -53,6 +54,8 @@ class Projector:
     embd_dim: int = 0
     embd_exact: bool = True
     becomes: tuple = ()                            # (tensor present, its embd tensor, its dim)
+    vision: bool = False                           # init_vision has a preprocessor for it
+    audio_input: bool = False                      # init_audio has one
     why_not: str = ""
 
 
@@ -171,8 +174,21 @@ def switch_body(text: str, anchor: str, switch: str = "switch (model.proj_type)"
     return strip_comments(text[opening + 1:match_close(text, opening, "{", "}")])
 
 
+def preprocessor_types(mtmd: str, function: str) -> set:
+    """The projector types mtmd_context's init_vision or init_audio has a preprocessor for (its
+    switch's default throws "unexpected ... projector type")."""
+    at = mtmd.index(f"void {function}()")
+    opening = mtmd.index("{", mtmd.index("switch (proj)", at))
+    body = strip_comments(mtmd[opening + 1:match_close(mtmd, opening, "{", "}")])
+    if "default:" not in body or "throw" not in body[body.index("default:"):]:
+        raise ValueError(f"{function}: no default that throws")
+    return set(re.findall(r"case\s+(PROJECTOR_TYPE_\w+)\s*:", body))
+
+
 class Reader:
-    def __init__(self, source: str, header: str):
+    def __init__(self, source: str, header: str, mtmd: str):
+        self.vision_types = preprocessor_types(mtmd, "init_vision")
+        self.audio_types = preprocessor_types(mtmd, "init_audio")
         self.macros = dict(re.findall(r'#define\s+((?:KEY|TN)_\w+)\s+"([^"]*)"', header))
         self.names = re.findall(r'\{\s*(PROJECTOR_TYPE_\w+)\s*,\s*"([^"\\]*)"\s*\}',
                                 re.search(r"PROJECTOR_TYPE_NAMES\s*=\s*\{(.*?)\n\};", header,
@@ -352,6 +368,8 @@ class Reader:
 
     def projector(self, enumerator: str, name: str) -> Projector:
         p = Projector(enumerator, name)
+        p.vision = enumerator in self.vision_types
+        p.audio_input = enumerator in self.audio_types
         try:
             if enumerator == "PROJECTOR_TYPE_QWEN25O":
                 raise NotFollowed("read as qwen2.5vl_merger or qwen2a by modality")
