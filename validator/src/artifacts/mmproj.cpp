@@ -457,11 +457,13 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
         merge_key = {};
         break;
       case StepOp::Limit: {
-        // set_limit_image_tokens: int arithmetic, which ggufcheck follows only without overflow.
-        const std::int64_t side = patch * n_merge;
-        const std::int64_t area = side * side;
-        if (!fits_int32(patch * patch) || !fits_int32(patch * patch * n_merge) ||
-            !fits_int32(area) || !fits_int32(step.a * area) || !fits_int32(step.b * area)) {
+        // set_limit_image_tokens: patch_size * patch_size * n_merge * n_merge in int, left to
+        // right, which ggufcheck follows only without overflow. Each factor is below 2^31 and
+        // each partial product is checked before the next, so none overflows int64 here.
+        const std::int64_t squared = patch * patch;
+        const std::int64_t once = fits_int32(squared) ? squared * n_merge : INT64_MAX;
+        const std::int64_t area = fits_int32(once) ? once * n_merge : INT64_MAX;
+        if (!fits_int32(area) || !fits_int32(step.a * area) || !fits_int32(step.b * area)) {
           unpredictable(fmt::format(
               "its image token limits overflow int in the loader (patch_size {} and merge {})",
               patch, n_merge));
@@ -538,11 +540,13 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
     // init_ctx's dummy image (get_dummy_batch), made even without a warmup.
     const std::int64_t side =
         warmup ? *warmup : static_cast<std::int64_t>(e.image_size.value_or(0));
-    if (side > 0 && static_cast<std::uint64_t>(side) * static_cast<std::uint64_t>(side) * 12 >
-                        kMaxWarmupImageBytes) {
-      unpredictable(
-          fmt::format("its loader fills a {} x {} warmup image ({} bytes) on load", side, side,
-                      static_cast<std::uint64_t>(side) * static_cast<std::uint64_t>(side) * 12));
+    // side x side x 3 floats, compared by division: side may be near 2^31.
+    constexpr std::uint64_t kBytesPerPixel = 12;
+    const auto unsigned_side = static_cast<std::uint64_t>(side);
+    if (side > 0 && unsigned_side > kMaxWarmupImageBytes / kBytesPerPixel / unsigned_side) {
+      unpredictable(fmt::format(
+          "its loader fills a {} x {} warmup image (3 floats a pixel, above 1 GiB) on load", side,
+          side));
     }
   }
 }
