@@ -389,6 +389,17 @@ TEST(Mmproj, TheRulesOfAProjectorType) {
          d.metadata.push_back({"clip.audio.num_mel_bins", Value::u32(128), {}});
        },
        {Code::MissingTensor, Code::MmprojKeyInvalid}},
+      {"token limits of factors near 2^31 (no overflow in ggufcheck either)",
+       "pixtral",
+       [](Document& d) {
+         key_named(d, "clip.vision.patch_size").value = Value::u32(0x7fffffff);
+         d.metadata.push_back({"clip.vision.spatial_merge_size", Value::u32(0x7fffffff), {}});
+       },
+       {Code::MmprojKeyInvalid}},
+      {"a warmup image near 2^31 wide (compared without overflow)",
+       "mlp",
+       [](Document& d) { key_named(d, "clip.vision.image_size").value = Value::u32(0x7fffffff); },
+       {Code::MmprojKeyInvalid}},
       {"token limits that overflow int",
        "pixtral",
        [](Document& d) { key_named(d, "clip.vision.patch_size").value = Value::u32(60000); },
