@@ -2,7 +2,9 @@
 # Quick start, part two: install what is missing, build, and run the whole test suite.
 # Usage: scripts/test.sh [dev|asan|release|fuzz|cflite|builds|differential]   (default dev)
 #   differential: the full model differential (every mutant of every architecture's base model
-#   against llama.cpp's model loader; ctest runs a sample of it), in the dev build, with its time.
+#   against llama.cpp's model loader; ctest runs a sample of it), then the full mmproj
+#   differential (every mutant of every followed projector type against mtmd), in the dev build,
+#   with their times.
 #   builds: the release preset (g++ -O3) with warnings as errors, without the test programs (the
 #   dev and asan stages run every test); the samples through the -O3 command; then the Debian
 #   package (scripts/package.sh checks what it holds). clang 14's
@@ -27,10 +29,14 @@ if [[ $preset == differential ]]; then
   # validator/tests/test_model_differential.cpp with GGUFCHECK_MODEL_DIFF_FULL=1; the dev build
   # is made (or brought up to date) first.
   cmake --preset dev >/dev/null
-  cmake --build --preset dev --target ggufcheck ggufcheck_model_differential_tests
+  cmake --build --preset dev --target ggufcheck ggufcheck_model_differential_tests \
+    ggufcheck_mmproj_differential_tests
   started=$SECONDS
   GGUFCHECK_MODEL_DIFF_FULL=1 build/dev/validator/tests/ggufcheck_model_differential_tests
   echo "test.sh: the full model differential took $((SECONDS - started)) s"
+  started=$SECONDS
+  GGUFCHECK_MMPROJ_DIFF_FULL=1 build/dev/validator/tests/ggufcheck_mmproj_differential_tests
+  echo "test.sh: the full mmproj differential took $((SECONDS - started)) s"
   exit 0
 fi
 # The other GGUF parsers the conformance suite measures, Chromium for its results page, and the

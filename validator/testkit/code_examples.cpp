@@ -559,9 +559,9 @@ const std::vector<CodeExample> kExamples = {
        return write(doc);
      }},
     {Code::LoaderNotPredicted,
-     "a multimodal projector (mtmd) of type \"mlp\" with the keys every projector type reads: "
-     "ggufcheck does not model the mlp projector's own keys and tensors",
-     [] { return write(mmproj_document("mlp")); }},
+     "a multimodal projector (mtmd) of type \"gemma4v\" with the keys every projector type "
+     "reads: ggufcheck does not follow the gemma4v loader's code (a loop in load_tensors)",
+     [] { return write(mmproj_document("gemma4v")); }},
     {Code::AdapterKeyInvalid,
      "a LoRA adapter of the llama sample model with adapter.lora.alpha written as a uint32",
      [] {

@@ -47,8 +47,9 @@ using ByteVector = std::vector<std::uint8_t>;
 //   f32): a lora_a [ne0, rank] and lora_b [rank, ne1] F32 pair for every 2-D tensor of the base
 //   but token_embd.weight, whose pair is swapped (lora_a [rank, ne1], lora_b [rank, ne0]);
 [[nodiscard]] Document adapter_document(const Document& base, std::uint64_t rank = 4);
-// - a multimodal projector with a vision encoder of projector type `projector` (the keys every
-//   projector type reads; no tensors of its own: ggufcheck does not model those);
+// - a multimodal projector with a vision encoder of projector type `projector`: the keys every
+//   projector type reads and v.patch_embd.weight, no layers (mmproj_builder.hpp builds complete
+//   projectors of the types ggufcheck follows);
 [[nodiscard]] Document mmproj_document(std::string projector = "mlp");
 // - an importance matrix as llama-imatrix writes one (general.type "imatrix", chunk keys, an
 //   in_sum2 [n, 1] and counts [1, 1] F32 pair per weight of model_document()).

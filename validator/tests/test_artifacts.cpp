@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ggufcheck/info.hpp"
+#include "mmproj_builder.hpp"
 #include "test_support.hpp"
 
 namespace ggufcheck {
@@ -279,13 +280,138 @@ TEST(Adapter, ABaseThatDoesNotLoadOrIsNotThereIsSaidSo) {
 
 // --- multimodal projectors ----------------------------------------------------------------------
 
-// Every projector type's own keys and tensors are beyond ggufcheck's model: no pass claimed.
-TEST(Mmproj, ACleanProjectorIsNotPredictedPastTheCommonKeys) {
-  for (const char* type : {"mlp", "gemma3", "qwen2.5vl_merger", "pixtral"}) {
+// A projector of every type ggufcheck follows passes (mmproj_differential proves that mtmd
+// loads each); a type it does not follow gets GGUF7016, naming why, and never a pass.
+TEST(Mmproj, AProjectorOfAFollowedTypePassesAndAnotherIsNotPredicted) {
+  for (const std::string& type : testing::followed_projector_types()) {
     const Report report =
-        check(write_bytes(testing::mmproj_document(type)), options_of(Profile::LlamaCpp));
-    EXPECT_EQ(codes(report), std::vector<Code>{Code::LoaderNotPredicted}) << described(report);
-    EXPECT_NE(report.findings[0].message.find(type), std::string::npos);
+        check(write_bytes(testing::projector_of_type(type)), options_of(Profile::LlamaCpp));
+    EXPECT_EQ(codes(report), std::vector<Code>{}) << type << "\n" << described(report);
+  }
+  ASSERT_FALSE(testing::unfollowed_projector_types().empty());
+  for (const testing::UnfollowedType& type : testing::unfollowed_projector_types()) {
+    if (type.name == "qwen2.5o") continue;  // read as qwen2.5vl_merger, which is followed
+    const Report report =
+        check(write_bytes(testing::mmproj_document(type.name)), options_of(Profile::LlamaCpp));
+    // A type mtmd has no image preprocessor for is refused as a vision encoder, whatever else.
+    const Code expected = type.vision ? Code::LoaderNotPredicted : Code::MmprojKeyInvalid;
+    EXPECT_EQ(codes(report), std::vector<Code>{expected}) << type.name << "\n" << described(report);
+    EXPECT_NE(report.findings.at(0).message.find(type.name), std::string::npos);
+  }
+}
+
+// What the followed types ask for beyond the common keys: their tensors, their keys, the
+// sanity checks of load_hparams, and where ggufcheck cannot follow the arithmetic.
+TEST(Mmproj, TheRulesOfAProjectorType) {
+  struct Case {
+    const char* what;
+    const char* type;
+    void (*change)(Document&);
+    std::vector<Code> expected;
+  };
+  const Case cases[] = {
+      {"a layer's attn_out missing",
+       "mlp",
+       [](Document& d) {
+         std::erase_if(d.tensors,
+                       [](const Tensor& t) { return t.name == "v.blk.1.attn_out.weight"; });
+       },
+       {Code::MissingTensor}},
+      {"block_count past the layers",
+       "gemma3",
+       [](Document& d) { key_named(d, "clip.vision.block_count").value = Value::u32(3); },
+       {Code::MissingTensor}},
+      {"block_count huge: found missing without walking to it",
+       "gemma3",
+       [](Document& d) { key_named(d, "clip.vision.block_count").value = Value::u32(0x7fffffff); },
+       {Code::MissingTensor}},
+      {"a mixture of experts needs no dense ffn",
+       "mlp",
+       [](Document& d) {
+         std::erase_if(d.tensors,
+                       [](const Tensor& t) { return t.name == "v.blk.0.ffn_up.weight"; });
+         d.tensors.push_back({"v.blk.0.ffn_gate_exps.weight", {64, 64, 4}, 0, {}, {}});
+       },
+       {}},
+      {"the type's required tensor",
+       "gemma3",
+       [](Document& d) {
+         std::erase_if(d.tensors,
+                       [](const Tensor& t) { return t.name == "mm.soft_emb_norm.weight"; });
+       },
+       {Code::MissingTensor}},
+      {"the tensor clip_n_mmproj_embd reads",
+       "mlp",
+       [](Document& d) {
+         std::erase_if(d.tensors, [](const Tensor& t) { return t.name == "mm.2.weight"; });
+       },
+       {Code::MissingTensor}},
+      {"merge factor 0",
+       "gemma3",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.projector.scale_factor", Value::u32(0), {}});
+       },
+       {Code::MmprojKeyInvalid}},
+      {"image_size above 8192",
+       "mlp",
+       [](Document& d) { key_named(d, "clip.vision.image_size").value = Value::u32(9000); },
+       {Code::MmprojKeyInvalid}},
+      {"patch_size 0",
+       "mlp",
+       [](Document& d) { key_named(d, "clip.vision.patch_size").value = Value::u32(0); },
+       {Code::MmprojKeyInvalid}},
+      {"embedding_length 0",
+       "mlp",
+       [](Document& d) { key_named(d, "clip.vision.embedding_length").value = Value::u32(0); },
+       {Code::MmprojKeyInvalid}},
+      {"the type's required key",
+       "phi4",
+       [](Document& d) { drop_key(d, "clip.vision.image_max_pixels"); },
+       {Code::MmprojKeyInvalid}},
+      {"max pixels below min pixels",
+       "phi4",
+       [](Document& d) { key_named(d, "clip.vision.image_max_pixels").value = Value::u32(10); },
+       {Code::MmprojKeyInvalid}},
+      {"num_mel_bins above 256",
+       "ultravox",
+       [](Document& d) { key_named(d, "clip.audio.num_mel_bins").value = Value::u32(300); },
+       {Code::MmprojKeyInvalid}},
+      {"a vision type for the audio encoder",
+       "mlp",
+       [](Document& d) {
+         d.metadata.push_back({"clip.has_audio_encoder", Value::boolean(true), {}});
+         for (KeyValue& kv : std::vector<KeyValue>(d.metadata)) {
+           if (kv.key.starts_with("clip.vision.") && kv.key != "clip.vision.image_size" &&
+               kv.key != "clip.vision.patch_size" && !kv.key.starts_with("clip.vision.image_")) {
+             d.metadata.push_back({"clip.audio." + kv.key.substr(12), kv.value, {}});
+           }
+         }
+         d.metadata.push_back({"clip.audio.num_mel_bins", Value::u32(128), {}});
+       },
+       {Code::MissingTensor, Code::MmprojKeyInvalid}},
+      {"token limits of factors near 2^31 (no overflow in ggufcheck either)",
+       "pixtral",
+       [](Document& d) {
+         key_named(d, "clip.vision.patch_size").value = Value::u32(0x7fffffff);
+         d.metadata.push_back({"clip.vision.spatial_merge_size", Value::u32(0x7fffffff), {}});
+       },
+       {Code::MmprojKeyInvalid}},
+      {"a warmup image near 2^31 wide (compared without overflow)",
+       "mlp",
+       [](Document& d) { key_named(d, "clip.vision.image_size").value = Value::u32(0x7fffffff); },
+       {Code::MmprojKeyInvalid}},
+      {"token limits that overflow int",
+       "pixtral",
+       [](Document& d) { key_named(d, "clip.vision.patch_size").value = Value::u32(60000); },
+       {Code::LoaderNotPredicted}},
+  };
+  for (const Case& c : cases) {
+    Document doc = testing::projector_of_type(c.type);
+    c.change(doc);
+    const Report report = check(write_bytes(doc), options_of(Profile::LlamaCpp));
+    std::vector<Code> expected = c.expected;
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(sorted_codes(report), expected) << c.what << "\n" << described(report);
   }
 }
 
@@ -337,7 +463,7 @@ TEST(Mmproj, TheKeysEveryProjectorReads) {
        }},
   };
   for (const Case& c : cases) {
-    Document doc = testing::mmproj_document();
+    Document doc = testing::projector_of_type("mlp");
     c.change(doc);
     const Report report = check(write_bytes(doc), options_of(Profile::LlamaCpp));
     EXPECT_EQ(sorted_codes(report), std::vector<Code>{Code::MmprojKeyInvalid}) << c.what << "\n"

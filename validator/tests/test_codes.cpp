@@ -1264,10 +1264,10 @@ std::vector<CodeCase> code_cases() {
          const Written w = example(Code::SlowReferenceLoad);
          return at(w.bytes, 0, 24, "header");
        }},
-      {Code::LoaderNotPredicted, "MlpProjector",
+      {Code::LoaderNotPredicted, "Gemma4vProjector",
        [] {
          Scenario s = model_case(Code::LoaderNotPredicted, "model");
-         s.message_has = "projector type mlp";
+         s.message_has = "projector type gemma4v";
          return s;
        }},
       {Code::AdapterKeyInvalid, "AlphaU32",
