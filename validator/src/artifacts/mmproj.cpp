@@ -420,7 +420,10 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
   std::int64_t min_pixels = -1;
   std::int64_t max_pixels = -1;
   std::int64_t window = 0;
-  std::optional<std::int64_t> warmup;  // the warmup image's side; nullopt: image_size
+  // The warmup image's side, unless it is image_size. Not an optional: g++ 12 -O3 warns falsely
+  // that an optional's value may be used uninitialized here.
+  bool warmup_is_image_size = true;
+  std::int64_t warmup = 0;
   // The keys that set them last (empty: a constant of the type's).
   std::string_view merge_key, max_pixels_key, window_key;
   const std::int64_t patch = e.patch_size ? static_cast<std::int64_t>(*e.patch_size) : 1;
@@ -473,6 +476,7 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
         max_pixels = step.b * area;
         max_pixels_key = {};
         warmup = static_cast<std::int64_t>(std::sqrt(static_cast<double>(max_pixels)));
+        warmup_is_image_size = false;
         break;
       }
       case StepOp::Warmup:
@@ -483,8 +487,9 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
           break;
         }
         warmup = step.a * patch * n_merge;
+        warmup_is_image_size = false;
         break;
-      case StepOp::WarmupImage: warmup.reset(); break;
+      case StepOp::WarmupImage: warmup_is_image_size = true; break;
     }
   }
   // At the key's pair when the file has it.
@@ -539,7 +544,7 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
   if (e.encoder == "vision" && e.not_followed.empty()) {
     // init_ctx's dummy image (get_dummy_batch), made even without a warmup.
     const std::int64_t side =
-        warmup ? *warmup : static_cast<std::int64_t>(e.image_size.value_or(0));
+        warmup_is_image_size ? static_cast<std::int64_t>(e.image_size.value_or(0)) : warmup;
     // side x side x 3 floats, compared by division: side may be near 2^31.
     constexpr std::uint64_t kBytesPerPixel = 12;
     const auto unsigned_side = static_cast<std::uint64_t>(side);
