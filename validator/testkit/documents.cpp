@@ -113,6 +113,17 @@ Document adapter_document(const Document& base, std::uint64_t rank) {
   return doc;
 }
 
+void add_vision_image_keys(Document& doc) {
+  doc.metadata.push_back({"clip.vision.image_size", Value::u32(224), {}});
+  doc.metadata.push_back({"clip.vision.patch_size", Value::u32(14), {}});
+  for (const char* key : {"clip.vision.image_mean", "clip.vision.image_std"}) {
+    doc.metadata.push_back(
+        {key,
+         Value::array(ValueType::Float32, {Value::f32(0.5f), Value::f32(0.5f), Value::f32(0.5f)}),
+         {}});
+  }
+}
+
 Document mmproj_document(std::string projector) {
   Document doc;
   doc.metadata.push_back({"general.architecture", Value::string("clip"), {}});
@@ -126,14 +137,7 @@ Document mmproj_document(std::string projector) {
     doc.metadata.push_back({std::string("clip.vision.") + key, Value::u32(value), {}});
   }
   doc.metadata.push_back({"clip.vision.attention.layer_norm_epsilon", Value::f32(1e-6f), {}});
-  doc.metadata.push_back({"clip.vision.image_size", Value::u32(224), {}});
-  doc.metadata.push_back({"clip.vision.patch_size", Value::u32(14), {}});
-  for (const char* key : {"clip.vision.image_mean", "clip.vision.image_std"}) {
-    doc.metadata.push_back(
-        {key,
-         Value::array(ValueType::Float32, {Value::f32(0.5f), Value::f32(0.5f), Value::f32(0.5f)}),
-         {}});
-  }
+  add_vision_image_keys(doc);
   doc.tensors.push_back({"v.patch_embd.weight", {14, 14, 3, 64}, 0, {}, {}});
   return doc;
 }

@@ -51,6 +51,9 @@ using ByteVector = std::vector<std::uint8_t>;
 //   projector type reads and v.patch_embd.weight, no layers (mmproj_builder.hpp builds complete
 //   projectors of the types ggufcheck follows);
 [[nodiscard]] Document mmproj_document(std::string projector = "mlp");
+// The image keys every vision encoder reads: image_size 224, patch_size 14, image_mean and
+// image_std of three 0.5s.
+void add_vision_image_keys(Document& doc);
 // - an importance matrix as llama-imatrix writes one (general.type "imatrix", chunk keys, an
 //   in_sum2 [n, 1] and counts [1, 1] F32 pair per weight of model_document()).
 [[nodiscard]] Document imatrix_document();

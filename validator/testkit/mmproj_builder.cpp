@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "documents.hpp"
+
 namespace ggufcheck::testing {
 
 namespace {
@@ -158,14 +160,7 @@ Document projector_of_type(std::string_view type) {
   if (rules.audio) {
     doc.metadata.push_back({"clip.audio.num_mel_bins", Value::u32(128), {}});
   } else {
-    doc.metadata.push_back({"clip.vision.image_size", Value::u32(224), {}});
-    doc.metadata.push_back({"clip.vision.patch_size", Value::u32(14), {}});
-    for (const char* key : {"clip.vision.image_mean", "clip.vision.image_std"}) {
-      doc.metadata.push_back(
-          {key,
-           Value::array(ValueType::Float32, {Value::f32(0.5f), Value::f32(0.5f), Value::f32(0.5f)}),
-           {}});
-    }
+    add_vision_image_keys(doc);
   }
   for (const Step& step : kSteps) {
     if (step.projector != type || !step.required) continue;

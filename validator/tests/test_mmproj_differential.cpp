@@ -104,11 +104,6 @@ constexpr std::size_t kFullUnpredicted = 26;
 constexpr std::size_t kSampledMutants = 230;
 constexpr std::size_t kSampledUnpredicted = 1;
 
-std::string env_text(const char* name) {
-  const char* text = std::getenv(name);
-  return text != nullptr ? text : "";
-}
-
 struct Ours {
   bool loads = false;
   bool unpredicted = false;  // GGUF7016 the only error: no verdict

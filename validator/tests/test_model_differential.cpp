@@ -57,6 +57,7 @@
 #include "llama_loader_reference.hpp"
 #include "model_builder.hpp"
 #include "model_mutants.hpp"
+#include "test_support.hpp"
 
 namespace ggufcheck::testing {
 namespace {
@@ -79,11 +80,6 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
   const char* text = std::getenv(name);
   if (text == nullptr || *text == '\0') return fallback;
   return std::strtoull(text, nullptr, 0);
-}
-
-std::string env_text(const char* name) {
-  const char* text = std::getenv(name);
-  return text != nullptr ? text : "";
 }
 
 bool in_ci() {

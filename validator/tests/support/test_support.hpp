@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -31,6 +32,12 @@
 #endif
 
 namespace ggufcheck::testing {
+
+// The environment variable `name`, empty when unset (the differential tests' switches).
+inline std::string env_text(const char* name) {
+  const char* text = std::getenv(name);
+  return text != nullptr ? text : "";
+}
 
 // Tests that run the command once per item of a large set (every sample and corpus file, every
 // override of every fixed code) take every item in the dev run and a deterministic part of them
