@@ -20,9 +20,23 @@ struct Rules {
 
 struct Step {
   std::string_view projector;
+  std::string_view op;
   std::string_view key;
+  std::string_view member;
   bool required;
   std::string_view role;
+};
+
+// A comparison of one of the type's GGML_ASSERTs: member [% modulus] op (other or constant).
+struct AssertRule {
+  std::string_view projector;
+  int index;
+  int alternative;
+  std::string_view member;
+  std::int64_t modulus;
+  std::string_view op;
+  std::string_view other;
+  std::int64_t constant;
 };
 
 struct TensorRule {
@@ -35,37 +49,59 @@ constexpr Rules kRules[] = {
 #define GGUFCHECK_PROJECTOR_RULES(name, followed, rate, fft, window, hop, embd, dim, exact, when, \
                                   becomes, becomes_dim, why_not)                                  \
   {name, followed, (rate) > 0 && (fft) > 0 && (window) > 0 && (hop) > 0, embd, why_not},
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 };
 
 constexpr Step kSteps[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b) {name, key, required, #role},
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b) \
+  {name, #op, key, member, required, #role},
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
+#undef GGUFCHECK_PROJECTOR_TENSOR
+};
+
+constexpr AssertRule kAsserts[] = {
+#define GGUFCHECK_PROJECTOR_RULES(...)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant) \
+  {name, index, alternative, member, modulus, #op, other, constant},
+#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
+#include "artifacts/generated/projector_rules.inc"
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
+#undef GGUFCHECK_PROJECTOR_RULES
+#undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 };
 
 constexpr TensorRule kTensors[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required) {name, tensor, required},
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 };
 
@@ -76,12 +112,14 @@ struct Preprocessor {
 
 constexpr Preprocessor kPreprocessors[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio) {name, vision},
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
@@ -105,13 +143,50 @@ std::string with_prefix(std::string_view pattern, std::string_view prefix) {
   return name;
 }
 
-// A value the loader takes for a key of this role.
-std::uint32_t value_for(std::string_view role, std::string_view key) {
-  if (role == "NMerge") return 2;
-  if (role == "MinPixels") return 3136;
-  if (role == "MaxPixels") return 1000000;
-  if (role == "WindowSize") return 16;
-  if (key.find("stack_factor") != std::string_view::npos) return 4;
+bool compare(std::int64_t a, std::string_view op, std::int64_t b) {
+  if (op == "Eq") return a == b;
+  if (op == "Ne") return a != b;
+  if (op == "Lt") return a < b;
+  if (op == "Le") return a <= b;
+  if (op == "Gt") return a > b;
+  return a >= b;  // Ge
+}
+
+// Whether v for `member` can satisfy each of the type's asserts: some alternative whose
+// comparisons of the member with a constant all hold (those with another member are left to
+// that member's own value).
+bool satisfies_asserts(std::string_view type, std::string_view member, std::int64_t v) {
+  for (const AssertRule& first : kAsserts) {
+    if (first.projector != type || first.alternative != 0 || first.member != member) continue;
+    bool any = false;
+    for (int alternative = 0; !any && alternative < 8; ++alternative) {
+      bool all = true;
+      bool seen = false;
+      for (const AssertRule& a : kAsserts) {
+        if (a.projector != type || a.index != first.index || a.alternative != alternative) {
+          continue;
+        }
+        seen = true;
+        if (a.member != member || !a.other.empty()) continue;
+        all = all && compare(a.modulus > 0 ? v % a.modulus : v, a.op, a.constant);
+      }
+      any = seen && all;
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+// A value the loader takes for a key of this role (and that the type's asserts accept).
+std::uint32_t value_for(std::string_view type, const Step& step) {
+  if (step.role == "NMerge") return 2;
+  if (step.role == "MinPixels") return 3136;
+  if (step.role == "MaxPixels") return 1000000;
+  if (step.role == "WindowSize") return 16;
+  if (step.key.find("stack_factor") != std::string_view::npos) return 4;
+  for (const std::uint32_t v : {2U, 3U, 4U, 8U, 1U, 16U}) {
+    if (satisfies_asserts(type, step.member, v)) return v;
+  }
   return 2;
 }
 
@@ -163,12 +238,11 @@ Document projector_of_type(std::string_view type) {
     add_vision_image_keys(doc);
   }
   for (const Step& step : kSteps) {
-    if (step.projector != type || !step.required) continue;
+    if (step.projector != type || step.op != "Key" || !step.required) continue;
     const bool present = std::any_of(doc.metadata.begin(), doc.metadata.end(),
                                      [&](const KeyValue& kv) { return kv.key == step.key; });
     if (!present) {
-      doc.metadata.push_back(
-          {std::string(step.key), Value::u32(value_for(step.role, step.key)), {}});
+      doc.metadata.push_back({std::string(step.key), Value::u32(value_for(type, step)), {}});
     }
   }
   for (std::uint32_t il = 0; il < kLayers; ++il) {
@@ -302,7 +376,7 @@ std::vector<ProjectorMutant> projector_mutants_of_type(std::string_view type) {
                        [&](const KeyValue& kv) { return kv.key == key; });
   };
   for (const Step& step : kSteps) {
-    if (step.projector != type || step.key.empty() || has_key(step.key)) continue;
+    if (step.projector != type || step.op != "Key" || has_key(step.key)) continue;
     const std::string key(step.key);
     for (const std::uint32_t v : {0U, 1U, 5000U, 70000U, 0x7fffffffU}) {
       Document doc = base;

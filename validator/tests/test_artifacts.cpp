@@ -404,6 +404,57 @@ TEST(Mmproj, TheRulesOfAProjectorType) {
        "pixtral",
        [](Document& d) { key_named(d, "clip.vision.patch_size").value = Value::u32(60000); },
        {Code::LoaderNotPredicted}},
+      {"GGML_ASSERT: fewest tiles above the most (the constant 12)",
+       "internvl",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.preproc_min_tiles", Value::u32(13), {}});
+       },
+       {Code::MmprojKeyInvalid}},
+      {"GGML_ASSERT: the most tiles at INT32_MAX",
+       "internvl",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.preproc_max_tiles", Value::u32(0x7fffffff), {}});
+       },
+       {Code::MmprojKeyInvalid}},
+      {"GGML_ASSERT holds at its bounds (min == max)",
+       "internvl",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.preproc_min_tiles", Value::u32(12), {}});
+       },
+       {}},
+      {"tile sizes listed up to 2^20 tiles are followed",
+       "internvl",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.preproc_max_tiles", Value::u32(1U << 20), {}});
+         key_named(d, "clip.vision.image_size").value = Value::u32(16);
+       },
+       {}},
+      {"tile sizes past 2^20 tiles are not",
+       "internvl",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.preproc_max_tiles", Value::u32((1U << 20) + 1), {}});
+       },
+       {Code::LoaderNotPredicted}},
+      {"tile sizes that overflow int are not",
+       "internvl",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.preproc_max_tiles", Value::u32(1U << 19), {}});
+         key_named(d, "clip.vision.image_size").value = Value::u32(8192);
+       },
+       {Code::LoaderNotPredicted}},
+      {"no tile sizes below one tile (min 0: nothing listed)",
+       "internvl",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.preproc_min_tiles", Value::u32(0), {}});
+         d.metadata.push_back({"clip.vision.preproc_max_tiles", Value::u32(0x7ffffffe), {}});
+       },
+       {}},
+      {"GGML_ASSERT on the merge factor the key set",
+       "minimax_m3",
+       [](Document& d) {
+         d.metadata.push_back({"clip.vision.spatial_merge_size", Value::u32(0), {}});
+       },
+       {Code::MmprojKeyInvalid}},
   };
   for (const Case& c : cases) {
     Document doc = testing::projector_of_type(c.type);

@@ -26,7 +26,10 @@
 //   width; a projector type init_vision / init_audio has a preprocessor for, as the encoder it
 //   is declared for (generated too; whether the type is followed or not); for a resampler, a
 //   minicpmv_version init_vision knows.
-// A type whose code the generator does not follow (28 of 61 in the pinned source, each with the
+// - the type's GGML_ASSERTs on the values its case set or read (an abort when one fails), and
+//   InternVL's tile candidates (about n log n sizes for n = preproc_max_tiles: not followed
+//   past 2^20 tiles, or where a size overflows int);
+// A type whose code the generator does not follow (26 of 61 in the pinned source, each with the
 // reason in the table), int arithmetic of the loader's that overflows, a warmup image above
 // 1 GiB, or widths ggufcheck does not read exactly get GGUF7016 (fail closed), never a pass.
 #include <algorithm>
@@ -190,7 +193,17 @@ std::string projector_type(Reader& r, std::string_view encoder) {
 
 // --- the projector types' own rules (generated/projector_rules.inc) ----------------------------
 
-enum class StepOp : std::uint8_t { Key, Merge, Limit, Warmup, WarmupImage };
+enum class StepOp : std::uint8_t {
+  Key,
+  Merge,
+  Limit,
+  Warmup,
+  WarmupImage,
+  Set,
+  Assert,
+  TileCandidates
+};
+enum class AssertOp : std::uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 enum class Role : std::uint8_t { Read, NMerge, MinPixels, MaxPixels, WindowSize };
 
 struct ProjectorRules {
@@ -209,10 +222,23 @@ struct ProjectorRules {
 struct ProjectorStep {
   std::string_view projector;
   StepOp op;
-  std::string_view key;
+  std::string_view key;     // Assert: its text
+  std::string_view member;  // the hparams member a Key or Set step sets
   bool required;
   Role role;
   std::int64_t a, b;
+};
+
+// One comparison of a GGML_ASSERT: hparams.member [% modulus] op (hparams.other or constant).
+struct ProjectorAssert {
+  std::string_view projector;
+  int index;
+  int alternative;
+  std::string_view member;
+  std::int64_t modulus;
+  AssertOp op;
+  std::string_view other;
+  std::int64_t constant;
 };
 
 struct ProjectorTensor {
@@ -225,37 +251,58 @@ constexpr ProjectorRules kRules[] = {
 #define GGUFCHECK_PROJECTOR_RULES(name, followed, rate, fft, window, hop, embd, dim, exact, when, \
                                   becomes, becomes_dim, why_not)                                  \
   {name, followed, {rate, fft, window, hop}, embd, dim, exact, when, becomes, becomes_dim, why_not},
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr ProjectorStep kSteps[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b) \
-  {name, StepOp::op, key, required, Role::role, a, b},
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b) \
+  {name, StepOp::op, key, member, required, Role::role, a, b},
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
+#undef GGUFCHECK_PROJECTOR_TENSOR
+#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
+};
+
+constexpr ProjectorAssert kAsserts[] = {
+#define GGUFCHECK_PROJECTOR_RULES(...)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant) \
+  {name, index, alternative, member, modulus, AssertOp::op, other, constant},
+#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
+#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
+#include "artifacts/generated/projector_rules.inc"
+#undef GGUFCHECK_PROJECTOR_RULES
+#undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr ProjectorTensor kTensors[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required) {name, tensor, required},
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
@@ -270,12 +317,14 @@ struct Preprocessor {
 
 constexpr Preprocessor kPreprocessors[] = {
 #define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
+#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio) {name, vision, audio},
 #include "artifacts/generated/projector_rules.inc"
 #undef GGUFCHECK_PROJECTOR_RULES
 #undef GGUFCHECK_PROJECTOR_STEP
+#undef GGUFCHECK_PROJECTOR_ASSERT
 #undef GGUFCHECK_PROJECTOR_TENSOR
 #undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
@@ -309,6 +358,85 @@ constexpr std::uint64_t kMaxWarmupImageBytes = std::uint64_t{1} << 30;
 
 constexpr bool fits_int32(std::int64_t v) {
   return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+// InternVL's tile candidates: set_internvl_dhr_res_candidates lists about
+// preproc_max_tiles * ln(preproc_max_tiles) sizes; past this many tiles ggufcheck does not say
+// whether the list fits in memory and time (fail closed).
+constexpr std::int64_t kMaxTilesFollowed = std::int64_t{1} << 20;
+
+// The values of the hparams members a type's asserts read, as its case set them: nullopt where
+// the key that sets one was refused (the loader stops there anyway).
+class MemberValues {
+ public:
+  struct Value {
+    std::string_view member;
+    std::optional<std::int64_t> value;
+    std::string_view key;  // the key that set it last; empty for a constant
+  };
+  void set(std::string_view member, std::optional<std::int64_t> value, std::string_view key) {
+    for (Value& v : values_) {
+      if (v.member == member) {
+        v = {member, value, key};
+        return;
+      }
+    }
+    values_.push_back({member, value, key});
+  }
+  [[nodiscard]] const Value* find(std::string_view member) const {
+    for (const Value& v : values_) {
+      if (v.member == member) return &v;
+    }
+    return nullptr;
+  }
+  [[nodiscard]] std::optional<std::int64_t> get(std::string_view member) const {
+    const Value* v = find(member);
+    return v ? v->value : std::nullopt;
+  }
+
+ private:
+  std::vector<Value> values_;
+};
+
+constexpr bool compare(std::int64_t a, AssertOp op, std::int64_t b) {
+  switch (op) {
+    case AssertOp::Eq: return a == b;
+    case AssertOp::Ne: return a != b;
+    case AssertOp::Lt: return a < b;
+    case AssertOp::Le: return a <= b;
+    case AssertOp::Gt: return a > b;
+    case AssertOp::Ge: return a >= b;
+  }
+  return false;
+}
+
+// Whether the type's assert number `index` holds (one alternative whose comparisons all hold);
+// nullopt when a value it reads is not known.
+std::optional<bool> assert_holds(std::string_view type, std::int64_t index,
+                                 const MemberValues& values) {
+  bool any_alternative = false;
+  bool holds = false;
+  int alternative = -1;
+  bool alternative_holds = true;
+  for (const ProjectorAssert& a : kAsserts) {
+    if (a.projector != type || a.index != index) continue;
+    if (a.alternative != alternative) {
+      if (alternative >= 0) holds = holds || alternative_holds;
+      alternative = a.alternative;
+      alternative_holds = true;
+      any_alternative = true;
+    }
+    const auto left = values.get(a.member);
+    const auto right =
+        a.other.empty() ? std::optional<std::int64_t>(a.constant) : values.get(a.other);
+    if (!left || !right) return std::nullopt;
+    // Values are u32 of at most INT32_MAX or the type's constants: no overflow, and the
+    // modulus is a positive constant of the source.
+    const std::int64_t lhs = a.modulus > 0 ? *left % a.modulus : *left;
+    alternative_holds = alternative_holds && compare(lhs, a.op, *right);
+  }
+  if (!any_alternative) return std::nullopt;
+  return holds || alternative_holds;
 }
 
 // What one encoder was read as: its projector type, the values its checks need, and what
@@ -430,13 +558,21 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
   const auto unpredictable = [&](std::string why) {
     if (e.not_followed.empty()) e.not_followed = std::move(why);
   };
+  MemberValues members;
   for (const ProjectorStep& step : kSteps) {
     if (step.projector != rules.name) continue;
     switch (step.op) {
       case StepOp::Key: {
         const auto value = r.u32(step.key, step.required);
-        if (!value) break;
+        if (!value) {
+          // Missing and optional: the member keeps what the case set before.
+          if (step.required || ggml_key(r.model(), step.key)) {
+            members.set(step.member, std::nullopt, step.key);
+          }
+          break;
+        }
         const auto v = static_cast<std::int64_t>(*value);
+        members.set(step.member, v, step.key);
         switch (step.role) {
           case Role::NMerge:
             n_merge = v;
@@ -458,7 +594,46 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
       case StepOp::Merge:
         n_merge = step.a;
         merge_key = {};
+        members.set("n_merge", step.a, {});
         break;
+      case StepOp::Set: members.set(step.member, step.a, {}); break;
+      case StepOp::Assert:
+        if (assert_holds(rules.name, step.a, members) == false) {
+          // At the key that set the first value it reads, when a key did.
+          std::string_view at;
+          for (const ProjectorAssert& a : kAsserts) {
+            if (a.projector != rules.name || a.index != step.a) continue;
+            if (const auto* v = members.find(a.member); v && !v->key.empty()) at = v->key;
+            break;
+          }
+          const std::string message =
+              fmt::format("GGML_ASSERT({}) fails for projector type {}: mtmd's clip loader aborts",
+                          step.key, rules.name);
+          if (const auto kv = at.empty() ? std::nullopt : ggml_key(r.model(), at)) {
+            r.refuse(*kv, "write values the projector type's loader asserts", message);
+          } else {
+            r.refuse_file("write values the projector type's loader asserts", message);
+          }
+          return;  // the loader aborts here: its later keys and sanity checks are not reached
+        }
+        break;
+      case StepOp::TileCandidates: {
+        const auto lowest = members.get("preproc_min_tiles");
+        const auto highest = members.get("preproc_max_tiles");
+        if (!lowest || !highest || *lowest < 1) break;
+        if (*highest > kMaxTilesFollowed) {
+          unpredictable(fmt::format(
+              "its loader lists the image tile sizes up to {} tiles (about n log n of them; "
+              "ggufcheck follows up to {})",
+              *highest, kMaxTilesFollowed));
+        } else if (e.image_size &&
+                   !fits_int32(*highest * static_cast<std::int64_t>(*e.image_size))) {
+          unpredictable(
+              fmt::format("its loader's tile sizes ({} tiles of image_size {}) overflow int",
+                          *highest, *e.image_size));
+        }
+        break;
+      }
       case StepOp::Limit: {
         // set_limit_image_tokens: patch_size * patch_size * n_merge * n_merge in int, left to
         // right, which ggufcheck follows only without overflow. Each factor is below 2^31 and

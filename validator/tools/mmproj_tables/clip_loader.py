@@ -6,10 +6,13 @@ width of, and whether clip_get_graph_builder makes its graph without more.
 Only a small language is followed: get_u32(KEY, hparams.x[, required]); hparams.x = constant;
 hparams.n_merge = constant; set_limit_image_tokens(min, max); set_warmup_n_tokens(n*n);
 conditions on the projector type (model.proj_type == PROJECTOR_TYPE_X, ||, &&, bool locals);
-conditions on values whose branches set nothing a check reads; model.x = get_tensor(name[,
-required]) with a name of TN_ macros, string literals, integers and the modality's prefix; MLP's
-"if (model.x) model.proj_type = Y". A type whose code has anything else is not followed: the
-reason is returned instead, and ggufcheck says GGUF7016 for it.
+conditions on values whose branches set nothing a check reads; GGML_ASSERT of comparisons of
+hparams members whose values the case set (a constant, or a key read after one or required) with
+constants or each other (|| of && of comparisons, `x % k == v`, string literals as messages);
+InternVL's set_internvl_dhr_res_candidates; model.x = get_tensor(name[, required]) with a name of
+TN_ macros, string literals, integers and the modality's prefix; MLP's "if (model.x)
+model.proj_type = Y". A type whose code has anything else is not followed: the reason is returned
+instead, and ggufcheck says GGUF7016 for it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,10 @@ AUDIO_FIELDS = ("audio_sample_rate", "audio_n_fft", "audio_window_len", "audio_h
 # What a key read into these fields takes part in (the rest are read and not checked).
 KEY_ROLES = {"n_merge": "NMerge", "image_min_pixels": "MinPixels",
              "image_max_pixels": "MaxPixels", "attn_window_size": "WindowSize"}
+# The comparisons of a GGML_ASSERT, as the table's AssertOp names them.
+COMPARISONS = {"==": "Eq", "!=": "Ne", "<": "Lt", "<=": "Le", ">": "Gt", ">=": "Ge"}
+# The named constants an assert may compare with.
+NAMED_CONSTANTS = {"INT32_MAX": 2**31 - 1}
 
 
 class NotFollowed(Exception):
@@ -45,9 +52,14 @@ class NotFollowed(Exception):
 class Projector:
     enumerator: str
     name: str
-    # What the type's case does, in order: ("Key", key, required, role), ("Merge", n),
-    # ("Limit", min_tokens, max_tokens), ("Warmup", side), ("WarmupImage",).
+    # What the type's case does, in order: ("Key", key, required, role, member), ("Merge", n),
+    # ("Limit", min_tokens, max_tokens), ("Warmup", side), ("WarmupImage",), ("Set", member,
+    # value), ("Assert", index, text), ("TileCandidates",).
     steps: list = field(default_factory=list)
+    # Assert index -> alternatives (||), each a list of (member, modulus, op, other member,
+    # constant) comparisons (&&): `member [% modulus] op (other member or constant)`.
+    asserts: list = field(default_factory=list)
+    known: set = field(default_factory=set)        # members whose value the case set
     tensors: list = field(default_factory=list)   # (member, name, required)
     audio: dict = field(default_factory=dict)
     embd_tensor: str = ""
@@ -264,8 +276,10 @@ class Reader:
                     for branch in (then, otherwise or ""):
                         scratch = Projector(p.enumerator, p.name)
                         self.read_hparams(branch, scratch, dict(local))
-                        if scratch.steps or scratch.audio:
+                        if scratch.audio or any(step[0] != "Set" for step in scratch.steps):
                             raise
+                        # What a branch set is not known after it.
+                        p.known -= {step[1] for step in scratch.steps}
                     continue
                 self.read_hparams(then if taken else (otherwise or ""), p, local)
                 continue
@@ -282,7 +296,20 @@ class Reader:
                     required = required != "false"
                 else:
                     required = self.condition(required, p.enumerator, local)
-                p.steps.append(("Key", self.key(key), required, KEY_ROLES.get(member, "Read")))
+                p.steps.append(("Key", self.key(key), required, KEY_ROLES.get(member, "Read"),
+                                member))
+                if required:
+                    p.known.add(member)  # an optional key keeps what the case set before
+                continue
+            if m := re.fullmatch(r"GGML_ASSERT\((.*)\)", s):
+                self.assertion(m.group(1), p)
+                continue
+            if s == "set_internvl_dhr_res_candidates(model)":
+                for member in ("preproc_min_tiles", "preproc_max_tiles"):
+                    if member not in p.known:
+                        raise NotFollowed(f"set_internvl_dhr_res_candidates with hparams.{member}"
+                                          " unknown")
+                p.steps.append(("TileCandidates",))
                 continue
             if m := re.fullmatch(r"bool (\w+) = (.*)", s):
                 local[m.group(1)] = self.condition(m.group(2), p.enumerator, local)
@@ -305,6 +332,7 @@ class Reader:
                 member, value = m.groups()
                 if member == "n_merge":
                     p.steps.append(("Merge", self.constant(value)))
+                    p.known.add(member)
                     continue
                 if member in AUDIO_FIELDS:
                     p.audio[member] = self.constant(value)
@@ -316,8 +344,60 @@ class Reader:
                     raise NotFollowed(f"sets hparams.{member}")
                 if "hparams." in value or "(" in value:
                     raise NotFollowed(f"hparams.{member} from other values")
+                if re.fullmatch(r"\d+", value):
+                    p.steps.append(("Set", member, int(value)))
+                    p.known.add(member)
+                else:
+                    p.known.discard(member)
                 continue
             raise NotFollowed(f"statement {s}")
+
+    @staticmethod
+    def split_top(text: str, operator: str) -> list:
+        """text split at `operator` outside parentheses."""
+        parts, depth, start, i = [], 0, 0, 0
+        while i < len(text):
+            c = text[i]
+            if c == '"':
+                i = text.index('"', i + 1)
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif depth == 0 and text.startswith(operator, i):
+                parts.append(text[start:i].strip())
+                start = i = i + len(operator)
+                continue
+            i += 1
+        parts.append(text[start:].strip())
+        return parts
+
+    def assertion(self, text: str, p: Projector) -> None:
+        """GGML_ASSERT(text) as alternatives of comparisons; NotFollowed for anything else."""
+        alternatives = []
+        for alternative in self.split_top(text, "||"):
+            comparisons = []
+            for atom in self.split_top(alternative, "&&"):
+                if re.fullmatch(r'"(?:\\.|[^"\\])*"', atom):
+                    continue  # the message: a string literal is true
+                m = re.fullmatch(r"hparams\.(\w+)(?:\s*%\s*(\d+))?\s*(==|!=|<=|>=|<|>)\s*"
+                                 r"(?:hparams\.(\w+)|(\d+)|(INT32_MAX))", atom)
+                if not m:
+                    raise NotFollowed(f"GGML_ASSERT({' '.join(text.split())})")
+                member, modulus, op, other, number, named = m.groups()
+                for read in (member, other):
+                    if read and read not in p.known:
+                        raise NotFollowed(f"GGML_ASSERT on hparams.{read}, a value the case did"
+                                          " not set")
+                constant = int(number) if number else NAMED_CONSTANTS.get(named, 0)
+                comparisons.append((member, int(modulus or 0), COMPARISONS[op], other or "",
+                                    constant))
+            if not comparisons:
+                raise NotFollowed(f"GGML_ASSERT({' '.join(text.split())})")
+            alternatives.append(comparisons)
+        shown = re.sub(r'\s*&&\s*"(?:\\.|[^"\\])*"', "", text)
+        p.steps.append(("Assert", len(p.asserts), " ".join(shown.split())))
+        p.asserts.append(alternatives)
 
     # --- load_tensors ---
 
@@ -387,6 +467,11 @@ class Reader:
                     if re.fullmatch(re.escape(common).replace(r"\*", ".*"),
                                     tensor.replace("{prefix}", "v")):
                         raise NotFollowed(f"asks for {tensor} again")
+            read = {name for alternatives in p.asserts for comparisons in alternatives
+                    for member, _, _, other, _ in comparisons for name in (member, other)}
+            read |= {"preproc_min_tiles", "preproc_max_tiles"} if ("TileCandidates",) in p.steps \
+                else set()
+            p.steps = [s for s in p.steps if s[0] != "Set" or s[1] in read]
             p.embd_tensor, p.embd_dim, p.embd_exact = self.embd_of(enumerator, p)
             if p.becomes:
                 member, target = p.becomes

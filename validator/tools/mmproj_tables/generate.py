@@ -11,7 +11,8 @@ SOURCE_DIR: llama.cpp's source at the pinned release (conformance/setup clones i
 - projector_rules.inc, what tools/mtmd/clip.cpp asks of each type (clip_loader.py): one
   GGUFCHECK_PROJECTOR_RULES per type (followed or not, and why not), its
   GGUFCHECK_PROJECTOR_PREPROCESSOR (whether tools/mtmd/mtmd.cpp takes it as a vision or an audio
-  encoder), its GGUFCHECK_PROJECTOR_STEP and GGUFCHECK_PROJECTOR_TENSOR rows.
+  encoder), its GGUFCHECK_PROJECTOR_STEP, GGUFCHECK_PROJECTOR_ASSERT and
+  GGUFCHECK_PROJECTOR_TENSOR rows.
 The ctest `projector_types_are_current` (tools/check_generated.py) regenerates both and fails on
 a difference.
 """
@@ -76,9 +77,15 @@ def rules(source: Path) -> str:
              "// read). GGUFCHECK_PROJECTOR_RULES(name, followed, audio_sample_rate, audio_n_fft,",
              "// audio_window_len, audio_hop_len, embd_tensor, embd_dim, embd_exact, becomes_when,",
              "// becomes_embd_tensor, becomes_embd_dim, why_not); then, in the order load_hparams",
-             "// takes them, GGUFCHECK_PROJECTOR_STEP(name, op, key, required, role, a, b): Key (get_u32",
-             "// of key into the role's value), Merge (n_merge = a), Limit (set_limit_image_tokens(a,",
-             "// b)), Warmup (set_warmup_n_tokens(a * a)), WarmupImage (warmup size = image_size); and",
+             "// takes them, GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b):",
+             "// Key (get_u32 of key into hparams.member, which plays the role), Merge (n_merge = a),",
+             "// Limit (set_limit_image_tokens(a, b)), Warmup (set_warmup_n_tokens(a * a)),",
+             "// WarmupImage (warmup size = image_size), Set (hparams.member = a, for an assert),",
+             "// Assert (GGML_ASSERT number a of the type, key its text), TileCandidates",
+             "// (set_internvl_dhr_res_candidates); GGUFCHECK_PROJECTOR_ASSERT(name, assert,",
+             "// alternative, member, modulus, op, other, constant): the assert holds when, for one",
+             "// alternative, each of its rows holds: hparams.member [% modulus, when not 0] op",
+             "// (hparams.other, or constant when other is empty); and",
              "// GGUFCHECK_PROJECTOR_TENSOR(name, tensor ({prefix}: v, a or a.gen.code), required).",
              "// GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio): whether mtmd_context's",
              "// init_vision / init_audio (tools/mtmd/mtmd.cpp) has a preprocessor for the type as a",
@@ -101,12 +108,25 @@ def rules(source: Path) -> str:
         for step in p.steps:
             op, rest = step[0], step[1:]
             if op == "Key":
-                key, required, role = rest
-                row = [c_string(key), "true" if required else "false", role, "0", "0"]
+                key, required, role, member = rest
+                row = [c_string(key), c_string(member), "true" if required else "false", role,
+                       "0", "0"]
+            elif op == "Set":
+                member, value = rest
+                row = ['""', c_string(member), "false", "Read", str(value), "0"]
+            elif op == "Assert":
+                index, text = rest
+                row = [c_string(text), '""', "false", "Read", str(index), "0"]
             else:
                 numbers = [str(n) for n in rest] + ["0"] * (2 - len(rest))
-                row = ['""', "false", "Read", *numbers]
+                row = ['""', '""', "false", "Read", *numbers]
             lines.append(f"GGUFCHECK_PROJECTOR_STEP({name}, {op}, {', '.join(row)})")
+        for index, alternatives in enumerate(p.asserts):
+            for alternative, comparisons in enumerate(alternatives):
+                for member, modulus, op, other, constant in comparisons:
+                    lines.append(f"GGUFCHECK_PROJECTOR_ASSERT({name}, {index}, {alternative}, "
+                                 f"{c_string(member)}, {modulus}, {op}, {c_string(other)}, "
+                                 f"{constant})")
         for _, tensor_name, required in p.tensors:
             lines.append(f"GGUFCHECK_PROJECTOR_TENSOR({name}, {c_string(tensor_name)}, "
                          f"{'true' if required else 'false'})")
