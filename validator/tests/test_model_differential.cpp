@@ -71,8 +71,8 @@ constexpr std::size_t kMinimumArchitectures = 150;
 constexpr std::size_t kMinimumMutantsPerBase = 30;
 constexpr std::size_t kMinimumMutants = 4500;
 // The default run: each generated base's mutants sampled down to about this many.
-constexpr std::size_t kSampledMutantsPerBase = 12;
-constexpr std::size_t kSampledMutantsPerHandPickedBase = 60;
+constexpr std::size_t kSampledMutantsPerBase = 6;
+constexpr std::size_t kSampledMutantsPerHandPickedBase = 30;
 constexpr unsigned kCliTimeLimitSeconds = 60;
 constexpr std::size_t kMaxCliOutput = 65536;
 

@@ -435,13 +435,26 @@ class Suite:
                     f"{where}: logical location {logical} is not the field path {x['path']!r}")
 
     def check_run(self, label, argv, paths, profile="strict", werror=False, plain=True, stdin=None,
-                  expect_rc=None, sarif_root=None, help_base=None):
-        """Runs argv with --format json and --format sarif and checks both; sarif_root and
-        help_base go to the SARIF run only (--sarif-root, --sarif-help-base). Returns the JSON
-        document; self.last_sarif is the SARIF one."""
+                  expect_rc=None, sarif_root=None, help_base=None, sarif=True):
+        """Runs argv with --format json and (unless sarif is False) --format sarif and checks
+        both; sarif_root and help_base go to the SARIF run only (--sarif-root,
+        --sarif-help-base). Returns the JSON document; self.last_sarif is the SARIF one."""
         sarif_args = (["--sarif-root", sarif_root] if sarif_root is not None else []) + \
                      (["--sarif-help-base", help_base] if help_base is not None else [])
         pj = self.run(["--format", "json"] + argv, stdin)
+        if not sarif:
+            require(pj.returncode in (0, 1, 2),
+                    f"--format json exited {pj.returncode}; stderr: {pj.stderr.decode(errors='replace').strip()[:300]}")
+            err = pj.stderr.decode(errors="replace")
+            require("internal error" not in err and "terminate called" not in err, f"--format json: {err.strip()[:300]}")
+            if expect_rc is not None:
+                require(pj.returncode == expect_rc, f"exit status {pj.returncode}, expected {expect_rc}")
+            try:
+                jdoc = json.loads(pj.stdout)
+            except ValueError as e:
+                raise Failure(f"--format json is not JSON: {e}")
+            self.check_json(jdoc, pj.returncode, paths, profile, werror, plain)
+            return jdoc
         ps = self.run(["--format", "sarif"] + sarif_args + argv, stdin)
         for proc, fmt in ((pj, "json"), (ps, "sarif")):
             require(proc.returncode in (0, 1, 2),
@@ -526,12 +539,14 @@ def main():
 
         for profile in PROFILES:
             p = ["--profile", profile]
-            # One file per run: each output small and self-contained.
+            # One file per run: each output small and self-contained. SARIF per file in the strict
+            # profile; in the others the runs of all files at once below check it.
             for path in examples + real + gen_paths:
                 label = f"{profile} {os.path.relpath(path, tmp) if path.startswith(tmp) else os.path.basename(path)}"
 
                 def one(path=path, profile=profile, p=p):
-                    jdoc = suite.check_run(label, p + needs.get(path, []) + [path], [path], profile=profile)
+                    jdoc = suite.check_run(label, p + needs.get(path, []) + [path], [path], profile=profile,
+                                           sarif=profile == "strict")
                     if profile == "strict":
                         suite.expect_codes(jdoc, expected_strict)
                     if path in real:
