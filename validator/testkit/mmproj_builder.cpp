@@ -49,60 +49,24 @@ constexpr Rules kRules[] = {
 #define GGUFCHECK_PROJECTOR_RULES(name, followed, rate, fft, window, hop, embd, dim, exact, when, \
                                   becomes, becomes_dim, why_not)                                  \
   {name, followed, (rate) > 0 && (fft) > 0 && (window) > 0 && (hop) > 0, embd, why_not},
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
 };
 
 constexpr Step kSteps[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b) \
   {name, #op, key, member, required, #role},
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
 };
 
 constexpr AssertRule kAsserts[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
 #define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant) \
   {name, index, alternative, member, modulus, #op, other, constant},
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
 };
 
 constexpr TensorRule kTensors[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required) {name, tensor, required},
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
 };
 
 struct Preprocessor {
@@ -111,17 +75,8 @@ struct Preprocessor {
 };
 
 constexpr Preprocessor kPreprocessors[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio) {name, vision},
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr std::uint32_t kWidth = 64;

@@ -251,60 +251,24 @@ constexpr ProjectorRules kRules[] = {
 #define GGUFCHECK_PROJECTOR_RULES(name, followed, rate, fft, window, hop, embd, dim, exact, when, \
                                   becomes, becomes_dim, why_not)                                  \
   {name, followed, {rate, fft, window, hop}, embd, dim, exact, when, becomes, becomes_dim, why_not},
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr ProjectorStep kSteps[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
 #define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b) \
   {name, StepOp::op, key, member, required, Role::role, a, b},
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr ProjectorAssert kAsserts[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
 #define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant) \
   {name, index, alternative, member, modulus, AssertOp::op, other, constant},
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 constexpr ProjectorTensor kTensors[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
 #define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required) {name, tensor, required},
-#define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio)
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 // Whether mtmd_context's init_vision / init_audio (tools/mtmd/mtmd.cpp) has a preprocessor for
@@ -316,17 +280,8 @@ struct Preprocessor {
 };
 
 constexpr Preprocessor kPreprocessors[] = {
-#define GGUFCHECK_PROJECTOR_RULES(...)
-#define GGUFCHECK_PROJECTOR_STEP(name, op, key, member, required, role, a, b)
-#define GGUFCHECK_PROJECTOR_ASSERT(name, index, alternative, member, modulus, op, other, constant)
-#define GGUFCHECK_PROJECTOR_TENSOR(name, tensor, required)
 #define GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio) {name, vision, audio},
 #include "artifacts/generated/projector_rules.inc"
-#undef GGUFCHECK_PROJECTOR_RULES
-#undef GGUFCHECK_PROJECTOR_STEP
-#undef GGUFCHECK_PROJECTOR_ASSERT
-#undef GGUFCHECK_PROJECTOR_TENSOR
-#undef GGUFCHECK_PROJECTOR_PREPROCESSOR
 };
 
 bool has_preprocessor(std::string_view type, std::string_view encoder) {

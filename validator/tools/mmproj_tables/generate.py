@@ -34,6 +34,10 @@ HEADER = "tools/mtmd/clip-impl.h"
 REQUIRED = HEADER  # what check_generated.py looks for in the source tree
 OUTPUT = "projector_types.inc"
 RULES = "projector_rules.inc"
+# The row macros of projector_rules.inc.
+READER_MACROS = ("GGUFCHECK_PROJECTOR_RULES", "GGUFCHECK_PROJECTOR_PREPROCESSOR",
+                 "GGUFCHECK_PROJECTOR_STEP", "GGUFCHECK_PROJECTOR_ASSERT",
+                 "GGUFCHECK_PROJECTOR_TENSOR")
 
 
 def projector_types(header: str) -> list[tuple[str, str]]:
@@ -89,7 +93,11 @@ def rules(source: Path) -> str:
              "// GGUFCHECK_PROJECTOR_TENSOR(name, tensor ({prefix}: v, a or a.gen.code), required).",
              "// GGUFCHECK_PROJECTOR_PREPROCESSOR(name, vision, audio): whether mtmd_context's",
              "// init_vision / init_audio (tools/mtmd/mtmd.cpp) has a preprocessor for the type as a",
-             "// vision / an audio encoder (else it throws: unexpected projector type)."]
+             "// vision / an audio encoder (else it throws: unexpected projector type).",
+             "// A reader defines the rows it wants; the others are empty here, and all five are",
+             "// undefined at the end."]
+    for macro in READER_MACROS:
+        lines += [f"#ifndef {macro}", f"#define {macro}(...)", "#endif"]
     followed = 0
     for p in reader.projectors():
         ok = not p.why_not
@@ -131,6 +139,7 @@ def rules(source: Path) -> str:
             lines.append(f"GGUFCHECK_PROJECTOR_TENSOR({name}, {c_string(tensor_name)}, "
                          f"{'true' if required else 'false'})")
     lines.append(f"// {followed} of {len(reader.names)} projector types followed.")
+    lines += [f"#undef {macro}" for macro in READER_MACROS]
     return "\n".join(lines) + "\n"
 
 
