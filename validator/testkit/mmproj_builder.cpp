@@ -296,14 +296,7 @@ Document other_encoder(const Document& base, bool audio) {
     doc.metadata.push_back(std::move(moved));
   }
   if (audio) {
-    doc.metadata.push_back({"clip.vision.image_size", Value::u32(224), {}});
-    doc.metadata.push_back({"clip.vision.patch_size", Value::u32(14), {}});
-    for (const char* key : {"clip.vision.image_mean", "clip.vision.image_std"}) {
-      doc.metadata.push_back(
-          {key,
-           Value::array(ValueType::Float32, {Value::f32(0.5f), Value::f32(0.5f), Value::f32(0.5f)}),
-           {}});
-    }
+    add_vision_image_keys(doc);
   } else {
     doc.metadata.push_back({"clip.audio.num_mel_bins", Value::u32(128), {}});
   }

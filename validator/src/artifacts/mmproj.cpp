@@ -513,6 +513,15 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
   const auto unpredictable = [&](std::string why) {
     if (e.not_followed.empty()) e.not_followed = std::move(why);
   };
+  // At the key's pair when the file has it.
+  const auto refuse = [&](std::string_view key, std::string_view hint, std::string message) {
+    message = fmt::format("{}: mtmd's clip loader refuses the file", message);
+    if (const auto kv = key.empty() ? std::nullopt : ggml_key(r.model(), key)) {
+      r.refuse(*kv, hint, std::move(message));
+    } else {
+      r.refuse_file(hint, std::move(message));
+    }
+  };
   MemberValues members;
   for (const ProjectorStep& step : kSteps) {
     if (step.projector != rules.name) continue;
@@ -561,14 +570,9 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
             if (const auto* v = members.find(a.member); v && !v->key.empty()) at = v->key;
             break;
           }
-          const std::string message =
-              fmt::format("GGML_ASSERT({}) fails for projector type {}: mtmd's clip loader aborts",
-                          step.key, rules.name);
-          if (const auto kv = at.empty() ? std::nullopt : ggml_key(r.model(), at)) {
-            r.refuse(*kv, "write values the projector type's loader asserts", message);
-          } else {
-            r.refuse_file("write values the projector type's loader asserts", message);
-          }
+          refuse(at, "write values the projector type's loader asserts",
+                 fmt::format("GGML_ASSERT({}) fails for projector type {} (an abort)", step.key,
+                             rules.name));
           return;  // the loader aborts here: its later keys and sanity checks are not reached
         }
         break;
@@ -622,15 +626,6 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
       case StepOp::WarmupImage: warmup_is_image_size = true; break;
     }
   }
-  // At the key's pair when the file has it.
-  const auto refuse = [&](std::string_view key, std::string_view hint, std::string message) {
-    message = fmt::format("{}: mtmd's clip loader refuses the file", message);
-    if (const auto kv = key.empty() ? std::nullopt : ggml_key(r.model(), key)) {
-      r.refuse(*kv, hint, std::move(message));
-    } else {
-      r.refuse_file(hint, std::move(message));
-    }
-  };
   const std::string embedding_key = fmt::format("clip.{}.embedding_length", e.encoder);
   if (e.image_size && static_cast<std::int64_t>(*e.image_size) > kMaxImageSize) {
     refuse("clip.vision.image_size", "write an image_size of at most 8192",
