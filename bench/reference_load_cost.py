@@ -7,7 +7,7 @@ gguf_init_from_file (libggml-base.so, fetched by scripts/setup.sh) looks for dup
 duplicate tensor names by comparing every pair, so its time grows with the square of the counts.
 This measures it on generated files (one u32 key or one 1-element f32 tensor per count) and
 prints seconds per file and the fitted seconds per pair, the constants GGUF7015
-slow-reference-load uses (validator/src/loader/model_checks.cpp). Each file is opened once, in
+slow-reference-load uses (validator/src/llama_loader/model_checks.cpp). Each file is opened once, in
 this process; the files are written to a temporary directory and removed.
 """
 

@@ -20,10 +20,10 @@
 #include <string>
 #include <string_view>
 
-#include "checks/checks.hpp"
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 #include "pipeline.hpp"
+#include "validate/validate.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The conformance cases. Each one builds a file with the library's writer (patching bytes at the
-// offsets its Layout reports where the writer has no option for the fault) and declares the
+// offsets its WrittenLayout reports where the writer has no option for the fault) and declares the
 // verdict of each profile from the format's rules (docs/format.md): `spec` is what the GGUF
 // document requires, `llama.cpp` what the pinned reference reader does (its reference-reader
 // section). One fault per n_ case; the rest of each file is valid in both profiles.
@@ -1165,14 +1165,14 @@ void data_cases(Cases& c) {
       default: return {{"nan_d", "d", kF16Nan, "d = f16 NaN (0x7e00)"}};
     }
   };
-  const auto field_index = [](const data::Layout& layout, std::string_view name) {
+  const auto field_index = [](const data::BlockLayout& layout, std::string_view name) {
     for (std::uint32_t i = 0; i < layout.fields.size(); ++i) {
       if (layout.fields[i].name == name) return i;
     }
     throw std::logic_error("no field " + std::string(name) + " in " + std::string(layout.name));
   };
   for (const std::uint32_t type : data::data_types()) {
-    const data::Layout& layout = data::layout(type);
+    const data::BlockLayout& layout = data::layout(type);
     const TensorTypeInfo* info = tensor_type(type);
     const std::string name = lower(layout.name);
     const std::string type_name(info->name);

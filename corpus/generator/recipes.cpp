@@ -1,5 +1,5 @@
 // The corpus recipes. Each one builds a file with the library's writer (patching bytes at the
-// offsets its Layout reports where the writer has no option for the fault) and declares the
+// offsets its WrittenLayout reports where the writer has no option for the fault) and declares the
 // codes the fault causes according to the format (docs/format.md, docs/threat-model.md) and the
 // catalogue (validator/include/ggufcheck/catalogue.def). The declarations are never copied from
 // what the validator prints: the corpus tests compare the two.

@@ -20,11 +20,11 @@ Field f16(std::string_view name, std::uint32_t offset, bool checked = true) {
 }
 
 // The block tables of ggml-common.h, as ggml_validate_row_data reads them.
-std::array<Layout, kTypeIds> make_layouts() {
-  std::array<Layout, kTypeIds> t{};
+std::array<BlockLayout, kTypeIds> make_layouts() {
+  std::array<BlockLayout, kTypeIds> t{};
   const auto set = [&t](std::uint32_t id, std::string_view name, std::uint32_t bytes,
                         std::vector<Field> fields) {
-    t[id] = Layout{id, name, bytes, std::move(fields)};
+    t[id] = BlockLayout{id, name, bytes, std::move(fields)};
   };
   set(0, "f32", 4, {{"element", 0, 4, E::F32, true}});
   set(1, "f16", 2, {{"element", 0, 2, E::F16, true}});
@@ -80,8 +80,8 @@ std::array<Layout, kTypeIds> make_layouts() {
   return t;
 }
 
-const std::array<Layout, kTypeIds>& layouts() {
-  static const std::array<Layout, kTypeIds> table = make_layouts();
+const std::array<BlockLayout, kTypeIds>& layouts() {
+  static const std::array<BlockLayout, kTypeIds> table = make_layouts();
   return table;
 }
 
@@ -231,11 +231,11 @@ std::string_view to_string(Kind kind) {
   return "?";
 }
 
-bool Layout::plain_float() const {
+bool BlockLayout::plain_float() const {
   return is_plain_float(type);
 }
 
-std::vector<std::uint32_t> Layout::checked_fields() const {
+std::vector<std::uint32_t> BlockLayout::checked_fields() const {
   std::vector<std::uint32_t> out;
   for (std::uint32_t i = 0; i < fields.size(); ++i) {
     if (fields[i].checked) out.push_back(i);
@@ -247,7 +247,7 @@ std::span<const std::uint32_t> data_types() {
   return kDataTypes;
 }
 
-const Layout& layout(std::uint32_t type) {
+const BlockLayout& layout(std::uint32_t type) {
   if (type >= kTypeIds || layouts()[type].block_bytes == 0) {
     throw std::invalid_argument("no data layout for type " + std::to_string(type));
   }
@@ -312,7 +312,7 @@ std::span<const std::uint64_t> edge_values(Encoding encoding) {
 }
 
 std::vector<std::uint8_t> tensor_bytes(const TensorSpec& spec, std::uint64_t seed) {
-  const Layout& l = layout(spec.type);
+  const BlockLayout& l = layout(spec.type);
   if (spec.blocks > (std::uint64_t{1} << 32)) throw std::invalid_argument("too many blocks");
   const std::uint64_t whole = spec.blocks * l.block_bytes;
   std::vector<std::uint8_t> bytes(whole + spec.extra_bytes, 0);
@@ -359,7 +359,7 @@ std::vector<std::uint8_t> tensor_bytes(const TensorSpec& spec, std::uint64_t see
 }
 
 ExpectedScan expected_scan(std::uint32_t type, std::span<const std::uint8_t> bytes) {
-  const Layout& l = layout(type);
+  const BlockLayout& l = layout(type);
   if (bytes.size() % l.block_bytes != 0) throw std::invalid_argument("a partial block");
   ExpectedScan out;
   for (std::size_t i = 0; i < bytes.size() && !out.nonzero; ++i) out.nonzero = bytes[i] != 0;
@@ -397,7 +397,7 @@ ExpectedScan expected_scan(std::uint32_t type, std::span<const std::uint8_t> byt
 }
 
 std::string describe(const TensorSpec& spec) {
-  const Layout* l = nullptr;
+  const BlockLayout* l = nullptr;
   try {
     l = &layout(spec.type);
   } catch (const std::invalid_argument&) {

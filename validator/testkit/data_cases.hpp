@@ -41,7 +41,7 @@ struct Field {
   bool checked = false;  // ggml_validate_row_data looks at it
 };
 
-struct Layout {
+struct BlockLayout {
   std::uint32_t type = 0;
   std::string_view name;  // ggml's name, lower case ("q4_0")
   std::uint32_t block_bytes = 0;
@@ -57,7 +57,7 @@ struct Layout {
 // ggml_validate_row_data divides by it). q8_1 (9) is in: ggml refuses it, whatever its bytes.
 [[nodiscard]] std::span<const std::uint32_t> data_types();
 // Throws std::invalid_argument for a removed or unknown id.
-[[nodiscard]] const Layout& layout(std::uint32_t type);
+[[nodiscard]] const BlockLayout& layout(std::uint32_t type);
 
 // What ggml's check makes of one value of a checked encoding.
 enum class Kind : std::uint8_t { Finite, Inf, Nan };

@@ -46,7 +46,7 @@ std::string describe(const Report& report) {
   return out.empty() ? "\n    (no findings)" : out;
 }
 
-std::vector<Expect> implied_findings(const Document& doc, const Layout& layout,
+std::vector<Expect> implied_findings(const Document& doc, const WrittenLayout& layout,
                                      const Reach& reach) {
   std::vector<Expect> out;
   const std::uint64_t width = doc.version == 1 ? 4 : 8;

@@ -48,7 +48,7 @@ struct Reach {
 // GGUF1005; big-endian -> GGUF1006 (an error in strict); a printable key that is not
 // conventional -> GGUF2006 per profile (spec: '-' and upper case are unconventional too); a
 // tensor of type 39..42 -> GGUF3014; n_dims 0 -> GGUF3015.
-[[nodiscard]] std::vector<Expect> implied_findings(const Document& doc, const Layout& layout,
+[[nodiscard]] std::vector<Expect> implied_findings(const Document& doc, const WrittenLayout& layout,
                                                    const Reach& reach = {});
 
 }  // namespace ggufcheck::testing

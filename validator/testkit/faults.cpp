@@ -103,7 +103,7 @@ class Applier {
   [[nodiscard]] Document& doc() { return m_.doc; }
   [[nodiscard]] std::uint64_t ch(std::size_t i) const { return c_.choices[i]; }
   [[nodiscard]] Endian endian() const { return m_.doc.endian; }
-  [[nodiscard]] const Layout& layout() const { return w_.layout; }
+  [[nodiscard]] const WrittenLayout& layout() const { return w_.layout; }
   [[nodiscard]] std::uint64_t size() const { return bytes_.size(); }
   [[nodiscard]] std::uint64_t tensor_count() const { return m_.doc.tensors.size(); }
   [[nodiscard]] std::uint64_t kv_count() const { return m_.doc.metadata.size(); }
@@ -1173,7 +1173,7 @@ void Applier::gap() {
 void Applier::padding_byte() {
   const auto regions = [this] {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-    const Layout& l = layout();
+    const WrittenLayout& l = layout();
     if ((tensor_count() > 0 || m_.pad_when_no_tensors) && l.infos_end < l.data_start) {
       out.emplace_back(l.infos_end, l.data_start);
     }

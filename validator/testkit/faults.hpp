@@ -1,6 +1,6 @@
 // Targeted faults: one edit of a valid file (ValidModel) per catalogue code a single edit can
-// cause, applied through the writer's Layout. apply() returns the broken bytes with the exact
-// findings each profile must report and the offset of the finding the fault targets. The list
+// cause, applied through the writer's WrittenLayout. apply() returns the broken bytes with the
+// exact findings each profile must report and the offset of the finding the fault targets. The list
 // of faults is faults.def.
 #pragma once
 
@@ -50,8 +50,8 @@ struct Corrupted {
   Fault fault = Fault::TruncatedHeader;
   Code target{};
   bool exact = true;
-  ValidModel host;  // after the fault's preparation (what was written before the edit)
-  Layout layout;    // of the written host
+  ValidModel host;       // after the fault's preparation (what was written before the edit)
+  WrittenLayout layout;  // of the written host
   ByteVector bytes;
   std::uint64_t field_offset = 0;    // where the edit is (the cut, the patched field)
   std::uint64_t finding_offset = 0;  // where the target finding points

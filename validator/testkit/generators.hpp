@@ -14,8 +14,8 @@
 // - rc::Arbitrary<AnyDocument>: any document the writer can write and read_document reads back
 //   (v1/v2/v3, both byte orders, any key/string/name bytes, nested arrays, hostile shapes).
 // - rc::Arbitrary<Corruption>: one targeted fault (faults.def: one per catalogue code a single
-//   edit can cause) applied to a generated valid file via the writer's Layout; apply() returns
-//   the broken bytes with the exact findings each profile must report and the offset of the
+//   edit can cause) applied to a generated valid file via the writer's WrittenLayout; apply()
+//   returns the broken bytes with the exact findings each profile must report and the offset of the
 //   finding the fault targets.
 // - rc::Arbitrary<Mutation>: a blind edit (byte flip, 4- or 8-byte boundary overwrite).
 //

@@ -24,13 +24,13 @@ Written overwritten(const Document& doc, Where where, std::uint64_t value, std::
 
 Written with_key_length(const Document& doc, std::size_t pair, std::uint64_t length) {
   return overwritten(
-      doc, [pair](const Layout& l) { return l.pairs.at(pair).key_offset; }, length,
+      doc, [pair](const WrittenLayout& l) { return l.pairs.at(pair).key_offset; }, length,
       size_width(doc));
 }
 
 Written with_string_length(const Document& doc, std::size_t pair, std::uint64_t length) {
   return overwritten(
-      doc, [pair](const Layout& l) { return l.pairs.at(pair).value_offset; }, length,
+      doc, [pair](const WrittenLayout& l) { return l.pairs.at(pair).value_offset; }, length,
       size_width(doc));
 }
 
@@ -43,30 +43,32 @@ Written with_element_length(const Document& doc, std::size_t pair, std::size_t e
     skipped += width + doc.metadata.at(pair).value.items.at(i).text.size();
   }
   return overwritten(
-      doc, [pair, skipped](const Layout& l) { return l.pairs.at(pair).value_offset + skipped; },
+      doc,
+      [pair, skipped](const WrittenLayout& l) { return l.pairs.at(pair).value_offset + skipped; },
       length, width);
 }
 
 Written with_array_type(const Document& doc, std::size_t pair, std::uint32_t type) {
   return overwritten(
-      doc, [pair](const Layout& l) { return l.pairs.at(pair).value_offset; }, type, 4);
+      doc, [pair](const WrittenLayout& l) { return l.pairs.at(pair).value_offset; }, type, 4);
 }
 
 Written with_array_count(const Document& doc, std::size_t pair, std::uint64_t count) {
   return overwritten(
-      doc, [pair](const Layout& l) { return l.pairs.at(pair).value_offset + 4; }, count,
+      doc, [pair](const WrittenLayout& l) { return l.pairs.at(pair).value_offset + 4; }, count,
       size_width(doc));
 }
 
 Written with_tensor_name_length(const Document& doc, std::size_t index, std::uint64_t length) {
   return overwritten(
-      doc, [index](const Layout& l) { return l.tensors.at(index).name_offset; }, length,
+      doc, [index](const WrittenLayout& l) { return l.tensors.at(index).name_offset; }, length,
       size_width(doc));
 }
 
 Written with_n_dims(const Document& doc, std::size_t index, std::uint32_t n_dims) {
   return overwritten(
-      doc, [index](const Layout& l) { return l.tensors.at(index).n_dims_offset; }, n_dims, 4);
+      doc, [index](const WrittenLayout& l) { return l.tensors.at(index).n_dims_offset; }, n_dims,
+      4);
 }
 
 ByteVector with_counts(const Document& doc, std::optional<std::uint64_t> tensor_count,

@@ -1,5 +1,5 @@
 // Hostile-file builders: a document written by the writer, then the one field the writer always
-// writes right (a length, a count, a type, the magic) overwritten at the offset its Layout
+// writes right (a length, a count, a type, the magic) overwritten at the offset its WrittenLayout
 // reports, in the document's byte order and field width. They return the Written, so that a
 // test can point at the field it broke.
 #pragma once

@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "loader/interpreter.hpp"  // detail::modelled_architecture
+#include "llama_loader/interpreter.hpp"  // detail::modelled_architecture
 
 namespace ggufcheck::testing {
 

@@ -67,7 +67,7 @@ struct BaseSpec {
 
 // The architecture names of the pinned llama.cpp, in the order of its table, read from
 // ggufcheck's generated table (the GGUFCHECK_LLAMA_ARCH rows of
-// validator/src/loader/generated/llama_arch.inc, written from llama.cpp's LLM_ARCH_NAMES);
+// validator/src/llama_loader/generated/llama_arch.inc, written from llama.cpp's LLM_ARCH_NAMES);
 // "(unknown)", LLM_ARCH_UNKNOWN's name, is left out. Empty when the file cannot be read.
 [[nodiscard]] std::vector<std::string> architecture_names(const std::filesystem::path& table);
 

@@ -6,7 +6,7 @@
 
 namespace ggufcheck::testing {
 
-std::vector<std::uint64_t> field_starts(const Layout& layout) {
+std::vector<std::uint64_t> field_starts(const WrittenLayout& layout) {
   std::vector<std::uint64_t> out = {0, 4, 8, 16};
   for (const WrittenPair& p : layout.pairs) {
     out.insert(out.end(), {p.key_offset, p.type_offset, p.value_offset, p.value_offset + 4});
@@ -19,7 +19,7 @@ std::vector<std::uint64_t> field_starts(const Layout& layout) {
   return out;
 }
 
-Mutated mutate(const ByteVector& original, const Layout& layout, const Mutation& m) {
+Mutated mutate(const ByteVector& original, const WrittenLayout& layout, const Mutation& m) {
   Mutated out{original, "no change (empty file)"};
   if (original.empty()) return out;
   const std::uint32_t width = m.kind == Mutation::Kind::Flip         ? 1
@@ -68,7 +68,7 @@ Mutated claim(const ValidModel& model, const HugeClaim& c) {
   const Written w = model.write();
   Mutated out{w.bytes, ""};
   const Endian e = model.doc.endian;
-  const Layout& l = w.layout;
+  const WrittenLayout& l = w.layout;
   std::vector<std::uint64_t> at;
   std::uint32_t width = 8;
   switch (c.field) {

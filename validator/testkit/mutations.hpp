@@ -25,14 +25,15 @@ struct Mutation {
 };
 
 // Where fields start: the places an edit hurts most.
-[[nodiscard]] std::vector<std::uint64_t> field_starts(const Layout& layout);
+[[nodiscard]] std::vector<std::uint64_t> field_starts(const WrittenLayout& layout);
 
 struct Mutated {
   ByteVector bytes;
   std::string edit;
 };
 
-[[nodiscard]] Mutated mutate(const ByteVector& original, const Layout& layout, const Mutation& m);
+[[nodiscard]] Mutated mutate(const ByteVector& original, const WrittenLayout& layout,
+                             const Mutation& m);
 
 // A claimed count or size far beyond the file, for the allocation bound.
 struct HugeClaim {

@@ -21,8 +21,8 @@
 
 #include "documents.hpp"
 #include "ggufcheck/validate.hpp"
+#include "llama_loader/interpreter.hpp"
 #include "llama_loader_reference.hpp"
-#include "loader/interpreter.hpp"
 #include "model_builder.hpp"
 #include "models.hpp"
 

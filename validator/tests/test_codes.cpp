@@ -1107,7 +1107,7 @@ std::vector<CodeCase> code_cases() {
       {Code::NonzeroPadding, "BeforeData",
        [] {
          const Written w = example(Code::NonzeroPadding);
-         const Layout& l = w.layout;
+         const WrittenLayout& l = w.layout;
          return at(w.bytes, l.infos_end + 1, l.data_start - l.infos_end - 1, "padding");
        }},
       {Code::NonzeroPadding, "AfterTensor",
@@ -1357,7 +1357,7 @@ std::vector<CodeCase> code_cases() {
       {Code::SplitDuplicateTensor, "OutputNormInBothShards",
        [] {
          std::vector<testing::ExampleFile> files = testing::example_set(Code::SplitDuplicateTensor);
-         const Layout& layout = files[1].written.layout;
+         const WrittenLayout& layout = files[1].written.layout;
          const std::size_t i = layout.tensors.size() - 1;
          const std::uint64_t offset = layout.tensors[i].offset;
          return set_case(std::move(files), 1, offset, layout.infos_end - offset,
@@ -1889,7 +1889,7 @@ TEST(CodeBehaviour, LlamaCppTakesAlignmentFromKeyEqualUpToNul) {
   WriteOptions options;
   options.alignment = 64;  // the layout ggml expects
   const Written w = write(document({pair(key, Value::u32(64))}, {tensor("w", {4})}), options);
-  const Layout& l = w.layout;
+  const WrittenLayout& l = w.layout;
 
   const Report llama = check(w.bytes, Profile::LlamaCpp);
   EXPECT_EQ(llama.facts.alignment, 64u);
@@ -2005,7 +2005,7 @@ TEST(CodeBehaviour, Version1IsCheckedWith32BitWidths) {
       {tensor("a", {4, 0}), tensor("b", {4}, kF32, 8)});
   doc.version = 1;
   const Written w = write(doc);
-  const Layout& l = w.layout;
+  const WrittenLayout& l = w.layout;
   const Report report = check(w.bytes, Profile::Strict);
   EXPECT_EQ(sorted_codes(report),
             code_names({Code::ObsoleteVersion, Code::DuplicateKey, Code::TokenizerLengthMismatch,

@@ -437,7 +437,7 @@ std::string compare(std::uint32_t type, std::span<const std::uint8_t> bytes, con
                     const GgmlAnswer& ggml, bool extra_targets) {
   std::string problems;
   const auto problem = [&problems](const std::string& text) { problems += "\n    " + text; };
-  const data::Layout& layout = data::layout(type);
+  const data::BlockLayout& layout = data::layout(type);
   const data::ExpectedScan expected = data::expected_scan(type, bytes);
   const GgmlMessage message = parse_message(ggml.log);
 
@@ -601,7 +601,7 @@ DataCase make_case(std::uint64_t seed, std::uint64_t index) {
   std::mt19937_64 rng(mix(seed, index));
   DataCase c;
   c.spec.type = types[index % types.size()];
-  const data::Layout& layout = data::layout(c.spec.type);
+  const data::BlockLayout& layout = data::layout(c.spec.type);
   const std::uint64_t round = index / types.size();
   c.large = round % 100 == 50;
   if (c.large) {
@@ -728,7 +728,7 @@ TEST(DataDifferential, BlockTablesMatchTheTypeTable) {
       EXPECT_THROW(static_cast<void>(data::layout(id)), std::invalid_argument) << id;
       continue;
     }
-    const data::Layout& l = data::layout(id);
+    const data::BlockLayout& l = data::layout(id);
     EXPECT_EQ(l.block_bytes, info->type_size) << info->name;
     std::vector<int> covered(l.block_bytes, 0);
     for (const data::Field& f : l.fields) {
@@ -917,7 +917,7 @@ TEST(DataDifferential, PartialBlocksAreInvalidSizesForGgml) {
   GGUFCHECK_NEED_GGML(ggml);
   std::mt19937_64 rng(env_number("GGUFCHECK_DATA_SEED", kDefaultSeed));
   for (const std::uint32_t type : data::data_types()) {
-    const data::Layout& l = data::layout(type);
+    const data::BlockLayout& l = data::layout(type);
     if (l.block_bytes == 1) continue;  // every size is a multiple
     data::TensorSpec spec;
     spec.type = type;

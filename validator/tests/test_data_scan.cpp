@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "checks/checks.hpp"
 #include "data/scan.hpp"
 #include "test_support.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck::testing {
 namespace {

@@ -364,7 +364,7 @@ std::vector<Case> generated_cases() {
   add("type-q4_0-row-33", with_tensors({tensor("t", {33}, 2)}));
   add("type-2^31", with_tensors({tensor("t", {32}, 1U << 31)}));
 
-  // Layout.
+  // WrittenLayout.
   {
     Document doc = with_tensors({tensor("a", {8}, 0), tensor("b", {8}, 0), tensor("c", {8}, 0)});
     add("layout-contiguous", doc);
@@ -435,7 +435,7 @@ struct Seed {
   std::uint32_t weight = 1;
 };
 
-std::vector<Spot> spots_of(const Document& doc, const Layout& layout) {
+std::vector<Spot> spots_of(const Document& doc, const WrittenLayout& layout) {
   std::vector<Spot> spots = {
       {4, 4, "header.version"}, {8, 8, "header.tensor_count"}, {16, 8, "header.kv_count"}};
   for (std::size_t i = 0; i < layout.pairs.size(); ++i) {
@@ -489,7 +489,7 @@ Seed file_seed(const fs::path& path, std::uint32_t weight) {
       seed.data_start = w.layout.data_start;
     }
   }
-  if (seed.spots.empty()) seed.spots = spots_of(Document{}, Layout{});
+  if (seed.spots.empty()) seed.spots = spots_of(Document{}, WrittenLayout{});
   return seed;
 }
 

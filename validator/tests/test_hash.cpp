@@ -23,8 +23,8 @@
 #include "counting_allocator.hpp"
 #include "ggufcheck/dump.hpp"
 #include "ggufcheck/hash.hpp"
-#include "hash/digest.hpp"
 #include "test_support.hpp"
+#include "util/digest.hpp"
 
 namespace ggufcheck::testing {
 namespace {

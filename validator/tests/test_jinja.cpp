@@ -19,12 +19,12 @@
 #include <string>
 #include <vector>
 
-#include "checks/checks.hpp"
 #include "ggufcheck/writer.hpp"
-#include "read/cursor.hpp"
+#include "input/cursor.hpp"
 #include "templates/jinja.hpp"
 #include "templates/known_templates.hpp"
 #include "templates/template_checks.hpp"
+#include "validate/validate.hpp"
 
 namespace fs = std::filesystem;
 using namespace ggufcheck::detail::jinja;
@@ -335,7 +335,7 @@ Stage run_stage(const std::vector<std::pair<std::string, std::string>>& template
   detail::validate_input(input, nullptr, read_only, "<test>", validated);
   detail::Sink sink(options);
   Stage stage;
-  stage.work = detail::check_templates_work(validated.model, sink);
+  stage.work = detail::check_templates_work(validated.index, sink);
   stage.findings = sink.take();
   return stage;
 }
@@ -484,7 +484,7 @@ TEST(TemplateNames, EveryKeyAnEngineReadsATemplateFromIsScanned) {
   detail::validate_input(input, nullptr, read_only, "<test>", validated);
   const Options checked;  // the sink keeps a reference to its options: they outlive it
   detail::Sink sink(checked);
-  const auto work = detail::check_templates_work(validated.model, sink);
+  const auto work = detail::check_templates_work(validated.index, sink);
   EXPECT_EQ(work.templates, 2U);
   const auto findings = sink.take();
   EXPECT_TRUE(std::any_of(findings.begin(), findings.end(),

@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/checks.hpp"
-#include "loader/interpreter.hpp"
+#include "llama_loader/interpreter.hpp"
 #include "test_support.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck {
 namespace {
@@ -291,12 +291,12 @@ std::unique_ptr<Run> run_code(
   const detail::Input input(Bytes(bytes.data(), bytes.size()));
   detail::validate_input(input, nullptr, container_options(), "test", out->read);
   std::vector<detail::TensorRef> refs;
-  for (std::size_t i = 0; i < out->read.model.tensors.size(); ++i) {
-    refs.push_back({&out->read.model, 0, i});
+  for (std::size_t i = 0; i < out->read.index.tensors.size(); ++i) {
+    refs.push_back({&out->read.index, 0, i});
   }
-  out->verdict = detail::run_loader_with_tensor_code(out->read.model, "llama", refs, code);
+  out->verdict = detail::run_loader_with_tensor_code(out->read.index, "llama", refs, code);
   // the input's bytes go away with this function: nothing may read them after
-  out->read.model.input = detail::Input();
+  out->read.index.input = detail::Input();
   return out;
 }
 

@@ -151,7 +151,7 @@ Oracle& oracle() {
   static Oracle o = [] {
     Oracle s;
     s.architectures = architecture_names(fs::path(GGUFCHECK_SOURCE_DIR) / "validator" / "src" /
-                                         "loader" / "generated" / "llama_arch.inc");
+                                         "llama_loader" / "generated" / "llama_arch.inc");
     s.specs = base_specs(s.architectures);
     const std::string path = reference_llama_library_path();
     if (!fs::exists(path)) {

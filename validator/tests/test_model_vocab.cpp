@@ -1,4 +1,4 @@
-// The vocabulary as llama.cpp's llama_vocab::load reads it (validator/src/loader/vocab.cpp,
+// The vocabulary as llama.cpp's llama_vocab::load reads it (validator/src/llama_loader/vocab.cpp,
 // GGUF7006-7010): one case per rule, each built with the writer, each verdict one the pinned
 // llama.cpp gives (checked with its loader on the same shapes: see the report of issue 15).
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "loader/token_index.hpp"
+#include "llama_loader/token_index.hpp"
 #include "test_support.hpp"
 
 namespace ggufcheck::testing {
@@ -180,7 +180,7 @@ TEST(Vocabulary, ALargeVocabularyIsCheckedInOnePass) {
 }
 
 // A vocabulary of 16,384 tokens or more is indexed on a thread of its own while the reader reads
-// on (loader/token_index.hpp); the findings must be the ones of the index made inline.
+// on (llama_loader/token_index.hpp); the findings must be the ones of the index made inline.
 TEST(Vocabulary, TheTokenIndexThreadFindsWhatTheInlineIndexFinds) {
   constexpr int kTokens = 20000;
   std::vector<std::string> tokens;

@@ -301,7 +301,7 @@ RC_GTEST_PROP(RoundTrip, ReadDocumentInvertsWriteForValidModels, (const ValidMod
 RC_GTEST_PROP(Prefixes, EveryCutIsATruncationErrorOfItsSection, (const ValidModel& model)) {
   const Written written = model.write();
   const ByteVector& bytes = written.bytes;
-  const Layout& l = written.layout;
+  const WrittenLayout& l = written.layout;
   const std::uint64_t infos_start = l.pairs.empty() ? 24 : l.pairs.back().end;
   std::uint64_t content_end = l.infos_end;
   for (const WrittenTensor& t : l.tensors) {
@@ -363,7 +363,7 @@ RC_GTEST_PROP(Prefixes, EveryCutIsATruncationErrorOfItsSection, (const ValidMode
 RC_GTEST_PROP(Prefixes, EveryCutOfAnyDocumentIsATruncationError, (const AnyDocument& any)) {
   const Written written = write(any.doc);
   const ByteVector& bytes = written.bytes;
-  const Layout& l = written.layout;
+  const WrittenLayout& l = written.layout;
   std::uint64_t content_end = l.infos_end;
   for (const WrittenTensor& t : l.tensors) {
     if (t.nbytes != 0) content_end = std::max(content_end, t.data_position + t.nbytes);
@@ -464,8 +464,8 @@ RC_GTEST_PROP(Mutations, BlindEditsOfAnyDocumentAreReportedInsideTheFile,
 // --- targeted faults -----------------------------------------------------------------------------
 
 // A targeted fault yields exactly the findings it must produce in each profile (its own code or
-// codes at the offsets the Layout gives, plus what the rest of the file implies and the validator
-// still reaches), with the catalogue's severities.
+// codes at the offsets the WrittenLayout gives, plus what the rest of the file implies and the
+// validator still reaches), with the catalogue's severities.
 RC_GTEST_PROP(Corruptions, TargetedFaultYieldsExactlyItsFindings, (const Corruption& c)) {
   const Corrupted x = apply(c);
   const std::string what = std::string(fault_info(c.fault).name) + ": " + x.edit;

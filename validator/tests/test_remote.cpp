@@ -29,14 +29,14 @@
 #include "documents.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
-#include "read/growing.hpp"
 #include "remote/growth.hpp"
 #include "remote/http.hpp"
-#include "remote/remote.hpp"
 #include "remote/url.hpp"
 #include "splits/names.hpp"
 #include "splits/shards.hpp"
 #include "test_support.hpp"
+#include "validate/growing.hpp"
+#include "validate/remote.hpp"
 
 #ifdef GGUFCHECK_TEST_REMOTE
 #include <curl/curl.h>
@@ -236,11 +236,11 @@ Growth grow(const std::vector<std::uint8_t>& file) {
   for (;;) {
     tail.size = file.size() - g.kept;
     g.probe = detail::probe_input(Bytes(file.data(), g.kept), options, &tail);
-    if (g.probe.tensors_complete || g.probe.model.shortfall.needed == 0 || g.kept >= file.size()) {
+    if (g.probe.tensors_complete || g.probe.index.shortfall.needed == 0 || g.kept >= file.size()) {
       return g;
     }
     const std::uint64_t next =
-        detail::next_request_end(g.probe.model, g.kept, file.size(), std::uint64_t{4} << 30);
+        detail::next_request_end(g.probe.index, g.kept, file.size(), std::uint64_t{4} << 30);
     EXPECT_GT(next, g.kept);
     g.kept = next;
     ++g.requests;
@@ -284,7 +284,7 @@ TEST(RemoteGrowth, AModelIsReadToItsTensorInfosAndLittleMore) {
 }
 
 TEST(RemoteGrowth, AlwaysGrowsAndStaysInTheFile) {
-  detail::Model model;
+  detail::FileIndex model;
   model.shortfall.needed = 10;
   EXPECT_EQ(detail::next_request_end(model, 100, 1000, 4096), 1000U);  // lookahead, clipped
   model.shortfall.needed = UINT64_MAX;                                 // an absurd count

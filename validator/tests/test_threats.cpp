@@ -1,5 +1,5 @@
 // The hostile file shapes of docs/threat-model.md, rows A1..F3: each one is built with the writer,
-// patched at the offsets its Layout reports, validated under every profile, and must be
+// patched at the offsets its WrittenLayout reports, validated under every profile, and must be
 // flagged with the catalogue's code without crashing, with every finding inside the file, and
 // without allocating in proportion to the sizes the file claims.
 //
@@ -585,7 +585,7 @@ StringSites string_sites() {
   doc.tensors.push_back(tensor("output.weight", {8}));
   StringSites sites;
   sites.written = write(doc);
-  const Layout& layout = sites.written.layout;
+  const WrittenLayout& layout = sites.written.layout;
   sites.key = layout.pairs[1].key_offset;
   sites.value = layout.pairs[1].value_offset;
   sites.element = layout.pairs[2].value_offset + 4 + 8;  // after element type and count

@@ -103,7 +103,7 @@ struct WrittenTensor {
   std::uint64_t offset = 0, name_offset = 0, n_dims_offset = 0, dims_offset = 0, type_offset = 0,
                 offset_offset = 0, data_position = 0, nbytes = 0;
 };
-struct Layout {
+struct WrittenLayout {
   std::vector<WrittenPair> pairs;
   std::vector<WrittenTensor> tensors;
   std::uint64_t infos_end = 0;
@@ -113,7 +113,7 @@ struct Layout {
 
 struct Written {
   std::vector<std::uint8_t> bytes;
-  Layout layout;
+  WrittenLayout layout;
 };
 
 [[nodiscard]] Written write(const Document& document, const WriteOptions& options = {});

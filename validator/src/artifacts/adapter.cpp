@@ -23,9 +23,8 @@
 #include <utility>
 
 #include "artifacts/artifacts.hpp"
-#include "checks/checks.hpp"
-#include "loader/interpreter.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
+#include "llama_loader/interpreter.hpp"
 
 namespace ggufcheck::detail {
 
@@ -59,7 +58,7 @@ struct BaseRead {
   std::string unpredicted;  // why ggufcheck cannot judge against it (LoaderNotPredicted)
 };
 
-BaseRead read_base(const std::string& path, const Options& options) {
+BaseRead read_base(const std::string& path, const Options& options, ValidateBase validate_base) {
   BaseRead out;
   if (path == "-" || is_url(path)) {
     out.unusable = "a base model is read from a local file, not from standard input or a URL";
@@ -82,38 +81,37 @@ BaseRead read_base(const std::string& path, const Options& options) {
   base_options.model_checks = true;
   base_options.template_checks = false;
   base_options.helper_thread = options.helper_thread;
-  Validated validated;
-  const auto failed = with_input(path, [&](const Input& input) {
-    validate_input(input, nullptr, base_options, path, validated);
-    const Model& model = validated.model;
-    if (!model.metadata_complete || !model.tensors_complete) return;
-    if (const auto split = ggml_key(model, "split.count");
-        split && model.metadata[*split].type() == ValueType::Uint16 &&
-        model.metadata[*split].payload() > 1) {
-      out.unpredicted =
-          "the base model is a shard of a split set, which ggufcheck does not "
-          "read as a base";
-      return;
-    }
-    BaseModel base;
-    if (const auto arch = ggml_key(model, "general.architecture");
-        arch && model.metadata[*arch].type() == ValueType::String) {
-      base.architecture = std::string(c_string_prefix(model.string_value(*arch)));
-    }
-    base.tensors.reserve(model.tensors.size());
-    for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-      const auto dims = model.dims(i);
-      base.tensors.try_emplace(std::string(ggml_name(model, i)),
-                               std::array<std::uint64_t, 2>{dims[0], dims[1]});
-    }
-    out.base = std::move(base);
-  });
-  if (failed) {
+  Report report;
+  const auto failed =
+      validate_base(path, base_options, [&](const Report& read, const FileIndex& model) {
+        report = read;
+        if (!model.metadata_complete || !model.tensors_complete) return;
+        if (const auto split = ggml_key(model, "split.count");
+            split && model.metadata[*split].type() == ValueType::Uint16 &&
+            model.metadata[*split].payload() > 1) {
+          out.unpredicted =
+              "the base model is a shard of a split set, which ggufcheck does not "
+              "read as a base";
+          return;
+        }
+        BaseModel base;
+        if (const auto arch = ggml_key(model, "general.architecture");
+            arch && model.metadata[*arch].type() == ValueType::String) {
+          base.architecture = std::string(c_string_prefix(model.string_value(*arch)));
+        }
+        base.tensors.reserve(model.tensors.size());
+        for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+          const auto dims = model.dims(i);
+          base.tensors.try_emplace(std::string(ggml_name(model, i)),
+                                   std::array<std::uint64_t, 2>{dims[0], dims[1]});
+        }
+        out.base = std::move(base);
+      });
+  if (!failed.ok()) {
     out.base.reset();
-    out.unusable = *failed;
+    out.unusable = failed.why();
     return out;
   }
-  const Report& report = validated.report;
   if (report.errors != 0 || report.unreadable()) {
     out.base.reset();
     out.unpredicted.clear();
@@ -135,7 +133,7 @@ BaseRead read_base(const std::string& path, const Options& options) {
 
 // The adapter's keys, as llama_adapter_lora_init reads them. Returns the architecture when it is
 // a string naming one llama.cpp knows.
-std::optional<std::string_view> check_adapter_keys(const Model& model, Sink& sink) {
+std::optional<std::string_view> check_adapter_keys(const FileIndex& model, Sink& sink) {
   std::optional<std::string_view> architecture;
   const auto arch = ggml_key(model, "general.architecture");
   if (!arch) {
@@ -206,7 +204,7 @@ std::optional<std::string_view> check_adapter_keys(const Model& model, Sink& sin
 
 }  // namespace
 
-void check_adapter(const Model& model, Sink& sink) {
+void check_adapter(const FileIndex& model, Sink& sink, ValidateBase validate_base) {
   const auto architecture = check_adapter_keys(model, sink);
   const bool tensors_read = model.tensors_complete && !sink.structure_broken(Area::TensorInfo);
   if (!tensors_read) {
@@ -240,7 +238,7 @@ void check_adapter(const Model& model, Sink& sink) {
   }
   std::optional<BaseRead> base;
   if (!sink.options().base_model.empty()) {
-    base = read_base(sink.options().base_model, sink.options());
+    base = read_base(sink.options().base_model, sink.options(), validate_base);
     if (!base->base) {
       const bool unpredicted = !base->unpredicted.empty();
       report_file(

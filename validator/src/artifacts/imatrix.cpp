@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "artifacts/artifacts.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
 
 namespace ggufcheck::detail {
 
@@ -23,7 +23,7 @@ constexpr std::string_view kCounts = ".counts";
 
 }  // namespace
 
-void check_imatrix(const Model& model, Sink& sink) {
+void check_imatrix(const FileIndex& model, Sink& sink) {
   if (model.tensor_count == 0) {
     report_file(sink, model, Code::ImatrixInvalid, "tensors",
                 "write each weight's <name>.in_sum2 and <name>.counts tensors (llama-imatrix "

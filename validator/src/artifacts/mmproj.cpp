@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "artifacts/artifacts.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
 
 namespace ggufcheck::detail {
 
@@ -64,9 +64,9 @@ bool known_projector(std::string_view name) {
 
 constexpr std::uint64_t kInt32Max = 0x7fffffff;
 
-class Reader {
+class ClipKeyReader {
  public:
-  Reader(const Model& model, Sink& sink) : model_(model), sink_(sink) {}
+  ClipKeyReader(const FileIndex& model, Sink& sink) : model_(model), sink_(sink) {}
   [[nodiscard]] bool refused() const { return refused_; }
 
   // The pair of `key` when it has `type`; a finding (and nullopt) when it has another, or when
@@ -126,7 +126,7 @@ class Reader {
 
   // Element j of the i32 array at pair kv.
   [[nodiscard]] std::int64_t i32_at(std::size_t kv, std::uint64_t j) const {
-    const std::uint64_t at = model_.count_offset(kv) + model_.size_width() + 4 * j;
+    const std::uint64_t at = model_.elements_offset(kv) + 4 * j;
     const auto raw = model_.input.number_at(at, 4, model_.endian).value_or(0);
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(raw));
   }
@@ -140,21 +140,21 @@ class Reader {
     report_file(sink_, model_, Code::MmprojKeyInvalid, "metadata", hint, "{}", message);
   }
 
-  [[nodiscard]] const Model& model() const { return model_; }
+  [[nodiscard]] const FileIndex& model() const { return model_; }
 
  private:
-  const Model& model_;
+  const FileIndex& model_;
   Sink& sink_;
   bool refused_ = false;
 };
 
-bool flag(Reader& r, std::string_view key) {
+bool flag(ClipKeyReader& r, std::string_view key) {
   const auto kv = r.typed(key, ValueType::Bool, false, "gguf_get_val_bool");
   return kv && r.model().metadata[*kv].payload() != 0;
 }
 
 // The projector type of one encoder, as load_hparams reads it; empty when refused.
-std::string projector_type(Reader& r, std::string_view encoder) {
+std::string projector_type(ClipKeyReader& r, std::string_view encoder) {
   std::string type;
   if (const auto kv =
           r.typed("clip.projector_type", ValueType::String, false, "gguf_get_val_str")) {
@@ -404,7 +404,7 @@ struct Encoder {
   std::optional<std::uint64_t> width;  // clip_n_mmproj_embd, when known exactly
 };
 
-std::optional<std::uint64_t> u32_value(const Model& model, std::string_view key) {
+std::optional<std::uint64_t> u32_value(const FileIndex& model, std::string_view key) {
   const auto kv = ggml_key(model, key);
   if (!kv || model.metadata[*kv].type() != ValueType::Uint32) return std::nullopt;
   const std::uint64_t value = model.metadata[*kv].payload() & 0xffffffffU;
@@ -412,7 +412,7 @@ std::optional<std::uint64_t> u32_value(const Model& model, std::string_view key)
   return value;
 }
 
-void read_encoder(Reader& r, std::string_view encoder, std::vector<Encoder>& encoders) {
+void read_encoder(ClipKeyReader& r, std::string_view encoder, std::vector<Encoder>& encoders) {
   // Keys every encoder reads alike are reported for the first one only.
   const bool first = encoders.empty();
   std::string type = projector_type(r, encoder);
@@ -431,7 +431,7 @@ void read_encoder(Reader& r, std::string_view encoder, std::vector<Encoder>& enc
   (void)r.u32(key("attention.head_dim"), false);
   (void)r.typed(key("attention.layer_norm_epsilon"), ValueType::Float32, true, "gguf_get_val_f32");
   (void)r.u32(key("attention.head_count_kv"), false);
-  const Model& model = r.model();
+  const FileIndex& model = r.model();
   e.n_embd = u32_value(model, key("embedding_length"));
   e.n_layer = u32_value(model, key("block_count"));
   if (encoder == "vision") {
@@ -498,7 +498,7 @@ void read_encoder(Reader& r, std::string_view encoder, std::vector<Encoder>& enc
 }
 
 // The type's own keys and load_hparams' sanity checks, as the steps of its case run them.
-void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
+void read_type_hparams(ClipKeyReader& r, const ProjectorRules& rules, Encoder& e) {
   std::int64_t n_merge = 1;
   std::int64_t min_pixels = -1;
   std::int64_t max_pixels = -1;
@@ -683,7 +683,7 @@ void read_type_hparams(Reader& r, const ProjectorRules& rules, Encoder& e) {
 
 // The tensors load_tensors asks for (the layers every type but a few has, then the type's own)
 // and the one clip_n_mmproj_embd reads in init_ctx.
-void read_type_tensors(Sink& sink, const Model& model, const ProjectorRules& rules, Encoder& e,
+void read_type_tensors(Sink& sink, const FileIndex& model, const ProjectorRules& rules, Encoder& e,
                        const std::unordered_map<std::string_view, std::size_t>& tensors,
                        bool& refused) {
   const std::string prefix = e.encoder == "vision"  ? "v"
@@ -758,8 +758,8 @@ void read_type_tensors(Sink& sink, const Model& model, const ProjectorRules& rul
 
 }  // namespace
 
-void check_mmproj(const Model& model, Sink& sink) {
-  Reader r(model, sink);
+void check_mmproj(const FileIndex& model, Sink& sink) {
+  ClipKeyReader r(model, sink);
   const bool vision = flag(r, "clip.has_vision_encoder");
   const bool audio = flag(r, "clip.has_audio_encoder");
   const bool gen_audio = flag(r, "clip.has_gen_audio_encoder");

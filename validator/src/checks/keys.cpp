@@ -1,8 +1,8 @@
 // Checks of metadata keys and values.
-#include "model/keys.hpp"
+#include "index/keys.hpp"
 
 #include "checks/checks.hpp"
-#include "model/values.hpp"
+#include "index/values.hpp"
 #include "util/duplicates.hpp"
 #include "util/utf8.hpp"
 
@@ -38,7 +38,7 @@ bool is_conventional_key(std::string_view key, Profile profile) {
   return segment_length != 0;
 }
 
-void check_key(const Model& model, std::size_t index, std::string_view key, Sink& sink) {
+void check_key(const FileIndex& model, std::size_t index, std::string_view key, Sink& sink) {
   const std::uint64_t key_offset = model.metadata[index].key_offset();
   const Field path = kv_path(index, key);
   const std::uint64_t width = model.size_width();
@@ -112,7 +112,7 @@ void inspect_string(std::string_view text, std::uint64_t index, std::uint64_t of
 
 class ValueChecker {
  public:
-  ValueChecker(const Model& model, Sink& sink) : model_(model), sink_(sink) {}
+  ValueChecker(const FileIndex& model, Sink& sink) : model_(model), sink_(sink) {}
 
   void check(std::size_t index) {
     const MetadataEntry& entry = model_.metadata[index];
@@ -170,7 +170,7 @@ class ValueChecker {
     }
   }
 
-  // The walker's visitor (model/values.hpp): element indices are per innermost array.
+  // The walker's visitor (index/values.hpp): element indices are per innermost array.
   bool begin_array(ValueType, std::uint64_t count, std::uint64_t count_offset) {
     // The top-level array's count was tallied from its record.
     if (depth_++ > 0 && count > kReferenceArrayLimit) {
@@ -197,7 +197,7 @@ class ValueChecker {
   }
 
  private:
-  const Model& model_;
+  const FileIndex& model_;
   Sink& sink_;
   Field path_{""};
   StringTallies strings_;
@@ -242,7 +242,7 @@ class ValueChecker {
 
 }  // namespace
 
-void check_keys(const Model& model, const Layout& /*layout*/, Sink& sink) {
+void check_keys(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
   // Keys are fetched by index (the finder keeps indices, not views, to stay small).
   const auto key_of = [&model](std::size_t i) { return model.key(i); };
   DuplicateFinder seen(model.metadata.size());
@@ -263,7 +263,7 @@ void check_keys(const Model& model, const Layout& /*layout*/, Sink& sink) {
   }
 }
 
-void check_values(const Model& model, const Layout& /*layout*/, Sink& sink) {
+void check_values(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
   for (std::size_t i = 0; i < model.metadata.size(); ++i) ValueChecker(model, sink).check(i);
 }
 

@@ -16,7 +16,7 @@ void report_nonzero_padding(std::uint64_t at, std::uint8_t value, std::uint64_t 
 // Reports non-zero bytes in [begin, end) once, at the first one. The input hands the bytes over
 // in bounded chunks (holes of a sparse file without reading them); past the bytes kept of a
 // stream, the answer was recorded while the stream passed (StreamTail).
-void check_zero_padding(const Model& model, std::uint64_t begin, std::uint64_t end,
+void check_zero_padding(const FileIndex& model, std::uint64_t begin, std::uint64_t end,
                         const Field& path, Sink& sink) {
   end = std::min(end, model.size());
   const std::uint64_t kept = model.input.size();
@@ -42,7 +42,7 @@ struct Extent {
 // first, so an extent is finished when the next one arrives.
 class ExtentWalk {
  public:
-  ExtentWalk(const Model& model, std::uint64_t data_start, std::uint64_t alignment, Sink& sink)
+  ExtentWalk(const FileIndex& model, std::uint64_t data_start, std::uint64_t alignment, Sink& sink)
       : model_(model), data_start_(data_start), alignment_(alignment), sink_(sink) {}
 
   void add(const Extent& e) {
@@ -78,7 +78,7 @@ class ExtentWalk {
     }
   }
 
-  const Model& model_;
+  const FileIndex& model_;
   std::uint64_t data_start_;
   std::uint64_t alignment_;
   Sink& sink_;
@@ -91,7 +91,7 @@ class ExtentWalk {
 
 }  // namespace
 
-void check_layout(const Model& model, const Layout& layout, Sink& sink) {
+void check_layout(const FileIndex& model, const DataLayout& layout, Sink& sink) {
   if (!model.tensors_complete || !layout.data_start) return;
   const std::uint64_t size = model.size();
   const std::uint64_t alignment = layout.alignment;

@@ -3,7 +3,7 @@
 #include <array>
 
 #include "checks/checks.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -93,13 +93,13 @@ std::string describe(const Expected& e) {
   return std::string(to_string(e.type));
 }
 
-std::string describe(const Model& model, std::size_t i) {
+std::string describe(const FileIndex& model, std::size_t i) {
   const ValueType type = model.metadata[i].type();
   if (type == ValueType::Array) return fmt::format("{}[]", to_string(model.array(i).elements()));
   return std::string(to_string(type));
 }
 
-bool matches(const Model& model, std::size_t i, const Expected& e) {
+bool matches(const FileIndex& model, std::size_t i, const Expected& e) {
   const ValueType type = model.metadata[i].type();
   if (e.is_array) return type == ValueType::Array && model.array(i).elements() == e.element_type;
   return type == e.type || type == e.alternative;
@@ -127,7 +127,7 @@ std::optional<Expected> expected_type(std::string_view key, std::string_view arc
 
 }  // namespace
 
-void check_standard_keys(const Model& model, const Layout& /*layout*/, Sink& sink) {
+void check_standard_keys(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
   const Profile profile = sink.profile();
   const auto [arch, quantization_version, tokens, scores, token_type, split_no] =
       find_keys<6>(model,

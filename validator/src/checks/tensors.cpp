@@ -3,7 +3,7 @@
 #include <array>
 
 #include "checks/checks.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
 #include "util/duplicates.hpp"
 #include "util/utf8.hpp"
 
@@ -15,7 +15,7 @@ bool has_zero_dim(const std::array<std::uint64_t, kMaxDims>& dims) {
   return std::find(dims.begin(), dims.end(), 0) != dims.end();
 }
 
-void check_name(const Model& model, std::size_t index, std::string_view name, Sink& sink) {
+void check_name(const FileIndex& model, std::size_t index, std::string_view name, Sink& sink) {
   const std::uint64_t name_offset = model.tensors[index].name_offset;
   const Field path = tensor_path(index, name) + " name";
   const std::uint64_t width = model.size_width();
@@ -49,7 +49,7 @@ void check_name(const Model& model, std::size_t index, std::string_view name, Si
   }
 }
 
-void check_shape_and_type(const Model& model, const Layout& layout, std::size_t index,
+void check_shape_and_type(const FileIndex& model, const DataLayout& layout, std::size_t index,
                           std::string_view name, Sink& sink) {
   const TensorInfo& info = model.tensors[index];
   const std::array<std::uint64_t, kMaxDims> dims = model.dims(index);
@@ -117,7 +117,7 @@ void check_shape_and_type(const Model& model, const Layout& layout, std::size_t 
 
 }  // namespace
 
-void check_tensor_infos(const Model& model, const Layout& layout, Sink& sink) {
+void check_tensor_infos(const FileIndex& model, const DataLayout& layout, Sink& sink) {
   const auto name_of = [&model](std::size_t i) { return c_string_prefix(model.name(i)); };
   DuplicateFinder seen(model.tensors.size());
   constexpr std::size_t kAhead = 8;

@@ -58,13 +58,13 @@ enum class Kind : std::uint8_t {
   Nvfp4,     // four UE4M3 bytes at `offset`
 };
 
-struct Layout {
+struct FieldLayout {
   Kind kind = Kind::Nothing;
   std::uint32_t offset = 0;
   DataField second = DataField::None;
 };
 
-inline Layout layout_of(std::uint32_t type) {
+inline FieldLayout layout_of(std::uint32_t type) {
   switch (type) {
     case 0: return {Kind::Float32, 0, DataField::None};
     case 1: return {Kind::Float16, 0, DataField::None};
@@ -139,7 +139,7 @@ inline bool check_f16(DataTally& tally, std::uint64_t index, std::uint16_t bits,
 }
 
 // One quantized block, precisely: the slow path of a group with a bad block in it.
-inline void scan_block_precisely(const Layout& layout, const std::uint8_t* block,
+inline void scan_block_precisely(const FieldLayout& layout, const std::uint8_t* block,
                                  std::uint64_t index, BlockScan& scan) {
   const std::uint8_t* at = block + layout.offset;
   switch (layout.kind) {
@@ -363,7 +363,7 @@ constexpr std::uint32_t kFlags = kKind == Kind::F16 || kKind == Kind::Iq1m ? 0x8
                                                                            : 0x80808080u;
 
 template <Kind kKind>
-HWY_NOINLINE void ScanQuantized(const Layout& layout, const std::uint8_t* data,
+HWY_NOINLINE void ScanQuantized(const FieldLayout& layout, const std::uint8_t* data,
                                 std::uint64_t blocks, std::uint64_t stride, BlockScan& scan) {
   const std::uint8_t* fields = data + layout.offset;
   for (std::uint64_t group = 0; group < blocks; group += kGroupBlocks) {
@@ -383,7 +383,7 @@ BlockScan ScanBlocks(std::uint32_t type, const std::uint8_t* data, std::uint64_t
   if (info == nullptr || info->removed() || blocks == 0) return scan;
   std::uint64_t bytes = 0;
   if (__builtin_mul_overflow(blocks, std::uint64_t{info->type_size}, &bytes)) return scan;
-  const Layout layout = layout_of(type);
+  const FieldLayout layout = layout_of(type);
   const std::uint32_t stride = info->type_size;
   switch (layout.kind) {
     case Kind::Float16: ScanFloats<F16Bits>(data, blocks, scan); return scan;

@@ -1,10 +1,6 @@
 #include "data/scan.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -111,7 +107,7 @@ std::string kind_counts(const DataTally& t) {
 
 }  // namespace
 
-DataScan::DataScan(const Model& model, const Layout& layout, const Options& options,
+DataScan::DataScan(const FileIndex& model, const DataLayout& layout, const Options& options,
                    std::optional<std::uint64_t> available)
     : model_(model), options_(options) {
   for (std::size_t i = 0; i < model.tensors.size(); ++i) {
@@ -152,11 +148,12 @@ DataScan::DataScan(const Model& model, const Layout& layout, const Options& opti
 
 DataScan::~DataScan() = default;
 
-bool DataScan::has_data(const Model& model, const Layout& layout) {
+bool DataScan::has_data(const FileIndex& model, const DataLayout& layout) {
   return !cannot_run(model, layout);
 }
 
-std::optional<std::string_view> DataScan::cannot_run(const Model& model, const Layout& layout) {
+std::optional<std::string_view> DataScan::cannot_run(const FileIndex& model,
+                                                     const DataLayout& layout) {
   if (!model.tensors_complete) return "the tensor infos were not all read";
   if (!layout.data_start) return "the data section's start is not known";
   if (model.endian != Endian::Little) {
@@ -283,9 +280,7 @@ void DataScan::scan_input(const Input& input) {
   // Read-ahead for a file that is not in the page cache: the scan reads it front to back.
   const std::uint64_t data_end = targets_.back().begin + targets_.back().nbytes;
   if (use_pread) {
-    (void)::posix_fadvise(input.mapped_fd(), static_cast<off_t>(targets_.front().begin),
-                          static_cast<off_t>(data_end - targets_.front().begin),
-                          POSIX_FADV_SEQUENTIAL);
+    input.advise_sequential_reads(targets_.front().begin, data_end - targets_.front().begin);
   } else {
     input.advise_sequential(targets_.front().begin, data_end - targets_.front().begin);
   }
@@ -312,27 +307,20 @@ void DataScan::scan_input(const Input& input) {
       const Target& t = targets_[piece.target];
       const std::uint64_t begin = begin_of(piece);
       const std::uint64_t length = piece.blocks * t.type_size;
-      std::string_view bytes;
+      Bytes bytes;
       if (hole) {
         done_.fetch_add(length, std::memory_order_relaxed);
       } else if (use_pread) {
-        std::uint64_t got = 0;
-        while (got < length) {
-          const ssize_t n =
-              ::pread(input.mapped_fd(), buffer.data() + got,
-                      static_cast<std::size_t>(length - got), static_cast<off_t>(begin + got));
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) {
-            throw std::runtime_error(
-                fmt::format("cannot read the tensor data at 0x{:x}: {}", begin + got,
-                            n < 0 ? std::strerror(errno) : "the file is shorter than it was"));
-          }
-          got += static_cast<std::uint64_t>(n);
+        Input::ReadFailure failure;
+        if (!input.read_into(begin, std::span(buffer.data(), static_cast<std::size_t>(length)),
+                             failure)) {
+          throw std::runtime_error(
+              fmt::format("cannot read the tensor data at 0x{:x}: {}", failure.at, failure.why));
         }
         piece.data = buffer.data();
         scan_piece(piece);
       } else if (input.view(begin, length, bytes)) {  // else past the input: not a target
-        piece.data = reinterpret_cast<const std::uint8_t*>(bytes.data());
+        piece.data = bytes.data();
         scan_piece(piece);
       }
       {

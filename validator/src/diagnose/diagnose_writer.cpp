@@ -8,7 +8,7 @@
 #include <bit>
 #include <optional>
 
-#include "checks/checks.hpp"
+#include "diagnose/diagnose.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -43,22 +43,24 @@ Dialect dialect_of(unsigned mask) {
 // The file's structure read under the dialect with the strict profile's rules: the findings
 // (value contents are not checked: they do not depend on the dialect).
 std::vector<Finding> read_structure(const Input& input, const StreamTail* tail, Dialect dialect,
-                                    Model& model, Sink::Details details) {
+                                    FileIndex& model, Sink::Details details,
+                                    StructureChecks structure_checks) {
   const Options options;
   Sink sink(options, details);
-  model = Model{};
+  model = FileIndex{};
   model.input = input;
   model.tail = tail;
   model.dialect = dialect;
-  run_checks(model, sink, Checks::Structure);
+  structure_checks(model, sink);
   return sink.take();
 }
 
 // The first error of the file's structure (by offset), when the structure is broken.
-std::optional<Finding> first_structural_error(const Input& input, const StreamTail* tail) {
-  Model model;
+std::optional<Finding> first_structural_error(const Input& input, const StreamTail* tail,
+                                              StructureChecks structure_checks) {
+  FileIndex model;
   const std::vector<Finding> findings =
-      read_structure(input, tail, Dialect{}, model, Sink::Details::Kept);
+      read_structure(input, tail, Dialect{}, model, Sink::Details::Kept, structure_checks);
   const bool broken = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity == Severity::Error && breaks_structure(f.code);
   });
@@ -73,16 +75,17 @@ std::optional<Finding> first_structural_error(const Input& input, const StreamTa
 // Under the dialect, every declared entry is read (at least one: an empty file has nothing a
 // dialect could explain, and a cut header would otherwise read as an empty v1-width one), with
 // no structural finding, no garbage key or name and nothing left over.
-bool parses_cleanly(const Input& input, const StreamTail* tail, Dialect dialect, Model& model) {
+bool parses_cleanly(const Input& input, const StreamTail* tail, Dialect dialect, FileIndex& model,
+                    StructureChecks structure_checks) {
   const std::vector<Finding> findings =
-      read_structure(input, tail, dialect, model, Sink::Details::Dropped);
+      read_structure(input, tail, dialect, model, Sink::Details::Dropped, structure_checks);
   if (!model.tensors_complete || (model.metadata.empty() && model.tensors.empty())) return false;
   return std::none_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity >= Severity::Warning && explains_garbage(f.code);
   });
 }
 
-std::string message(Code code, const Model& model) {
+std::string message(Code code, const FileIndex& model) {
   switch (code) {
     case Code::WriterNulTerminatedStrings: {
       // The hypothesis is needed only when the file has a string: a key or a tensor name.
@@ -138,7 +141,8 @@ std::string_view hint(Code code) {
 
 }  // namespace
 
-void diagnose_writer(const Input& input, const StreamTail* tail, Sink& sink) {
+void diagnose_writer(const Input& input, const StreamTail* tail, Sink& sink,
+                     StructureChecks structure_checks) {
   // Judged with fixed rules (the strict profile, default limits), not the user's profile and
   // overrides: whether the bytes lay out as GGUF, and where they first fail to, does not depend
   // on them; only the notes' severities do. Reported last, at the offset of that first error, so
@@ -149,12 +153,13 @@ void diagnose_writer(const Input& input, const StreamTail* tail, Sink& sink) {
                    [&](const Hypothesis& h) { return sink.enabled(h.code); })) {
     return;
   }
-  const std::optional<Finding> anchor = first_structural_error(input, tail);
+  const std::optional<Finding> anchor = first_structural_error(input, tail, structure_checks);
   if (!anchor) return;
-  Model model;
+  FileIndex model;
   for (int size = 1; size <= static_cast<int>(kHypothesisCount); ++size) {  // fewest first
     for (unsigned mask = 1; mask < (1U << kHypothesisCount); ++mask) {
-      if (std::popcount(mask) != size || !parses_cleanly(input, tail, dialect_of(mask), model))
+      if (std::popcount(mask) != size ||
+          !parses_cleanly(input, tail, dialect_of(mask), model, structure_checks))
         continue;
       for (unsigned i = 0; i < kHypothesisCount; ++i) {
         if ((mask & (1U << i)) == 0) continue;

@@ -1,14 +1,15 @@
 #include "ggufcheck/document.hpp"
 
-#include "checks/checks.hpp"
-#include "model/values.hpp"
+#include "index/values.hpp"
+#include "read/reader.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck {
 namespace {
 
-using detail::Model;
+using detail::FileIndex;
 
-// Builds Values from the walk of a recorded value (model/values.hpp).
+// Builds Values from the walk of a recorded value (index/values.hpp).
 class ValueBuilder {
  public:
   Value result;
@@ -47,11 +48,11 @@ std::optional<Document> read_document(Bytes bytes) {
   Options options;
   options.profile = Profile::Spec;  // nested arrays allowed: read what the bytes define
   detail::Sink sink(options);
-  Model model;
+  FileIndex model;
   model.input = detail::Input(bytes);
   detail::read_model(model, sink);
   if (!model.tensors_complete) return std::nullopt;
-  const detail::Layout layout = detail::resolve_layout(model, sink);
+  const detail::DataLayout layout = detail::resolve_layout(model, sink);
 
   Document doc;
   doc.version = model.version;
@@ -68,8 +69,7 @@ std::optional<Document> read_document(Bytes bytes) {
     for (std::uint32_t d = 0; d < model.tensors[i].n_dims; ++d) {
       if (d < kMaxDims) {
         tensor.dims.push_back(dims[d]);
-      } else if (const auto dim = model.input.number_at(model.dim_offset(i, d), model.size_width(),
-                                                        model.endian)) {
+      } else if (const auto dim = model.dim(i, d)) {
         tensor.dims.push_back(*dim);
       }
     }

@@ -1,10 +1,9 @@
 // dump renders the model and layout that validation kept (checks.hpp's Validated), streaming:
-// values are written as the walker reaches them (model/values.hpp) and tensor data is hashed
+// values are written as the walker reaches them (index/values.hpp) and tensor data is hashed
 // in the input's bounded chunks, so no value, list or output is ever held whole.
 #include "ggufcheck/dump.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <bit>
@@ -14,18 +13,19 @@
 #include <optional>
 #include <stdexcept>
 
-#include "checks/checks.hpp"
 #include "dump/json_writer.hpp"
 #include "ggufcheck/format.hpp"
-#include "model/values.hpp"
+#include "index/values.hpp"
+#include "util/digest.hpp"
 #include "util/utf8.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck {
 namespace {
 
+using detail::DataLayout;
+using detail::FileIndex;
 using detail::JsonWriter;
-using detail::Layout;
-using detail::Model;
 
 // A number or scalar value's canonical text, formatted in place (no allocation per element).
 class ScalarText {
@@ -158,7 +158,7 @@ class ValueRenderer {
 };
 
 // False when the output failed.
-bool write_pair(const Model& model, std::size_t i, JsonWriter& out) {
+bool write_pair(const FileIndex& model, std::size_t i, JsonWriter& out) {
   out.begin_object();
   put_text(out, "key", "key_bytes_hex", model.key(i));
   out.key("type");
@@ -173,33 +173,27 @@ bool write_pair(const Model& model, std::size_t i, JsonWriter& out) {
   return !out.failed();
 }
 
-// SHA-256 over the input's bounded chunks, with one context for every tensor.
+// SHA-256 over the input's bounded chunks (util/digest.hpp), one tensor at a time.
 class Sha256 {
  public:
-  Sha256() : context_(EVP_MD_CTX_new(), EVP_MD_CTX_free) {
-    if (!context_) throw std::runtime_error("SHA-256 failed (OpenSSL EVP_MD_CTX_new)");
-  }
-
   // The digest of [begin, begin + length) of the input (inside it), as 32 bytes.
   std::string_view digest(const detail::Input& input, std::uint64_t begin, std::uint64_t length) {
-    unsigned int size = 0;
-    if (EVP_DigestInit_ex(context_.get(), EVP_sha256(), nullptr) != 1 ||
-        !input.chunks(begin, begin + length,
-                      [&](std::uint64_t /*at*/, std::string_view chunk) {
-                        return EVP_DigestUpdate(context_.get(), chunk.data(), chunk.size()) == 1;
-                      }) ||
-        EVP_DigestFinal_ex(context_.get(), digest_, &size) != 1) {
-      throw std::runtime_error("SHA-256 failed (OpenSSL EVP_Digest)");
+    detail::Digest digest(detail::DigestKind::Sha256);
+    if (!input.chunks(begin, begin + length, [&](std::uint64_t /*at*/, std::string_view chunk) {
+          digest.update(chunk.data(), chunk.size());
+          return true;
+        })) {
+      throw std::runtime_error("SHA-256 failed: a tensor's bytes could not be read");
     }
-    return {reinterpret_cast<const char*>(digest_), size};
+    digest_ = digest.sha256();
+    return {reinterpret_cast<const char*>(digest_.data()), digest_.size()};
   }
 
  private:
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context_;
-  unsigned char digest_[EVP_MAX_MD_SIZE];
+  Sha256Digest digest_{};
 };
 
-void write_tensor(const Model& model, const Layout& layout, std::size_t i, Sha256* hash,
+void write_tensor(const FileIndex& model, const DataLayout& layout, std::size_t i, Sha256* hash,
                   JsonWriter& out) {
   const detail::TensorInfo& info = model.tensors[i];
   out.begin_object();
@@ -215,8 +209,7 @@ void write_tensor(const Model& model, const Layout& layout, std::size_t i, Sha25
   for (std::uint32_t d = 0; d < info.n_dims; ++d) {
     if (d < kMaxDims) {
       number(out, dims[d]);
-    } else if (const auto dim = model.input.number_at(model.dim_offset(i, d), model.size_width(),
-                                                      model.endian)) {
+    } else if (const auto dim = model.dim(i, d)) {
       number(out, *dim);  // beyond ggml's four: only when overrides let the file pass
     }
   }
@@ -286,8 +279,8 @@ int write_rejected(const Report& report, JsonWriter& out) {
 // The dump of what validation kept, without its final newline; returns the exit status.
 int write_dump(const detail::Validated& validated, DumpLevel level, JsonWriter& out) {
   if (!validated.report.passed()) return write_rejected(validated.report, out);
-  const Model& model = validated.model;
-  const Layout& layout = validated.layout;
+  const FileIndex& model = validated.index;
+  const DataLayout& layout = validated.layout;
   if (level != DumpLevel::Verdict && !model.tensors_complete) {
     // Only with overrides that silence a structural error: the bytes cannot be shown.
     write_failure(out, "the file passes under these options but its structure cannot be read");
@@ -356,14 +349,14 @@ int dump_file(const std::string& path, const Options& options, DumpLevel level,
   const auto error = detail::with_input(path, [&](const detail::Input& input) {
     status = dump_input(input, options, level, detail::shown_path(path), out);
   });
-  if (error) {
+  if (!error.ok()) {
     // The file could not be read, or changed while it was: what was rendered is void. Text not
     // yet handed over is dropped; text already handed over cannot be taken back, and the error
     // follows it on a line of its own.
     const bool began = out.flushed_any();
     out.discard();
     if (began) out.raw("\n");
-    write_failure(out, *error);
+    write_failure(out, error.why());
     out.raw("\n");
     status = 2;
   }

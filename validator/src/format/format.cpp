@@ -3,7 +3,12 @@
 #include <algorithm>
 #include <array>
 
+#include "util/checked.hpp"
+
 namespace ggufcheck {
+
+using detail::checked_mul;
+
 namespace {
 
 constexpr std::array<TensorTypeInfo, kTensorTypeCount> kTensorTypes = {{
@@ -23,10 +28,6 @@ constexpr std::array<TensorTypeInfo, kTensorTypeCount> kTensorTypes = {{
     {39, "MXFP4", 32, 17},    {40, "NVFP4", 64, 36},    {41, "Q1_0", 128, 18},
     {42, "Q2_0", 64, 18},
 }};
-
-bool checked_mul(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
-  return !__builtin_mul_overflow(a, b, &out);
-}
 
 }  // namespace
 

@@ -1,12 +1,9 @@
 #include "hash/engine.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <condition_variable>
 #include <cstring>
 #include <functional>
@@ -105,11 +102,11 @@ struct HashEngine::Impl {
     return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
   }
 
-  std::optional<std::string> run(int fd, const std::string& path,
+  std::optional<std::string> run(const Input& input, const std::string& path,
                                  const std::vector<Segment>& segments, HashResult& result);
 };
 
-std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path,
+std::optional<std::string> HashEngine::Impl::run(const Input& input, const std::string& path,
                                                  const std::vector<Segment>& segments,
                                                  HashResult& result) {
   if (segments.empty() || stopped) return std::nullopt;
@@ -143,10 +140,7 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
       hi = std::max(hi, s.begin + s.length);
       total += s.length;  // the segments lie inside the file: no wrap
     }
-    if (hi > lo) {
-      (void)::posix_fadvise(fd, static_cast<off_t>(lo), static_cast<off_t>(hi - lo),
-                            POSIX_FADV_SEQUENTIAL);
-    }
+    if (hi > lo) input.advise_sequential_reads(lo, hi - lo);
   }
   const bool parallel = threads > 1 && total > 2 * HashEngine::kChunk;
   if (parallel && !pool) pool = std::make_unique<WorkerPool>(threads);
@@ -238,19 +232,13 @@ std::optional<std::string> HashEngine::Impl::run(int fd, const std::string& path
           // which libc++ 14 (the ClusterFuzzLite build's) lacks.
           slot.buffer = std::unique_ptr<std::uint8_t[]>(new std::uint8_t[slot.capacity]);
         }
-        std::uint64_t got = 0;
         std::string failure;
-        while (got < slot.length) {
-          const ssize_t n =
-              ::pread(fd, slot.buffer.get() + got, static_cast<std::size_t>(slot.length - got),
-                      static_cast<off_t>(slot.at + got));
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) {
-            failure = fmt::format("cannot read {} at 0x{:x}: {}", shown_name(path), slot.at + got,
-                                  n < 0 ? std::strerror(errno) : "the file is shorter than it was");
-            break;
-          }
-          got += static_cast<std::uint64_t>(n);
+        Input::ReadFailure read_failure;
+        if (!input.read_into(slot.at,
+                             std::span(slot.buffer.get(), static_cast<std::size_t>(slot.length)),
+                             read_failure)) {
+          failure = fmt::format("cannot read {} at 0x{:x}: {}", shown_name(path), read_failure.at,
+                                read_failure.why);
         }
         lock.lock();
         if (!failure.empty() && !error) error = failure;
@@ -332,10 +320,10 @@ HashEngine::HashEngine(const HashOptions& options, bool uuid)
 
 HashEngine::~HashEngine() = default;
 
-std::optional<std::string> HashEngine::run(int fd, const std::string& path,
+std::optional<std::string> HashEngine::run(const Input& input, const std::string& path,
                                            const std::vector<Segment>& segments,
                                            HashResult& result) {
-  return impl_->run(fd, path, segments, result);
+  return impl_->run(input, path, segments, result);
 }
 
 bool HashEngine::cancelled() const {

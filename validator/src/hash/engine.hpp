@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "ggufcheck/hash.hpp"
-#include "hash/digest.hpp"
+#include "input/cursor.hpp"
+#include "util/digest.hpp"
 
 namespace ggufcheck::detail {
 
@@ -38,10 +39,11 @@ class HashEngine {
   HashEngine(const HashEngine&) = delete;
   HashEngine& operator=(const HashEngine&) = delete;
 
-  // Hashes one file's segments (`fd` open on it), writing each tensor's and header's digests
+  // Hashes one file's segments (read from `input`, a file mapped with its descriptor), writing
+  // each tensor's and header's digests
   // into `result`; the whole-model digests go on from the previous file's. Returns an error
   // ("cannot read ...") or nullopt; stops early, with nullopt, when cancelled.
-  [[nodiscard]] std::optional<std::string> run(int fd, const std::string& path,
+  [[nodiscard]] std::optional<std::string> run(const Input& input, const std::string& path,
                                                const std::vector<Segment>& segments,
                                                HashResult& result);
   [[nodiscard]] bool cancelled() const;

@@ -10,12 +10,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "checks/checks.hpp"
 #include "ggufcheck/render.hpp"
-#include "hash/digest.hpp"
 #include "hash/engine.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
 #include "report/sink.hpp"
+#include "util/digest.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck {
 
@@ -54,8 +54,8 @@ struct FileRead {
 // then its tensors in tensor-info order).
 FileRead read_file(const detail::Validated& v, std::uint64_t size, const HashOptions& options,
                    HashResult& result, std::vector<Segment>& segments) {
-  const detail::Model& model = v.model;
-  const detail::Layout& layout = v.layout;
+  const detail::FileIndex& model = v.index;
+  const detail::DataLayout& layout = v.layout;
   if (v.report.unreadable()) return {2, first_error(v.report)};
   if (!model.header_complete || !model.metadata_complete || !model.tensors_complete) {
     return {1, first_error(v.report)};
@@ -181,11 +181,11 @@ HashResult hash_model(const std::vector<std::string>& paths, const HashOptions& 
             (options.uuid_if_declared && result.files.front().general_uuid.has_value());
         engine = std::make_unique<HashEngine>(options, uuid);
       }
-      if (auto error = engine->run(input.mapped_fd(), path, segments, result)) {
+      if (auto error = engine->run(input, path, segments, result)) {
         read = {2, std::move(*error)};
       }
     });
-    if (input_error) return fail(2, shown_name(*input_error));
+    if (!input_error.ok()) return fail(2, shown_name(input_error.why()));
     if (read.status != 0)
       return fail(read.status, fmt::format("{}: {}", shown_name(path), read.error));
     if (engine && engine->cancelled()) return fail(130, "interrupted");

@@ -11,9 +11,9 @@
 
 #include "ggufcheck/hash.hpp"
 #include "ggufcheck/render.hpp"
-#include "hash/digest.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
 #include "report/sink.hpp"
+#include "util/digest.hpp"
 
 namespace ggufcheck {
 

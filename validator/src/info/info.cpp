@@ -18,20 +18,20 @@
 #include <utility>
 
 #include "artifacts/artifacts.hpp"
-#include "checks/checks.hpp"
 #include "ggufcheck/render.hpp"
-#include "model/keys.hpp"
-#include "model/values.hpp"
+#include "index/keys.hpp"
+#include "index/values.hpp"
 #include "report/sink.hpp"
 #include "splits/names.hpp"
 #include "templates/known_templates.hpp"
 #include "util/utf8.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck {
 
 namespace {
 
-using detail::Model;
+using detail::FileIndex;
 
 // Names, keys and token texts are kept up to this many bytes (then shown cut, or JSON-cut).
 constexpr std::size_t kInfoRawLimit = 4096;
@@ -433,7 +433,7 @@ class ValueRender {
 };
 
 // The type info shows for pair i: "u32", "string", "array[string]", ...
-std::string value_type(const Model& model, std::size_t i) {
+std::string value_type(const FileIndex& model, std::size_t i) {
   const ValueType type = model.metadata[i].type();
   if (type == ValueType::Array) {
     return fmt::format("array[{}]", type_text(model.array(i).elements()));
@@ -442,18 +442,18 @@ std::string value_type(const Model& model, std::size_t i) {
 }
 
 // Arrays: the element count; strings: the byte length.
-std::uint64_t value_count(const Model& model, std::size_t i) {
+std::uint64_t value_count(const FileIndex& model, std::size_t i) {
   const ValueType type = model.metadata[i].type();
   if (type == ValueType::Array) return model.array(i).count;
   if (type == ValueType::String) return model.metadata[i].payload();
   return 0;
 }
 
-class Reader {
+class KeyFinder {
  public:
   // Finds the first pair of each of `keys` (by the profile's key identity) in one pass: only the
   // keys info looks up are kept, not every key of a file of millions.
-  Reader(const Model& model, Profile profile, const InfoOptions& options)
+  KeyFinder(const FileIndex& model, Profile profile, const InfoOptions& options)
       : model_(model), profile_(profile), options_(options) {}
 
   void want(const std::vector<std::string>& keys) {
@@ -539,7 +539,7 @@ class Reader {
   }
 
  private:
-  const Model& model_;
+  const FileIndex& model_;
   Profile profile_;
   const InfoOptions& options_;
   std::map<std::string, std::size_t> first_;  // a wanted key -> its first pair
@@ -608,7 +608,7 @@ std::string type_name(std::uint32_t id) {
 }
 
 // What --full lists of tensor i.
-InfoTensor tensor_record(const Model& model, const detail::Layout& layout, std::size_t i) {
+InfoTensor tensor_record(const FileIndex& model, const detail::DataLayout& layout, std::size_t i) {
   InfoTensor t;
   t.name = std::string(model.name(i).substr(0, kInfoRawLimit));
   t.type = type_name(model.tensors[i].type);
@@ -624,8 +624,8 @@ InfoTensor tensor_record(const Model& model, const detail::Layout& layout, std::
 
 // A file being written while it is mapped: what a streamed run renders from the model itself.
 struct Live {
-  const Model& model;
-  const detail::Layout& layout;
+  const FileIndex& model;
+  const detail::DataLayout& layout;
   std::size_t head;   // kInfoArrayHead, or SIZE_MAX with --full
   std::size_t limit;  // kInfoStringHead, or SIZE_MAX with --full
   bool full;
@@ -653,8 +653,8 @@ struct Live {
 // that nothing in proportion to the pairs or the values is held.
 void fill(Info& info, const detail::Validated& v, const Options& options,
           const InfoOptions& info_options, bool lazy = false) {
-  const Model& model = v.model;
-  const detail::Layout& layout = v.layout;
+  const FileIndex& model = v.index;
+  const detail::DataLayout& layout = v.layout;
   const Facts& facts = v.report.facts;
   info.file_size = facts.file_size;
   info.version = facts.version;
@@ -666,7 +666,7 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
 
   if (model.header_complete)
     info.kind = std::string(detail::kind_name(detail::file_kind(model).kind));
-  Reader r(model, options.profile, info_options);
+  KeyFinder r(model, options.profile, info_options);
   {
     std::vector<std::string> keys = {
         "general.architecture",  "general.name",          "general.size_label",
@@ -797,10 +797,10 @@ Info info_file(const std::string& path, const Options& options, const InfoOption
     detail::validate_input(input, nullptr, options, shown, validated);
     fill(info, validated, options, info_options);
   });
-  if (error) {
+  if (!error.ok()) {
     Info unreadable;
     unreadable.path = path;
-    unreadable.report = unreadable_report(shown, *error);
+    unreadable.report = unreadable_report(shown, error.why());
     return unreadable;
   }
   info.report = std::move(validated.report);
@@ -992,7 +992,7 @@ void write_text(Out& out, const Info& info, const Live* live, bool color) {
     for (const std::string& shard : info.shards) out += fmt::format("    {}\n", shown_name(shard));
   }
   if (live != nullptr) {
-    const Model& model = live->model;
+    const FileIndex& model = live->model;
     line(out, "metadata", fmt::format("{} pairs", with_thousands(model.metadata.size())));
     // The keys' width in a first pass, then each pair as it is written.
     std::size_t width = 0;
@@ -1262,7 +1262,7 @@ void write_json_file(JsonOut& json, const Info& info, const Live* live) {
     json.end_object();
   };
   if (live != nullptr) {
-    const Model& model = live->model;
+    const FileIndex& model = live->model;
     for (std::size_t i = 0; i < model.metadata.size() && !json.out().failed(); ++i) {
       InfoValue v;
       v.type = value_type(model, i);
@@ -1368,7 +1368,7 @@ int InfoWriter::file(const std::string& path, const Options& options,
     fill(info, validated, options, info_options, true);
     info.report = set_report ? std::move(*set_report) : std::move(validated.report);
     status = info.report.exit_status();
-    const Live live{validated.model, validated.layout,
+    const Live live{validated.index, validated.layout,
                     info_options.full ? SIZE_MAX : kInfoArrayHead,
                     info_options.full ? SIZE_MAX : kInfoStringHead, info_options.full};
     if (impl_->is_json) {
@@ -1380,10 +1380,10 @@ int InfoWriter::file(const std::string& path, const Options& options,
     ++impl_->files;
     (void)impl_->out.flush();  // the mapping goes: nothing of it may wait in the buffer
   });
-  if (error) {
+  if (!error.ok()) {
     Info unreadable;
     unreadable.path = path;
-    unreadable.report = unreadable_report(shown, *error);
+    unreadable.report = unreadable_report(shown, error.why());
     write(unreadable);
     return unreadable.report.exit_status();
   }

@@ -2,6 +2,8 @@
 // or refuses. Every rule here was checked against the parser's own code (the versions pinned by
 // conformance/setup): @huggingface/gguf 0.4.6, node-llama-cpp 3.22.1, hyllama 0.2.2 and gguf-py
 // of node-llama-cpp 3.22.1's llama.cpp.
+#include "portability/portability.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -9,9 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "checks/checks.hpp"
-#include "model/keys.hpp"
-#include "model/values.hpp"
+#include "index/keys.hpp"
+#include "index/values.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -53,7 +54,7 @@ bool has_prototype_segment(std::string_view key) {
 
 // --- keys ----------------------------------------------------------------------------------
 
-void check_key_names(const Model& model, std::size_t i, Sink& sink) {
+void check_key_names(const FileIndex& model, std::size_t i, Sink& sink) {
   const std::string_view key = model.key(i);
   const std::uint64_t offset = model.metadata[i].key_offset();
   const std::uint64_t length = model.size_width() + key.size();
@@ -123,7 +124,7 @@ bool is_flat_parent(std::string_view prefix) {
 // key's hash goes in a sorted table; each key's dotted prefixes are hashed in one pass over it
 // and looked up (O(n log n) in the keys, linear in their bytes). A hit is compared byte for
 // byte; each key is reported once, naming the first longer key found.
-void check_prefix_conflicts(const Model& model, Sink& sink) {
+void check_prefix_conflicts(const FileIndex& model, Sink& sink) {
   const std::size_t n = model.metadata.size();
   std::vector<KeyHash> table;
   table.reserve(n);
@@ -184,7 +185,7 @@ struct ValueNeeds {
 
 class NeedsWalker {
  public:
-  NeedsWalker(const Model& model, ValueNeeds& out) : model_(model), out_(out) {}
+  NeedsWalker(const FileIndex& model, ValueNeeds& out) : model_(model), out_(out) {}
 
   bool begin_array(ValueType, std::uint64_t count, std::uint64_t count_offset) {
     const std::uint64_t hf_depth = depth_;
@@ -232,7 +233,7 @@ class NeedsWalker {
   }
 
  private:
-  const Model& model_;
+  const FileIndex& model_;
   ValueNeeds& out_;
   std::uint32_t depth_ = 0;
   std::vector<std::uint64_t> index_;
@@ -262,7 +263,7 @@ struct CutString {
 
 class HuggingFaceReading {
  public:
-  HuggingFaceReading(const Model& model, Sink& sink)
+  HuggingFaceReading(const FileIndex& model, Sink& sink)
       : model_(model), sink_(sink), had_errors_(sink.has_profile_errors()) {}
 
   void run() {
@@ -298,7 +299,7 @@ class HuggingFaceReading {
   }
 
  private:
-  const Model& model_;
+  const FileIndex& model_;
   Sink& sink_;
   bool had_errors_;
   std::uint64_t chunks_ = 1;  // the first chunk is read with the header
@@ -444,7 +445,7 @@ class HuggingFaceReading {
     for (std::uint32_t d = 0; d < n_dims; ++d) {
       const std::uint64_t dim_at = model_.dim_offset(i, d);
       if (!in_buffer(dim_at + width(), dim_at, path + " dims")) return false;
-      const std::uint64_t dim = model_.input.number_at(dim_at, width(), model_.endian).value_or(0);
+      const std::uint64_t dim = model_.dim(i, d).value_or(0);
       if (dim > kHfMaxDim) {
         refuse(dim_at, width(), path + fmt::format(" dims[{}]", d),
                fmt::format("a dimension of {} (it reads at most 2^32)", dim));
@@ -480,7 +481,7 @@ class HuggingFaceReading {
 
 // --- values and names -------------------------------------------------------------------------
 
-void check_string_values(const Model& model, Sink& sink) {
+void check_string_values(const FileIndex& model, Sink& sink) {
   for (std::size_t i = 0; i < model.metadata.size(); ++i) {
     if (model.metadata[i].type() != ValueType::String) continue;
     const std::string_view text = model.string_value(i);
@@ -504,7 +505,7 @@ void check_string_values(const Model& model, Sink& sink) {
   }
 }
 
-void check_architecture(const Model& model, Sink& sink) {
+void check_architecture(const FileIndex& model, Sink& sink) {
   const auto arch = find_key(model, "general.architecture", Profile::Strict);
   if (!arch || model.metadata[*arch].type() != ValueType::String) return;
   const std::string_view text = model.string_value(*arch);
@@ -520,7 +521,7 @@ void check_architecture(const Model& model, Sink& sink) {
 
 }  // namespace
 
-void check_portability(const Model& model, const Layout& /*layout*/, Sink& sink) {
+void check_portability(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
   for (std::size_t i = 0; i < model.metadata.size(); ++i) check_key_names(model, i, sink);
   check_prefix_conflicts(model, sink);
   check_string_values(model, sink);

@@ -6,7 +6,7 @@
 #include <array>
 #include <optional>
 
-#include "read/cursor.hpp"
+#include "input/cursor.hpp"
 #include "report/sink.hpp"
 
 namespace ggufcheck::detail {
@@ -87,11 +87,7 @@ class Head {
   }
   [[nodiscard]] std::optional<std::uint64_t> le(std::size_t offset, std::size_t width) const {
     if (offset > text_.size() || text_.size() - offset < width) return std::nullopt;
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < width; ++i) {
-      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(text_[offset + i])) << (8 * i);
-    }
-    return v;
+    return input_.number_at(offset, static_cast<std::uint32_t>(width), Endian::Little);
   }
   // n bytes at any offset of the file (not only the head), or nothing if the file ends first.
   [[nodiscard]] std::optional<std::string_view> file_bytes(std::uint64_t offset,

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "read/cursor.hpp"
+#include "input/cursor.hpp"
 
 namespace ggufcheck::detail {
 

@@ -1,8 +1,9 @@
+#include "read/reader.hpp"
+
 #include <algorithm>
 #include <bit>
 
-#include "checks/checks.hpp"
-#include "read/cursor.hpp"
+#include "input/cursor.hpp"
 #include "read/file_kind.hpp"
 #include "util/utf8.hpp"
 
@@ -42,7 +43,8 @@ struct StringLengths {
 
 class Reader {
  public:
-  Reader(Model& model, Sink& sink) : model_(model), sink_(sink), limits_(sink.options().limits) {}
+  Reader(FileIndex& model, Sink& sink, StringArrayObserver* observer)
+      : model_(model), sink_(sink), limits_(sink.options().limits), observer_(observer) {}
 
   void run() {
     if (!read_header()) return;
@@ -55,9 +57,10 @@ class Reader {
   }
 
  private:
-  Model& model_;
+  FileIndex& model_;
   Sink& sink_;
   const Limits& limits_;
+  StringArrayObserver* observer_;
   Cursor cursor_{Bytes{}, Endian::Little};
   bool tensor_count_ok_ = true;
   bool narrow_ = false;
@@ -359,9 +362,8 @@ class Reader {
                   ArrayRecord& array) {
     ArrayHeader header;
     if (!read_array_header(pair_start, path, 0, header)) return false;
-    if (model_.on_string_array != nullptr && header.element_type == ValueType::String &&
-        !sink_.has_errors()) {
-      model_.on_string_array(model_, key, header.count_offset - 4, cursor_.pos(), header.count);
+    if (observer_ != nullptr && header.element_type == ValueType::String && !sink_.has_errors()) {
+      observer_->on_string_array(model_, key, header.count_offset - 4, cursor_.pos(), header.count);
     }
     array.count = header.count;
     array.element_type = static_cast<std::uint32_t>(header.element_type) & 0xF;
@@ -588,7 +590,7 @@ class Reader {
                    "ggml tensors have at most 4 dimensions", "n_dims is {}, at most 4 allowed",
                    info.n_dims);
     }
-    // The dims are read back from the file when needed (Model::dims): here only their room.
+    // The dims are read back from the file when needed (FileIndex::dims): here only their room.
     if (info.n_dims > cursor_.remaining() / size_width() ||
         !cursor_.skip(std::uint64_t{info.n_dims} * size_width())) {
       return truncated_tensor(start, path, fmt::format("the {} dims", info.n_dims).c_str());
@@ -609,8 +611,8 @@ class Reader {
 
 }  // namespace
 
-void read_model(Model& model, Sink& sink) {
-  Reader(model, sink).run();
+void read_model(FileIndex& model, Sink& sink, StringArrayObserver* observer) {
+  Reader(model, sink, observer).run();
 }
 
 }  // namespace ggufcheck::detail

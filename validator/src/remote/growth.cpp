@@ -23,7 +23,7 @@ std::uint64_t extrapolate(std::uint64_t at, std::uint64_t bytes, std::uint64_t w
 
 }  // namespace
 
-std::uint64_t next_request_end(const Model& model, std::uint64_t kept, std::uint64_t file_size,
+std::uint64_t next_request_end(const FileIndex& model, std::uint64_t kept, std::uint64_t file_size,
                                std::uint64_t limit) {
   const Shortfall& s = model.shortfall;
   std::uint64_t prediction = std::max(s.needed, add(kept, 1));

@@ -8,7 +8,7 @@
 //   nor past max(kept * kMaxGrowth, kept + kMaxStep),
 //
 // where the prediction is what the reader knows where it stopped: the end of the field or of a
-// fixed-size array exactly (Model::shortfall), the end of a string array or of the tensor infos
+// fixed-size array exactly (FileIndex::shortfall), the end of a string array or of the tensor infos
 // extrapolated from the elements read so far, plus a sixteenth of the extrapolated rest. So the
 // kept bytes grow by half at least (at most about 16 requests up to 512 MiB, the most kept:
 // StreamLimits::metadata_limit), and the last request
@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/model.hpp"
+#include "index/file_index.hpp"
 
 namespace ggufcheck::detail {
 
@@ -32,7 +32,7 @@ inline constexpr std::uint64_t kMaxStep = std::uint64_t{16} << 20;
 // Where the next request ends, for a reader that stopped on a prefix of `kept` bytes with a
 // shortfall (model.shortfall.needed != 0): always past `kept`, at most `limit` (the most kept of
 // a file's metadata) and the file's size.
-[[nodiscard]] std::uint64_t next_request_end(const Model& model, std::uint64_t kept,
+[[nodiscard]] std::uint64_t next_request_end(const FileIndex& model, std::uint64_t kept,
                                              std::uint64_t file_size, std::uint64_t limit);
 
 // The padding after the kept bytes, fetched without the tensor data between: the probes'

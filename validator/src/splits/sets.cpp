@@ -26,12 +26,12 @@
 #include <set>
 #include <utility>
 
-#include "checks/checks.hpp"
-#include "loader/loader.hpp"
-#include "model/keys.hpp"
+#include "index/keys.hpp"
+#include "llama_loader/loader.hpp"
 #include "splits/names.hpp"
 #include "splits/shards.hpp"
 #include "util/duplicates.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck {
 namespace detail {
@@ -117,7 +117,7 @@ class SetCheck {
   }
 
   // The rules, with shard 0's model while its bytes are mapped (null when it was not read).
-  void run(const Model* first) {
+  void run(const FileIndex* first) {
     const SetShard& f = shards_[0];
     if (f.state == SetShard::State::Read && f.keys) first_shard(*f.keys);
     if (kind_ == Kind::Alone) return;
@@ -382,7 +382,7 @@ class SetCheck {
   // every model key from the first shard (gguf-split writes only the split keys in the others).
   // A later shard keeps GGUF5007 only when the set has no general.quantization_version at all
   // and the first shard did not say so already; and GGUF7015, about ggml reading the file.
-  void keep_only_the_first_shards_model_findings(const Model* first) {
+  void keep_only_the_first_shards_model_findings(const FileIndex* first) {
     const SplitKeys* f = keys(0);
     bool quantization_said =
         first == nullptr || f == nullptr || f->quantization_version ||
@@ -404,13 +404,13 @@ class SetCheck {
     }
   }
 
-  [[nodiscard]] const Model& model_of(std::size_t k, const Model& first) const {
+  [[nodiscard]] const FileIndex& model_of(std::size_t k, const FileIndex& first) const {
     return k == 0 ? first : shards_[k].skeleton.model();
   }
 
   // Across the shards: a tensor name twice, the total against split.tensors.count, and the
   // tensor set against the architecture's (check_tensor_set).
-  void tensors(const Model* first) {
+  void tensors(const FileIndex* first) {
     if (first == nullptr) return;
     std::uint64_t total = 0;
     for (const SetShard& s : shards_) {
@@ -435,7 +435,7 @@ class SetCheck {
     std::vector<TensorRef> refs;
     refs.reserve(static_cast<std::size_t>(total));
     for (std::size_t k = 0; k < size(); ++k) {
-      const Model& m = model_of(k, *first);
+      const FileIndex& m = model_of(k, *first);
       for (std::size_t i = 0; i < m.tensors.size(); ++i) {
         const std::size_t e = static_cast<std::size_t>(start[k] + i);
         const std::string_view name = c_string_prefix(m.name(i));
@@ -579,7 +579,7 @@ SetReports validate_set(const std::vector<std::string>& paths, const Options& op
   // The first shard's bytes stay mapped while the others are read: the model checks of the set
   // read its metadata, and the others keep only their tensor infos.
   detail::visit_shard(shards[0], kind == Kind::Alone, set_options, progress,
-                      [&](detail::Model* first) {
+                      [&](detail::FileIndex* first) {
                         stopped = shards[0].report.interrupted;
                         // A set by URL: no more shards than the first one's split.count says (the
                         // rest of the name's count is not fetched, and the set's findings say so).

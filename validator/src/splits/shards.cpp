@@ -14,14 +14,14 @@
 #include <system_error>
 #include <thread>
 
-#include "checks/checks.hpp"
-#include "model/keys.hpp"
-#include "remote/remote.hpp"
+#include "index/keys.hpp"
+#include "validate/remote.hpp"
+#include "validate/validate.hpp"
 
 namespace ggufcheck::detail {
 namespace {
 
-SplitKey read_key(const Model& model, std::optional<std::size_t> index) {
+SplitKey read_key(const FileIndex& model, std::optional<std::size_t> index) {
   SplitKey key;
   if (!index) return key;
   const std::size_t i = *index;
@@ -32,8 +32,7 @@ SplitKey read_key(const Model& model, std::optional<std::size_t> index) {
     key.element = array.elements();
     key.count = array.count;
     if (key.one_u16_array()) {
-      key.value = model.input.number_at(model.count_offset(i) + model.size_width(), 2, model.endian)
-                      .value_or(0);
+      key.value = model.input.number_at(model.elements_offset(i), 2, model.endian).value_or(0);
     }
   } else {
     key.value = model.metadata[i].payload();
@@ -46,7 +45,7 @@ SplitKey read_key(const Model& model, std::optional<std::size_t> index) {
   return key;
 }
 
-SplitKeys read_split_keys(const Model& model, Profile profile) {
+SplitKeys read_split_keys(const FileIndex& model, Profile profile) {
   const auto [no, count, tensors, quantization_version] = find_keys<4>(
       model, {"split.no", "split.count", "split.tensors.count", "general.quantization_version"},
       profile);
@@ -93,9 +92,9 @@ struct TensorSkeleton::Mapping {
   Mapping& operator=(const Mapping&) = delete;
 };
 
-TensorSkeleton TensorSkeleton::of(Model& model) {
+TensorSkeleton TensorSkeleton::of(const FileIndex& model) {
   TensorSkeleton skeleton;
-  Model& kept = skeleton.model_;
+  FileIndex& kept = skeleton.model_;
   kept.version = model.version;
   kept.endian = model.endian;
   kept.dialect = model.dialect;
@@ -107,21 +106,23 @@ TensorSkeleton TensorSkeleton::of(Model& model) {
   if (model.tensors.empty()) return skeleton;
   // The tensor infos are the bytes [first name, infos_end): copied to the same offsets.
   const std::uint64_t begin = model.tensors[0].name_offset;
-  std::string_view infos;
-  if (begin > model.infos_end || !model.input.view(begin, model.infos_end - begin, infos)) {
-    return skeleton;  // not reached: the reader recorded ranges inside the input
+  if (begin > model.infos_end) return skeleton;  // not reached: the reader recorded them so
+  auto bytes = std::make_shared<Mapping>(static_cast<std::size_t>(model.infos_end));
+  auto* base = static_cast<std::uint8_t*>(bytes->data);
+  Input::ReadFailure failure;
+  if (!model.input.read_into(
+          begin, std::span(base + begin, static_cast<std::size_t>(model.infos_end - begin)),
+          failure)) {
+    return skeleton;  // the shard changed while it was read: its own report says so
   }
-  skeleton.bytes_ = std::make_shared<Mapping>(static_cast<std::size_t>(model.infos_end));
-  auto* base = static_cast<std::uint8_t*>(skeleton.bytes_->data);
-  std::memcpy(base + begin, infos.data(), infos.size());
+  skeleton.bytes_ = std::move(bytes);
   kept.input = Input(Bytes(base, static_cast<std::size_t>(model.infos_end)));
-  kept.tensors = std::move(model.tensors);
-  model.tensors = {};
+  for (std::size_t i = 0; i < model.tensors.size(); ++i) kept.tensors.push_back(model.tensors[i]);
   return skeleton;
 }
 
 void visit_shard(SetShard& shard, bool alone, const Options& options, const ShardProgress& progress,
-                 const std::function<void(Model*)>& use) {
+                 const std::function<void(FileIndex*)>& use) {
   const std::string shown = shown_path(shard.path);
   Options file_options = options;
   if (progress) {
@@ -134,7 +135,7 @@ void visit_shard(SetShard& shard, bool alone, const Options& options, const Shar
   const auto read = [&](Validated& validated, bool& used) {
     shard.report = std::move(validated.report);
     shard.state = SetShard::State::Read;
-    Model& model = validated.model;
+    FileIndex& model = validated.index;
     if (options.model_checks && model.metadata_complete) {
       shard.keys = read_split_keys(model, options.profile);
     }
@@ -197,7 +198,7 @@ void visit_shard(SetShard& shard, bool alone, const Options& options, const Shar
       validate_input(input, nullptr, file_options, shown, validated);
       read(validated, used);
     });
-    if (error) mark_unreadable(shard, *error);
+    if (!error.ok()) mark_unreadable(shard, error.why());
   } catch (const std::bad_alloc&) {
     mark_unreadable(shard, fmt::format("not enough memory to validate {}: the other inputs are "
                                        "still checked",
@@ -231,7 +232,7 @@ void visit_later_shards(std::vector<SetShard>& shards, const Options& options,
       return;
     }
     try {
-      visit_shard(shard, false, options, shard_progress, [&](Model* model) {
+      visit_shard(shard, false, options, shard_progress, [&](FileIndex* model) {
         if (model != nullptr && shard.tensors_read) shard.skeleton = TensorSkeleton::of(*model);
       });
     } catch (const std::bad_alloc&) {  // the skeleton of a local shard

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ggufcheck/validate.hpp"
-#include "model/model.hpp"
+#include "index/file_index.hpp"
 
 namespace ggufcheck::detail {
 
@@ -45,20 +45,20 @@ struct SplitKeys {
   bool quantization_version = false;  // general.quantization_version is there
 };
 
-// The tensor infos of a shard once its bytes are gone: a Model whose input holds only the bytes
+// The tensor infos of a shard once its bytes are gone: a FileIndex whose input holds only the bytes
 // of its tensor infos, at their offsets in the file, so that names, dims and the offsets of
 // findings read as in the file. The rest of that memory is never written, so never resident.
 class TensorSkeleton {
  public:
   TensorSkeleton() = default;
-  // Takes the tensor records of `model` (which keeps the rest) and copies their bytes.
-  static TensorSkeleton of(Model& model);
-  [[nodiscard]] const Model& model() const { return model_; }
+  // Copies the tensor records of `model` and the bytes they describe.
+  static TensorSkeleton of(const FileIndex& model);
+  [[nodiscard]] const FileIndex& model() const { return model_; }
 
  private:
   struct Mapping;
   std::shared_ptr<Mapping> bytes_;
-  Model model_;
+  FileIndex model_;
 };
 
 struct SetShard {
@@ -82,7 +82,7 @@ struct SetShard {
 // file changed meanwhile replaces its report afterwards. A file `alone` that is not a regular
 // file is validated as validate_file does (a stream); in a set it is unreadable.
 void visit_shard(SetShard& shard, bool alone, const Options& options, const ShardProgress& progress,
-                 const std::function<void(Model*)>& use);
+                 const std::function<void(FileIndex*)>& use);
 
 // Shards after the first of a set whose later shards are all URLs are fetched this many at a
 // time; others one after another.

@@ -1,12 +1,12 @@
 #include "templates/known_templates.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <stdexcept>
+
+#include "util/digest.hpp"
 
 namespace ggufcheck::detail {
 namespace {
@@ -274,13 +274,7 @@ std::string_view known_templates_commit() {
 }
 
 std::array<std::uint8_t, 32> template_sha256(std::string_view text) {
-  std::array<std::uint8_t, 32> digest{};
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1 ||
-      size != digest.size()) {
-    throw std::runtime_error("SHA-256 failed (OpenSSL EVP_Digest)");
-  }
-  return digest;
+  return sha256_of(text.data(), text.size());
 }
 
 const KnownTemplate* find_identical(std::string_view text) {

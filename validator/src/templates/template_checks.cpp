@@ -27,8 +27,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "checks/checks.hpp"
-#include "model/values.hpp"
+#include "index/values.hpp"
 #include "templates/jinja.hpp"
 #include "templates/known_templates.hpp"
 
@@ -1843,7 +1842,7 @@ bool template_key(std::string_view key) {
 // Reads each template of a pair (one string, or each string of an array) to `use`, which
 // returns false to stop.
 struct StringCollector {
-  const Model& model;
+  const FileIndex& model;
   std::function<bool(std::string_view, std::uint64_t, std::uint64_t)> use;  // text, offset, index
   std::uint64_t index = 0;
   std::uint32_t depth = 0;
@@ -1877,7 +1876,7 @@ std::uint64_t template_work_budget(std::uint64_t template_bytes, std::uint64_t m
   return kTemplateBaseUnits + counted * kTemplateUnitsPerByte;
 }
 
-TemplateStageWork check_templates_work(const Model& model, Sink& sink) {
+TemplateStageWork check_templates_work(const FileIndex& model, Sink& sink) {
   TemplateStageWork stage;
   if (!sink.options().template_checks) return stage;
   const std::uint64_t limit = sink.options().limits.max_template_bytes;
@@ -1940,7 +1939,7 @@ TemplateStageWork check_templates_work(const Model& model, Sink& sink) {
     };
     if (type == ValueType::String) {
       const std::string_view text = model.string_value(i);
-      scan(text, value.offset + model.size_width(), 0);
+      scan(text, model.string_offset(i), 0);
       continue;
     }
     StringCollector collector{model, scan};
@@ -1951,7 +1950,7 @@ TemplateStageWork check_templates_work(const Model& model, Sink& sink) {
   return stage;
 }
 
-void check_templates(const Model& model, const Layout& /*layout*/, Sink& sink) {
+void check_templates(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
   (void)check_templates_work(model, sink);
 }
 

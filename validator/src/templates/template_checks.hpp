@@ -1,5 +1,5 @@
-// The chat-template stage's work budget (template_checks.cpp; check_templates in
-// checks/checks.hpp is the stage the pipeline runs).
+// The chat-template stage (template_checks.cpp): tokenizer.chat_template* read as Jinja, and its
+// work budget.
 //
 // Every step of the stage is counted in work units (jinja::Work: a token, a node, a step of a
 // walk, 16 bytes of a text search, ...). The stage is linear in the templates' bytes, and one
@@ -12,7 +12,8 @@
 
 #include <cstdint>
 
-#include "model/model.hpp"
+#include "index/file_index.hpp"
+#include "index/layout.hpp"
 #include "report/sink.hpp"
 
 namespace ggufcheck::detail {
@@ -42,7 +43,9 @@ struct TemplateStageWork {
   bool exhausted = false;       // the budget ran out: GGUF0002, the rest not read
 };
 
+// The stage the pipeline runs.
+void check_templates(const FileIndex& index, const DataLayout& layout, Sink& sink);
 // check_templates, returning its work.
-TemplateStageWork check_templates_work(const Model& model, Sink& sink);
+TemplateStageWork check_templates_work(const FileIndex& model, Sink& sink);
 
 }  // namespace ggufcheck::detail

@@ -1,6 +1,6 @@
 // Memory for a big table that is written once, front to back or at random (the token index's
-// partitioned entries, loader/token_index.hpp). Fresh memory costs a page fault per 4 KiB page
-// on first write, and in a virtual machine a fault costs microseconds (2 to 3 us on the
+// partitioned entries, llama_loader/token_index.hpp). Fresh memory costs a page fault per 4 KiB
+// page on first write, and in a virtual machine a fault costs microseconds (2 to 3 us on the
 // project's CI machine): for a 250,000-token index's 4 MiB that was half of its time. Above
 // 1 MiB the table is its own anonymous mapping, aligned to 2 MiB and advised MADV_HUGEPAGE, so
 // that the kernel backs it with transparent huge pages where it can (one fault per 2 MiB);

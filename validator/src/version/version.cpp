@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "loader/interpreter.hpp"
+#include "llama_loader/interpreter.hpp"
 
 namespace ggufcheck {
 namespace detail {

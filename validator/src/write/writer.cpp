@@ -6,7 +6,7 @@
 #include <fstream>
 #include <system_error>
 
-#include "read/cursor.hpp"
+#include "input/cursor.hpp"
 
 namespace ggufcheck {
 
@@ -125,7 +125,7 @@ Written write(const Document& doc, const WriteOptions& options) {
   const bool narrow = options.narrow_widths || doc.version == 1;
   ByteWriter w(doc.endian, narrow, options.nul_terminated_strings);
   Written result;
-  Layout& layout = result.layout;
+  WrittenLayout& layout = result.layout;
   layout.alignment = alignment_of(doc, options);
   const std::uint64_t alignment = layout.alignment == 0 ? 1 : layout.alignment;
 

@@ -1,5 +1,5 @@
 """Architectures, keys, tensor names and the model loading code of the pinned llama.cpp, read
-from its source into validator/src/loader/generated/llama_arch.inc.
+from its source into validator/src/llama_loader/generated/llama_arch.inc.
 
 What is read, and from where:
   LLM_ARCH_NAMES, LLM_KV_NAMES, LLM_TENSOR_NAMES, LLM_TENSOR_INFOS  src/llama-arch.cpp
@@ -16,7 +16,7 @@ What is read, and from where:
   what load_tensors runs around load_arch_tensors                    src/llama-model.cpp
   enum ggml_type (the loader compares tensor types)                  ggml/include/ggml.h
 The functions become S-expressions (cxx.py) that ggufcheck's interpreter runs against a file's
-keys and tensors (validator/src/loader/interpreter.cpp).
+keys and tensors (validator/src/llama_loader/interpreter.cpp).
 """
 
 from __future__ import annotations

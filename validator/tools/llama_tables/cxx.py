@@ -1,7 +1,7 @@
 """A reader for the small part of C++ that llama.cpp's model loading code is written in.
 
 It turns function bodies into S-expressions that ggufcheck's model interpreter
-(validator/src/loader/interpreter.cpp) runs. It is not a C++ parser: it knows the statement and
+(validator/src/llama_loader/interpreter.cpp) runs. It is not a C++ parser: it knows the statement and
 expression forms those functions use and fails loudly, naming the source line, on anything else,
 so that a new llama.cpp release cannot be misread in silence.
 """

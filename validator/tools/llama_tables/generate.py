@@ -5,7 +5,7 @@
 
 SOURCE_DIR: llama.cpp's source at the pinned release (conformance/setup clones it from the git
 bundle in node-llama-cpp's package into .deps/conformance/llama.cpp). OUTPUT_DIR:
-validator/src/loader/generated. Writes llama_arch.inc (arch.py) and, where vocab.py is present,
+validator/src/llama_loader/generated. Writes llama_arch.inc (arch.py) and, where vocab.py is present,
 llama_vocab.inc. With --docs, also DOCS_DIR/architectures.md, the coverage table of the
 architectures (docs/architectures.md). The ctest `llama_tables_are_current` regenerates them all
 and fails on a difference.

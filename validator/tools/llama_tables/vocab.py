@@ -1,5 +1,5 @@
 """The vocabulary as the pinned llama.cpp loads it, read from llama_vocab::impl::load
-(src/llama-vocab.cpp) into validator/src/loader/generated/llama_vocab.inc.
+(src/llama-vocab.cpp) into validator/src/llama_loader/generated/llama_vocab.inc.
 
 generate.py imports this module and writes its generate(source) beside llama_arch.inc.
 
@@ -18,7 +18,7 @@ What is read, and from where:
   the rules that set attributes by model, pre-tokenizer or architecture
   name, and the tokens such a rule looks up without checking they exist    the _contains_any chain in load()
 
-The rows are X-macros; vocab.cpp (validator/src/loader) defines the ones it uses. Python 3.11,
+The rows are X-macros; vocab.cpp (validator/src/llama_loader) defines the ones it uses. Python 3.11,
 standard library only. Anything in the source that does not have the expected shape fails
 loudly (SourceError, naming the line), so that a new llama.cpp is not misread in silence.
 """
@@ -415,7 +415,7 @@ def _flag(b: bool) -> str:
 
 
 def generate(source: Path, version: str = "llama.cpp") -> str:
-    """The text of validator/src/loader/generated/llama_vocab.inc from the llama.cpp source."""
+    """The text of validator/src/llama_loader/generated/llama_vocab.inc from the llama.cpp source."""
     body, first_line, members, normalizer = _load_parts(source)
     kv_names = _kv_names(source)
     locals_ = _declared_types(body)
