@@ -23,6 +23,7 @@ PATH_OPTIONS = {
     "--judge": "llama-gguf-hash built from the pinned llama.cpp tree (llama_gguf_hash_judge)",
     "--llama-cpp": "the pinned llama.cpp tree (default: SOURCE/.deps/conformance/llama.cpp)",
 }
+FIGURES = pytest.StashKey()
 # ctest's SKIP_RETURN_CODE: a run in which every test skipped (an optional dependency or the
 # pinned llama.cpp tree is missing) shows as skipped, not as passed.
 SKIPPED_STATUS = 77
@@ -79,6 +80,20 @@ def ggufcheck(pytestconfig):
 @pytest.fixture(scope="session")
 def llama_cpp(pytestconfig):
     return path_option(pytestconfig, "--llama-cpp")
+
+
+@pytest.fixture(scope="session")
+def figures(pytestconfig):
+    """Lines shown after the results, whatever pytest's capture: a differential's figures."""
+    return pytestconfig.stash.setdefault(FIGURES, [])
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    lines = config.stash.get(FIGURES, [])
+    if lines:
+        terminalreporter.section("figures")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_sessionfinish(session, exitstatus):
