@@ -212,7 +212,7 @@ class Suite:
         files = doc["files"]
         if paths is not None:
             assert [f["path"] for f in files] == paths, (
-                    f"files in the wrong order or with the wrong paths: {[f['path'] for f in files]} != {paths}")
+                f"files in the wrong order or with the wrong paths: {[f['path'] for f in files]} != {paths}")
         counts = {"pass": 0, "fail": 0, "unreadable": 0}
         for f in files:
             counts[f["status"]] += 1
@@ -234,7 +234,7 @@ class Suite:
                 assert size == os.path.getsize(f["path"]), f"{f['path']}: facts.file_size {size} != {os.path.getsize(f['path'])}"
             for x in findings:
                 assert x["offset"] <= size and x["length"] <= size - x["offset"], (
-                        f"{f['path']}: {x['code']} at 0x{x['offset']:x}+{x['length']} runs outside the {size}-byte file")
+                    f"{f['path']}: {x['code']} at 0x{x['offset']:x}+{x['length']} runs outside the {size}-byte file")
                 entry = self.catalogue.get(x["code"])
                 assert entry is not None, f"{f['path']}: code {x['code']} is not in `ggufcheck list`"
                 assert x["name"] == entry["name"], f"{x['code']}: name {x['name']} != catalogue name {entry['name']}"
@@ -243,11 +243,11 @@ class Suite:
                     if werror and expected == "warning":
                         expected = "error"
                     assert x["severity"] == expected, (
-                            f"{f['path']}: {x['code']} reported as {x['severity']}, catalogue says {expected} in {profile}")
+                        f"{f['path']}: {x['code']} reported as {x['severity']}, catalogue says {expected} in {profile}")
             facts = f["facts"]
             if facts["data_start"] is not None:
                 assert facts["data_start"] <= size or facts["tensor_data_size"] is None, (
-                        f"{f['path']}: data_start past the end with a tensor_data_size")
+                    f"{f['path']}: data_start past the end with a tensor_data_size")
         assert doc["summary"]["files"] == len(files), "summary.files != number of files"
         for key, status in (("passed", "pass"), ("failed", "fail"), ("unreadable", "unreadable")):
             assert doc["summary"][key] == counts[status], f"summary.{key} {doc['summary'][key]} != {counts[status]}"
@@ -282,25 +282,25 @@ class Suite:
                     expected = "error"
                 assert level == expected, f"rule {rule['id']} level {level}, catalogue says {expected} in {profile}"
             assert rule.get("helpUri") == help_base + rule["id"] + ".md", (
-                    f"rule {rule['id']} helpUri {rule.get('helpUri')!r}, expected {help_base + rule['id'] + '.md'!r}")
+                f"rule {rule['id']} helpUri {rule.get('helpUri')!r}, expected {help_base + rule['id'] + '.md'!r}")
             what, fix_heading, fix = self.help_parts(rule["id"])
             help_text = rule.get("help", {}).get("text", "")
             assert what and help_text.startswith(what), (
-                    f"rule {rule['id']} help.text does not start with the page's first paragraph: {help_text[:120]!r}")
+                f"rule {rule['id']} help.text does not start with the page's first paragraph: {help_text[:120]!r}")
             assert fix and f"{fix_heading}:\n{fix}" in help_text, (
-                    f"rule {rule['id']} help.text lacks the page's fix section {fix_heading!r}")
+                f"rule {rule['id']} help.text lacks the page's fix section {fix_heading!r}")
             assert help_text.endswith(rule["helpUri"]), f"rule {rule['id']} help.text does not end with the page's URL"
             assert not INTERNAL_DOCS_RE.search(help_text), f"rule {rule['id']} help.text names an internal document"
             markdown = rule["help"].get("markdown", "")
             assert (markdown.startswith(what) and f"**{fix_heading}**\n\n{fix}" in markdown
-                    and markdown.endswith(f"]({rule['helpUri']})")), (
-                    f"rule {rule['id']} help.markdown is not the page's short form: {markdown[:120]!r}")
+                and markdown.endswith(f"]({rule['helpUri']})")), (
+                f"rule {rule['id']} help.markdown is not the page's short form: {markdown[:120]!r}")
             assert rule.get("fullDescription", {}).get("text", "").startswith(entry["meaning"]), (
-                    f"rule {rule['id']} fullDescription does not start with the meaning")
+                f"rule {rule['id']} fullDescription does not start with the meaning")
             props = rule.get("properties", {})
             assert (props.get("tags", [])[:2] == ["gguf", profile] and props.get("precision") in ("very-high", "high")
-                    and props.get("problem.severity") in ("error", "warning", "recommendation")), (
-                    f"rule {rule['id']} properties {props}")
+                and props.get("problem.severity") in ("error", "warning", "recommendation")), (
+                f"rule {rule['id']} properties {props}")
         # One invocation: successful unless an input was unreadable, with a notification per
         # unreadable input (error) and per file whose findings were dropped (warning).
         invocations = run.get("invocations", [])
@@ -309,7 +309,7 @@ class Suite:
         json_files = json_doc["files"]
         any_unreadable = any(f["status"] == "unreadable" for f in json_files)
         assert invocation.get("executionSuccessful") is (not any_unreadable), (
-                f"executionSuccessful {invocation.get('executionSuccessful')} with unreadable inputs: {any_unreadable}")
+            f"executionSuccessful {invocation.get('executionSuccessful')} with unreadable inputs: {any_unreadable}")
         assert invocation.get("exitCode") == rc, f"invocation exitCode {invocation.get('exitCode')} != exit status {rc}"
         expected_notes = []
         for i, f in enumerate(json_files):
@@ -321,7 +321,7 @@ class Suite:
                 expected_notes.append((i, "warning", dropped))
         notes = invocation.get("toolExecutionNotifications", [])
         assert len(notes) == len(expected_notes), (
-                f"{len(notes)} toolExecutionNotifications, expected {len(expected_notes)}")
+            f"{len(notes)} toolExecutionNotifications, expected {len(expected_notes)}")
         for note, (i, level, what) in zip(notes, expected_notes):
             where = f"notification for {json_files[i]['path']}"
             assert note.get("level") == level, f"{where}: level {note.get('level')}, expected {level}"
@@ -335,7 +335,7 @@ class Suite:
                 m = DROPPED_RE.match(text)
                 listed = len(json_files[i]["findings"])
                 assert m and int(m.group(1)) == what and int(m.group(2)) == listed, (
-                        f"{where}: message {text!r}, expected {what} findings beyond the limit of {listed}")
+                    f"{where}: message {text!r}, expected {what} findings beyond the limit of {listed}")
         base_ids = run.get("originalUriBaseIds")
         if root is not None:
             root_abs = os.path.abspath(root)
@@ -343,7 +343,7 @@ class Suite:
             root_uri = base_ids["SRCROOT"].get("uri", "")
             assert root_uri.endswith("/") and URI_REF_RE.match(root_uri), f"SRCROOT uri {root_uri!r}"
             assert file_uri_bytes(root_uri).rstrip(b"/") == os.fsencode(root_abs).rstrip(b"/"), (
-                    f"SRCROOT uri {root_uri!r} is not {root_abs!r}")
+                f"SRCROOT uri {root_uri!r} is not {root_abs!r}")
         else:
             assert base_ids is None, f"originalUriBaseIds {base_ids} without --sarif-root"
         artifacts = run.get("artifacts", [])
@@ -352,7 +352,7 @@ class Suite:
             location = artifact.get("location", {})
             if f["path"] == "<stdin>":
                 assert "uri" not in location and location.get("description", {}).get("text") == "standard input", (
-                        f"standard input has the location {location}, expected no uri and a description")
+                    f"standard input has the location {location}, expected no uri and a description")
                 continue
             uri = location.get("uri", "")
             assert URI_REF_RE.match(uri), f"artifact uri {uri!r} is not a valid URI reference"
@@ -370,16 +370,16 @@ class Suite:
                 assert "length" not in artifact, f"unreadable input {f['path']} has an artifact length"
             else:
                 assert artifact.get("length") == f["facts"]["file_size"], (
-                        f"artifact length {artifact.get('length')} != file size {f['facts']['file_size']}")
+                    f"artifact length {artifact.get('length')} != file size {f['facts']['file_size']}")
         expected_findings = [(i, x) for i, f in enumerate(json_files) for x in f["findings"]]
         assert len(results) == len(expected_findings), (
-                f"{len(results)} SARIF results but {len(expected_findings)} JSON findings")
+            f"{len(results)} SARIF results but {len(expected_findings)} JSON findings")
         for result, (file_index, x) in zip(results, expected_findings):
             where = f"{json_files[file_index]['path']} {x['code']} at 0x{x['offset']:x}"
             assert result["ruleId"] == x["code"], f"{where}: ruleId {result['ruleId']}"
             idx = result.get("ruleIndex")
             assert idx is not None and 0 <= idx < len(rules) and rules[idx]["id"] == result["ruleId"], (
-                    f"{where}: ruleIndex {idx} does not point at rule {result['ruleId']}")
+                f"{where}: ruleIndex {idx} does not point at rule {result['ruleId']}")
             assert result.get("level") in LEVELS, f"{where}: level {result.get('level')}"
             assert result["level"] == x["severity"], f"{where}: level {result['level']} != severity {x['severity']}"
             text = result.get("message", {}).get("text", "")
@@ -390,18 +390,18 @@ class Suite:
             art = physical.get("artifactLocation", {})
             assert art.get("index") == file_index, f"{where}: artifactLocation.index {art.get('index')} != {file_index}"
             assert {k: v for k, v in art.items() if k != "index"} == artifacts[file_index]["location"], (
-                    f"{where}: artifactLocation {art} differs from the artifact's location")
+                f"{where}: artifactLocation {art} differs from the artifact's location")
             region = physical.get("region", {})
             assert region.get("startLine") == 1, f"{where}: region.startLine {region.get('startLine')}, expected 1"
             assert "byteOffset" in region and "byteLength" in region, f"{where}: region without byteOffset/byteLength"
             assert region["byteOffset"] == x["offset"] and region["byteLength"] == x["length"], (
-                    f"{where}: region {region} differs from the JSON finding")
+                f"{where}: region {region} differs from the JSON finding")
             size = json_files[file_index]["facts"]["file_size"]
             assert region["byteOffset"] <= size and region["byteLength"] <= size - region["byteOffset"], (
-                    f"{where}: region 0x{region['byteOffset']:x}+{region['byteLength']} outside the {size}-byte file")
+                f"{where}: region 0x{region['byteOffset']:x}+{region['byteLength']} outside the {size}-byte file")
             logical = locations[0].get("logicalLocations", [])
             assert logical and logical[0].get("fullyQualifiedName") == x["path"], (
-                    f"{where}: logical location {logical} is not the field path {x['path']!r}")
+                f"{where}: logical location {logical} is not the field path {x['path']!r}")
 
     def check_run(self, label, argv, paths, profile="strict", werror=False, plain=True, stdin=None,
                   expect_rc=None, sarif_root=None, help_base=None, sarif=True):
@@ -416,7 +416,7 @@ class Suite:
             if proc is None:
                 continue
             assert proc.returncode in (0, 1, 2), (
-                    f"--format {fmt} exited {proc.returncode}; stderr: {proc.stderr.decode(errors='replace').strip()[:300]}")
+                f"--format {fmt} exited {proc.returncode}; stderr: {proc.stderr.decode(errors='replace').strip()[:300]}")
             err = proc.stderr.decode(errors="replace")
             assert "internal error" not in err and "terminate called" not in err, f"--format {fmt}: {err.strip()[:300]}"
         if ps is not None:
@@ -757,7 +757,7 @@ def test_sarif_uris_relative_to_the_root(suite, files, three):
     run = suite.last_sarif["runs"][0]
     locations = [a["location"] for a in run["artifacts"]]
     assert locations[0] == {"uri": "model%20with%20spaces%20%231%20%2520%20%3Fx%3Dy%20%26%20%C3%BC.gguf",
-                            "uriBaseId": "SRCROOT"}, f"location {locations[0]}"
+        "uriBaseId": "SRCROOT"}, f"location {locations[0]}"
     assert locations[2].get("uri", "").startswith("file:///") and "uriBaseId" not in locations[2], \
         f"a file outside the root must have an absolute URI: {locations[2]}"
     assert locations[3] == {"uri": "does-not-exist.gguf", "uriBaseId": "SRCROOT"}, f"location {locations[3]}"
