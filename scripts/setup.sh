@@ -27,7 +27,7 @@ fi
 if [[ $what == all ]]; then
   packages+=(clang-14 clang-format pkg-config libgtest-dev libgmock-dev librapidcheck-dev
              libbenchmark-dev python3-jsonschema
-             # the Python package's tests (python/tests/)
+             # runs the Python tests: the package's (python/tests/) and validator/tests/test_*.py
              python3-pytest
              # CommonMark parser: every code fence of the Markdown closes (test_markdown_fences.py)
              python3-markdown-it

@@ -76,7 +76,7 @@ if [[ $preset == cflite ]]; then
   exit 0
 fi
 if [[ $preset == fuzz ]]; then
-  # The fuzz preset exactly as the README documents it (every target and generator it builds).
+  # The fuzz preset as docs/development.md documents it (every target and generator it builds).
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz
   # Every fuzz target for GGUFCHECK_FUZZ_SECONDS (default 60) from the corpus, libFuzzer with

@@ -24,20 +24,21 @@ Checks, in both directions:
 Update mode (`--update` or GGUFCHECK_UPDATE_DOCS=1, used by scripts/update-diagnostic-pages)
 rewrites the mechanical parts instead of comparing them: each page's title, summary and
 severity lines, the output under each example command, and the index table. The prose is
-never touched. `explain` is not checked in update mode: the binary embeds the old pages until
-it is rebuilt.
+never touched. A page whose example file does not exist yet fails, saying so. `explain` is
+skipped in update mode: the binary embeds the old pages until it is rebuilt.
 
-Usage: /usr/bin/python3 test_diagnostic_pages.py --ggufcheck PATH --source REPO [--update]
-Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure.
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider test_diagnostic_pages.py
+       --ggufcheck PATH --source REPO [--update]
+One test per page, per page's explain, the orphans and the index.
 """
 
-import argparse
 import json
 import os
 import re
 import shlex
 import subprocess
-import sys
+
+import pytest
 
 PAGES_DIR = os.path.join("docs", "diagnostics")
 SECTIONS = ["## What it means", "## Why it matters", "## Example"]
@@ -57,15 +58,6 @@ FIXED_LINE = ("- fixed: an error in every profile that no option can disable or 
 DATA_AREA = "tensor-data"
 
 
-class Failure(Exception):
-    pass
-
-
-def require(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
 def run(ggufcheck, args, cwd):
     p = subprocess.run([ggufcheck] + args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=dict(os.environ, NO_COLOR="1"), timeout=60)
@@ -74,8 +66,7 @@ def run(ggufcheck, args, cwd):
 
 def load_catalogue(ggufcheck, source):
     status, out, err = run(ggufcheck, ["list", "--format", "json"], source)
-    if status != 0:
-        raise SystemExit(f"test_diagnostic_pages.py: ggufcheck list failed ({status}): {err}")
+    assert status == 0, f"ggufcheck list failed ({status}): {err}"
     return json.loads(out)["diagnostics"]
 
 
@@ -101,13 +92,13 @@ def header(entry):
 def split_header(text):
     """(header, rest): the header is everything before the first '## ' heading."""
     at = text.find("\n## ")
-    require(at >= 0, "no '## ' section")
+    assert at >= 0, "no '## ' section"
     return text[: at + 1], text[at + 1:]
 
 
 def section(text, heading):
     start = text.find("\n" + heading + "\n")
-    require(start >= 0, f"no section '{heading}'")
+    assert start >= 0, f"no section '{heading}'"
     start += len(heading) + 2
     end = text.find("\n## ", start)
     return text[start:] if end < 0 else text[start: end + 1]
@@ -139,22 +130,15 @@ def index_table(catalogue):
     return "\n".join(rows) + "\n"
 
 
-class Checker:
+class Pages:
+    """The pages against one ggufcheck; in update mode the generated parts are rewritten and
+    the examples that could not be filled are collected in `unfilled`."""
+
     def __init__(self, ggufcheck, source, update):
         self.ggufcheck = ggufcheck
         self.source = source
         self.update = update
-        self.passed = 0
-        self.failed = 0
         self.unfilled = []  # (page, why): example blocks update mode could not fill
-
-    def case(self, name, fn):
-        try:
-            fn()
-            self.passed += 1
-        except Failure as e:
-            self.failed += 1
-            print(f"FAIL {name}: {e}")
 
     def page_file(self, code):
         return os.path.join(self.source, PAGES_DIR, code + ".md")
@@ -164,31 +148,31 @@ class Checker:
     def check_page(self, entry):
         code = entry["code"]
         path = self.page_file(code)
-        require(os.path.isfile(path), f"{PAGES_DIR}/{code}.md is missing: every catalogue code "
+        assert os.path.isfile(path), (f"{PAGES_DIR}/{code}.md is missing: every catalogue code "
                                       f"has a page (write it, then scripts/update-diagnostic-pages)")
         with open(path, encoding="utf-8") as f:
             text = f.read()
         m = TITLE_RE.match(text)
-        require(m, f"{code}.md: the first line must be '# {code} {entry['name']}'")
-        require(m.group(1) == code, f"{code}.md: the title names {m.group(1)}")
-        require(m.group(2) == entry["name"],
-                f"{code}.md: the title names '{m.group(2)}', the catalogue '{entry['name']}'")
+        assert m, f"{code}.md: the first line must be '# {code} {entry['name']}'"
+        assert m.group(1) == code, f"{code}.md: the title names {m.group(1)}"
+        assert m.group(2) == entry["name"], \
+            f"{code}.md: the title names '{m.group(2)}', the catalogue '{entry['name']}'"
         top, rest = split_header(text)
         if self.update:
             top = header(entry) + "\n"
-        require(top == header(entry) + "\n",
-                f"{code}.md: title, summary and severity lines differ from the catalogue:\n"
-                f"expected:\n{header(entry)}\ngot:\n{top}")
+        assert top == header(entry) + "\n", \
+            (f"{code}.md: title, summary and severity lines differ from the catalogue:\n"
+             f"expected:\n{header(entry)}\ngot:\n{top}")
         # Sections in order, then the last one.
         position = 0
         for heading in SECTIONS:
             at = rest.find(heading + "\n", position)
-            require(at >= 0, f"{code}.md: no section '{heading}' (in this order: {SECTIONS})")
+            assert at >= 0, f"{code}.md: no section '{heading}' (in this order: {SECTIONS})"
             position = at
         last = LAST_SECTION_RE.search(rest, position)
-        require(last, f"{code}.md: no last section '## How to fix the writer' (or '## How to fix "
+        assert last, (f"{code}.md: no last section '## How to fix the writer' (or '## How to fix "
                       f"the file', '## What a reader should do') after '## Example'")
-        require("TODO" not in text, f"{code}.md: still says TODO")
+        assert "TODO" not in text, f"{code}.md: still says TODO"
         rest = self.check_example(entry, rest)
         new_text = top + rest
         if self.update and new_text != text:
@@ -201,64 +185,64 @@ class Checker:
         example = section(rest, "## Example")
         if entry["meaning"].startswith("retired:"):
             # no file shows a retired code: its page says so and runs nothing
-            require(not CONSOLE_RE.search(example),
-                    f"{code}.md: a retired code's Example section has no console block")
+            assert not CONSOLE_RE.search(example), \
+                f"{code}.md: a retired code's Example section has no console block"
             return rest
         want_path = example_path(entry, self.source)
-        require(f"`{want_path}`" in example,
-                f"{code}.md: the Example section names its file as `{want_path}`")
+        assert f"`{want_path}`" in example, \
+            f"{code}.md: the Example section names its file as `{want_path}`"
         blocks = list(CONSOLE_RE.finditer(example))
-        require(len(blocks) == 1, f"{code}.md: the Example section has one ```console block")
+        assert len(blocks) == 1, f"{code}.md: the Example section has one ```console block"
         body = blocks[0].group(1)
         first, _, shown = body.partition("\n")
-        require(first.startswith("$ ggufcheck "),
-                f"{code}.md: the console block starts with '$ ggufcheck ...', not '{first}'")
+        assert first.startswith("$ ggufcheck "), \
+            f"{code}.md: the console block starts with '$ ggufcheck ...', not '{first}'"
         args = shlex.split(first[len("$ ggufcheck "):])
-        require(want_path in args, f"{code}.md: the example command does not run {want_path}")
+        assert want_path in args, f"{code}.md: the example command does not run {want_path}"
         data_flags = ("--data", "--check-tensors")
         if entry.get("area") == DATA_AREA:
-            require(any(a in data_flags for a in args),
-                    f"{code}.md: a {DATA_AREA} code needs the data check: the example command "
-                    f"passes --data")
+            assert any(a in data_flags for a in args), \
+                (f"{code}.md: a {DATA_AREA} code needs the data check: the example command "
+                 f"passes --data")
         file_on_disk = os.path.join(self.source, want_path)
         if code == "GGUF0001":
-            require(not os.path.exists(file_on_disk), f"{code}.md: {want_path} must not exist")
+            assert not os.path.exists(file_on_disk), f"{code}.md: {want_path} must not exist"
         elif not (os.path.isdir(file_on_disk) if want_path.endswith("/") else
                   os.path.isfile(file_on_disk)):
             if self.update:
                 self.unfilled.append((code, f"{want_path} does not exist yet"))
                 return rest
-            raise Failure(f"{code}.md: the example file {want_path} does not exist (the corpus "
-                          f"generator writes corpus/codes/; fill the block with "
-                          f"scripts/update-diagnostic-pages once it does)")
+            pytest.fail(f"{code}.md: the example file {want_path} does not exist (the corpus "
+                        f"generator writes corpus/codes/; fill the block with "
+                        f"scripts/update-diagnostic-pages once it does)")
         status, out, err = run(self.ggufcheck, args, self.source)
         if self.update:
             block_start = rest.find(example) + blocks[0].start(1)
             block_end = rest.find(example) + blocks[0].end(1)
             rest = rest[:block_start] + first + "\n" + out + rest[block_end:]
             shown = out
-        require(err == "", f"{code}.md: '{first}' printed on stderr: {err!r}")
-        require(out == shown, f"{code}.md: '{first}' prints\n{out}\nbut the page shows\n{shown}\n"
+        assert err == "", f"{code}.md: '{first}' printed on stderr: {err!r}"
+        assert out == shown, (f"{code}.md: '{first}' prints\n{out}\nbut the page shows\n{shown}\n"
                               f"(scripts/update-diagnostic-pages rewrites the block)")
         want_status = expected_status(code, out)
-        require(status == want_status,
-                f"{code}.md: '{first}' exits {status}, expected {want_status} for this output")
+        assert status == want_status, \
+            f"{code}.md: '{first}' exits {status}, expected {want_status} for this output"
         tag = f"[{code} {entry['name']}]"
-        require(tag in out, f"{code}.md: the example output does not report {tag}")
+        assert tag in out, f"{code}.md: the example output does not report {tag}"
         if entry.get("area") == DATA_AREA:
             _, plain_out, _ = run(self.ggufcheck, [a for a in args if a not in data_flags],
                                   self.source)
-            require(tag not in plain_out,
-                    f"{code}.md: without --data the example still reports {tag}: data findings "
-                    f"must come from the data check only")
+            assert tag not in plain_out, \
+                (f"{code}.md: without --data the example still reports {tag}: data findings "
+                 f"must come from the data check only")
         if not any(a.startswith(("--severity", "--enable", "--disable", "--werror")) for a in args):
             profile = command_profile(args)
             severity = entry["severity"].get(profile)
-            require(severity in ("error", "warning", "note"),
-                    f"{code}.md: {code} is {severity} in profile {profile}: pick a profile that "
-                    f"reports it")
-            require(f"{severity}{tag}" in out,
-                    f"{code}.md: the output reports {code} but not as {severity} ({profile})")
+            assert severity in ("error", "warning", "note"), \
+                (f"{code}.md: {code} is {severity} in profile {profile}: pick a profile that "
+                 f"reports it")
+            assert f"{severity}{tag}" in out, \
+                f"{code}.md: the output reports {code} but not as {severity} ({profile})"
         return rest
 
     def check_explain(self, entry):
@@ -267,8 +251,8 @@ class Checker:
             text = f.read()
         for what in (code, entry["name"]):
             status, out, err = run(self.ggufcheck, ["explain", what], self.source)
-            require(status == 0 and err == "", f"explain {what}: exit {status}, stderr {err!r}")
-            require(out == text, f"explain {what} does not print {PAGES_DIR}/{code}.md exactly "
+            assert status == 0 and err == "", f"explain {what}: exit {status}, stderr {err!r}"
+            assert out == text, (f"explain {what} does not print {PAGES_DIR}/{code}.md exactly "
                                  f"(rebuild ggufcheck after editing a page)")
 
     # --- the whole set ------------------------------------------------------------------------
@@ -279,19 +263,19 @@ class Checker:
                        if f.endswith(".md") and f != "README.md")
         for f in pages:
             m = re.fullmatch(r"(GGUF[0-9]{4})\.md", f)
-            require(m, f"{PAGES_DIR}/{f}: pages are named GGUFnnnn.md (README.md is the index)")
-            require(m.group(1) in codes,
-                    f"{PAGES_DIR}/{f}: an orphan page, {m.group(1)} is not in the catalogue")
+            assert m, f"{PAGES_DIR}/{f}: pages are named GGUFnnnn.md (README.md is the index)"
+            assert m.group(1) in codes, \
+                f"{PAGES_DIR}/{f}: an orphan page, {m.group(1)} is not in the catalogue"
 
     def check_index(self, catalogue):
         path = os.path.join(self.source, PAGES_DIR, "README.md")
-        require(os.path.isfile(path), f"{PAGES_DIR}/README.md (the index) is missing")
+        assert os.path.isfile(path), f"{PAGES_DIR}/README.md (the index) is missing"
         with open(path, encoding="utf-8") as f:
             text = f.read()
         begin = text.find(INDEX_BEGIN)
         end = text.find(INDEX_END)
-        require(begin >= 0 and end > begin,
-                f"{PAGES_DIR}/README.md: no index between '{INDEX_BEGIN}' and '{INDEX_END}'")
+        assert begin >= 0 and end > begin, \
+            f"{PAGES_DIR}/README.md: no index between '{INDEX_BEGIN}' and '{INDEX_END}'"
         table = index_table(catalogue)
         current = text[begin + len(INDEX_BEGIN) + 1: end]
         if self.update and current != table:
@@ -300,35 +284,51 @@ class Checker:
                 f.write(text)
             print(f"updated {PAGES_DIR}/README.md")
             current = table
-        require(current == table, f"{PAGES_DIR}/README.md: the index table differs from the "
+        assert current == table, (f"{PAGES_DIR}/README.md: the index table differs from the "
                                   f"catalogue (scripts/update-diagnostic-pages rewrites it)")
         for e in catalogue:
-            require(f"[{e['code']}]({e['code']}.md)" in current,
-                    f"{PAGES_DIR}/README.md: the index does not link {e['code']}")
-
-    def run_all(self):
-        catalogue = load_catalogue(self.ggufcheck, self.source)
-        self.case("no orphan pages", lambda: self.check_no_orphans(catalogue))
-        self.case("index", lambda: self.check_index(catalogue))
-        for entry in catalogue:
-            self.case(f"{entry['code']} page", lambda e=entry: self.check_page(e))
-            if not self.update:
-                self.case(f"{entry['code']} explain", lambda e=entry: self.check_explain(e))
-        for code, why in self.unfilled:
-            print(f"not filled: {PAGES_DIR}/{code}.md: {why}")
-        print(f"{self.passed} passed, {self.failed} failed")
-        return 1 if self.failed or self.unfilled else 0
+            assert f"[{e['code']}]({e['code']}.md)" in current, \
+                f"{PAGES_DIR}/README.md: the index does not link {e['code']}"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ggufcheck", required=True)
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--update", action="store_true",
-                        default=os.environ.get("GGUFCHECK_UPDATE_DOCS") == "1")
-    a = parser.parse_args()
-    return Checker(os.path.abspath(a.ggufcheck), os.path.abspath(a.source), a.update).run_all()
+def pytest_generate_tests(metafunc):
+    """A test per catalogue code (`ggufcheck list --format json`)."""
+    if "entry" in metafunc.fixturenames:
+        ggufcheck = metafunc.config.getoption("--ggufcheck")
+        if not ggufcheck:
+            raise pytest.UsageError("--ggufcheck is required: the built ggufcheck command")
+        source = metafunc.config.getoption("--source") or \
+            os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        catalogue = load_catalogue(os.path.abspath(ggufcheck), os.path.abspath(source))
+        metafunc.parametrize("entry", catalogue, ids=[e["code"] for e in catalogue])
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.fixture(scope="module")
+def pages(pytestconfig, ggufcheck, source):
+    return Pages(ggufcheck, source, pytestconfig.getoption("--update"))
+
+
+@pytest.fixture(scope="module")
+def catalogue(pages):
+    return load_catalogue(pages.ggufcheck, pages.source)
+
+
+def test_no_orphan_pages(pages, catalogue):
+    pages.check_no_orphans(catalogue)
+
+
+def test_index(pages, catalogue):
+    pages.check_index(catalogue)
+
+
+def test_page(pages, entry):
+    pages.check_page(entry)
+    unfilled = [f"not filled: {PAGES_DIR}/{code}.md: {why}" for code, why in pages.unfilled
+                if code == entry["code"]]
+    assert not unfilled, "\n".join(unfilled)
+
+
+def test_explain(pages, entry):
+    if pages.update:
+        pytest.skip("update mode: the binary embeds the old pages until it is rebuilt")
+    pages.check_explain(entry)

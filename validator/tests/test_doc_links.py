@@ -24,17 +24,19 @@ A text fails when it
 Before the real texts, the checks are run on a few texts that must fail and a few that must
 pass, so that a broken pattern cannot make the test pass vacuously.
 
-Usage: /usr/bin/python3 test_doc_links.py --source REPO [--ggufcheck PATH]
-Prints one line per problem, `FILE:LINE: ...`, and a final `N texts checked, M problems`;
-exits 1 on any problem. Without --ggufcheck only the Markdown files are checked.
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider test_doc_links.py --source REPO
+       [--ggufcheck PATH]
+One test per text; a failure lists its problems, `FILE:LINE: ...`. Without --ggufcheck only the
+Markdown files (and conformance/run's help) are checked.
 """
 
-import argparse
 import json
 import os
 import re
 import subprocess
 import sys
+
+import pytest
 
 FORBIDDEN = ("../shared", "shared/docs")
 URL_RE = re.compile(r"<?\b[a-z][a-z0-9+.-]*://[^\s<>()\]]*(?:\([^\s()]*\)[^\s<>()\]]*)*>?", re.I)
@@ -113,90 +115,89 @@ def problems_in(text, base_dir, repo):
     return sorted(set(found))
 
 
-def self_test(repo):
-    """The checks on texts with a known answer: a pattern that matches nothing fails here."""
-    must_fail = [
-        "see `../shared/docs/gguf-format.md`",
-        "the design is shared/docs/conformance.md",
-        "rows of threats.md",
-        "[the format](no-such-page.md)",
-        "[the format](../../no-such-dir/README.md#x)",
-        "[x]: missing/page.md",
-        "what docs/gguf.md requires",
-        "from conformance.md and protocol.md:",
-    ]
-    must_pass = [
-        "[dump](docs/dump.md), [index](docs/diagnostics/README.md#index) and README.md",
-        "a page `GGUFnnnn.md`, files `<parser>.<profile>.txt`, pages `docs/diagnostics/*.md`",
-        "upstream: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md.",
-        "[spec](https://github.com/ggml-org/ggml/blob/master/docs/gguf.md) [top](#layout)",
-    ]
-    errors = []
-    for text in must_fail:
-        if not problems_in(text, "", repo):
-            errors.append(f"self-test: no problem found in {text!r}")
-    for text in must_pass:
-        found = problems_in(text, "", repo)
-        if found:
-            errors.append(f"self-test: {text!r} gives {found}")
-    return errors
+# The checks on texts with a known answer: a pattern that matches nothing fails here.
+MUST_FAIL = [
+    "see `../shared/docs/gguf-format.md`",
+    "the design is shared/docs/conformance.md",
+    "rows of threats.md",
+    "[the format](no-such-page.md)",
+    "[the format](../../no-such-dir/README.md#x)",
+    "[x]: missing/page.md",
+    "what docs/gguf.md requires",
+    "from conformance.md and protocol.md:",
+]
+MUST_PASS = [
+    "[dump](docs/dump.md), [index](docs/diagnostics/README.md#index) and README.md",
+    "a page `GGUFnnnn.md`, files `<parser>.<profile>.txt`, pages `docs/diagnostics/*.md`",
+    "upstream: https://github.com/ggml-org/ggml/blob/master/docs/gguf.md.",
+    "[spec](https://github.com/ggml-org/ggml/blob/master/docs/gguf.md) [top](#layout)",
+]
+SUBCOMMANDS = ("check", "list", "explain", "dump", "hash", "verify")
 
 
 def run(argv, cwd):
     p = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=dict(os.environ, NO_COLOR="1"), timeout=60)
-    if p.returncode != 0:
-        raise SystemExit(f"test_doc_links.py: {' '.join(argv)} exits {p.returncode}: "
-                         f"{p.stderr.decode('utf-8', 'replace')[:300]}")
+    assert p.returncode == 0, (f"{' '.join(argv)} exits {p.returncode}: "
+                               f"{p.stderr.decode('utf-8', 'replace')[:300]}")
     return p.stdout.decode("utf-8", "replace")
 
 
-def cli_texts(ggufcheck, root):
-    """(name, text, base directory) of each text the CLI prints."""
-    texts = [("ggufcheck --help", run([ggufcheck, "--help"], root), "")]
-    for sub in ("check", "list", "explain", "dump", "hash", "verify"):
-        texts.append((f"ggufcheck {sub} --help", run([ggufcheck, sub, "--help"], root), ""))
-    catalogue = json.loads(run([ggufcheck, "list", "--format", "json"], root))["diagnostics"]
-    for entry in catalogue:
-        texts.append((f"ggufcheck explain {entry['code']}",
-                      run([ggufcheck, "explain", entry["code"]], root),
-                      os.path.join("docs", "diagnostics")))
-    return texts
+def option(config, name):
+    value = config.getoption(name)
+    return os.path.abspath(value) if value else None
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", required=True, help="the repository")
-    parser.add_argument("--ggufcheck", help="the built ggufcheck, for its --help and explain")
-    args = parser.parse_args()
-    repo = Repo(args.source)
-
-    errors = self_test(repo)
-    for error in errors:
-        print(error)
-    if errors:
-        print(f"0 texts checked, {len(errors)} problems (the test itself is broken)")
-        return 1
-
-    texts = []
-    for path in repo.markdown_files():
-        with open(os.path.join(repo.root, path), encoding="utf-8", errors="replace") as handle:
-            texts.append((path, handle.read(), os.path.dirname(path)))
-    if args.ggufcheck:
-        texts += cli_texts(args.ggufcheck, repo.root)
-    runner = os.path.join(repo.root, "conformance", "run")
-    if os.path.isfile(runner):
-        texts.append(("conformance/run --help", run([sys.executable, runner, "--help"],
-                                                     repo.root), ""))
-
-    count = 0
-    for name, text, base_dir in texts:
-        for line, message in problems_in(text, base_dir, repo):
-            print(f"{name}:{line}: {message}")
-            count += 1
-    print(f"{len(texts)} texts checked, {count} problems")
-    return 1 if count else 0
+def pytest_generate_tests(metafunc):
+    """The texts, named as the failures name them: each Markdown file git tracks, the CLI's
+    help and explain pages (with --ggufcheck), conformance/run's help."""
+    if "text_name" not in metafunc.fixturenames:
+        return
+    root = option(metafunc.config, "--source") or os.path.join(os.path.dirname(__file__), "..", "..")
+    repo = Repo(root)
+    names = list(repo.markdown_files())
+    ggufcheck = option(metafunc.config, "--ggufcheck")
+    if ggufcheck:
+        names.append("ggufcheck --help")
+        names += [f"ggufcheck {sub} --help" for sub in SUBCOMMANDS]
+        catalogue = json.loads(run([ggufcheck, "list", "--format", "json"], repo.root))
+        names += [f"ggufcheck explain {entry['code']}" for entry in catalogue["diagnostics"]]
+    if os.path.isfile(os.path.join(repo.root, "conformance", "run")):
+        names.append("conformance/run --help")
+    metafunc.parametrize("text_name", names)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.fixture(scope="module")
+def repo(source):
+    return Repo(source)
+
+
+@pytest.mark.parametrize("text", MUST_FAIL)
+def test_self_test_finds_the_problem(repo, text):
+    assert problems_in(text, "", repo), f"self-test: no problem found in {text!r}"
+
+
+@pytest.mark.parametrize("text", MUST_PASS)
+def test_self_test_finds_nothing(repo, text):
+    found = problems_in(text, "", repo)
+    assert not found, f"self-test: {text!r} gives {found}"
+
+
+def text_of(name, repo, ggufcheck):
+    """(text, the directory its relative paths start from) of one named text."""
+    if name == "conformance/run --help":
+        return run([sys.executable, os.path.join(repo.root, "conformance", "run"), "--help"],
+                   repo.root), ""
+    if name.startswith("ggufcheck explain "):
+        return run([ggufcheck, "explain", name.split()[-1]], repo.root), \
+            os.path.join("docs", "diagnostics")
+    if name.startswith("ggufcheck "):
+        return run([ggufcheck] + name.split()[1:], repo.root), ""
+    with open(os.path.join(repo.root, name), encoding="utf-8", errors="replace") as handle:
+        return handle.read(), os.path.dirname(name)
+
+
+def test_text_points_inside_the_repository(repo, pytestconfig, text_name):
+    text, base_dir = text_of(text_name, repo, option(pytestconfig, "--ggufcheck"))
+    problems = [f"{text_name}:{line}: {message}" for line, message in problems_in(text, base_dir, repo)]
+    assert not problems, "\n".join(problems)

@@ -27,29 +27,24 @@ samples, globs (** too), a directory, paths with blanks, a file named -x.gguf an
 were ever evaluated, wrong input values, ggufcheck-path, and the build: a fake cmake and
 setup.sh, cached, restored, and rebuilt when a source file changes.
 
-Usage: /usr/bin/python3 test_github_action.py --ggufcheck PATH --source REPO
-Last, shellcheck on the scripts when it is installed (else said and skipped).
+Last, shellcheck on the scripts when it is installed (else it skips, saying so).
 
-Prints a line per failed check, what was skipped, and `N scenarios, M checks, F failed`; exits 1
-on a failure.
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider -rs test_github_action.py
+       --ggufcheck PATH --source REPO
+A test per scenario (and per broken variant, expression, refused option and wrong input value).
 """
 
-import argparse
 import copy
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 
-try:
-    import yaml
-except ImportError:
-    print("test_github_action: needs python3-yaml (Debian: apt install python3-yaml)",
-          file=sys.stderr)
-    sys.exit(1)
+import pytest
+# Required, not optional: python3-yaml (Debian: apt install python3-yaml).
+import yaml
 
 KNOWN_ACTIONS = ("actions/cache/restore@v4", "actions/cache/save@v4",
                  "github/codeql-action/upload-sarif@v3")
@@ -449,27 +444,12 @@ def static_problems(action, action_dir):
 # ---------------------------------------------------------------------------------------------
 # The scenarios.
 
-class Checks:
-    def __init__(self):
-        self.count = 0
-        self.failures = []
-        self.scenarios = 0
-        self.scenario = ""
-        self.skipped = []
-
-    def start(self, name):
-        self.scenarios += 1
-        self.scenario = name
-
-    def check(self, condition, message, run=None):
-        self.count += 1
-        if not condition:
-            detail = ""
-            if run is not None:
-                detail = (f"\n    stdout: {run.stdout[-1500:]!r}\n    stderr: {run.stderr[-800:]!r}"
-                          f"\n    outputs: {run.outputs}")
-            self.failures.append(f"{self.scenario}: {message}{detail}")
-        return condition
+def why(message, run=None):
+    """A failure's message, with the run's output and outputs when there is a run."""
+    if run is None:
+        return message
+    return (f"{message}\n    stdout: {run.stdout[-1500:]!r}\n    stderr: {run.stderr[-800:]!r}"
+            f"\n    outputs: {run.outputs}")
 
 
 def annotation_lines(stdout):
@@ -493,7 +473,20 @@ def make_workspace(root, source):
     return workspace
 
 
-def scenarios_with_binary(checks, source, ggufcheck, root):
+@pytest.fixture(scope="module")
+def real_source(source):
+    return os.path.realpath(source)
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("action"))
+
+
+@pytest.fixture(scope="module")
+def run(real_source, ggufcheck, root):
+    """The action run by the emulator on new workspaces, with ggufcheck on PATH (or not)."""
+    source = real_source
     bin_dir = os.path.join(root, "bin")
     os.makedirs(bin_dir)
     os.symlink(os.path.abspath(ggufcheck), os.path.join(bin_dir, "ggufcheck"))
@@ -509,85 +502,101 @@ def scenarios_with_binary(checks, source, ggufcheck, root):
         path = ([bin_dir] if with_binary_on_path else []) + system_path
         runner = Runner(source, workspace, os.path.join(base, "temp"), path, {})
         return runner.run(inputs), workspace
+    return run
 
-    checks.start("valid samples by a glob")
+
+def test_valid_samples_by_a_glob(run):
+    """Valid samples by a glob."""
     result, _ = run({"paths": "examples/valid/*.gguf"})
-    checks.check(not result.failed, "the action fails on the valid samples", result)
-    checks.check(result.outputs.get("exit-code") == "0", "exit-code is not 0", result)
+    assert not result.failed, why("the action fails on the valid samples", result)
+    assert result.outputs.get("exit-code") == "0", why("exit-code is not 0", result)
     for name in ("tiny-llama.gguf", "vocab-only.gguf"):
-        checks.check(f"examples/valid/{name}: pass" in result.stdout,
-                     f"the glob did not reach {name}", result)
-    checks.check(not annotation_lines(result.stdout), "annotations for the valid samples", result)
-    checks.check("Validate GGUF files" in result.ran and "Build ggufcheck" in result.skipped,
-                 "with ggufcheck on PATH the build must be skipped and the check run", result)
-    checks.check("### ggufcheck: passed (exit status 0)" in result.summary,
-                 "the step summary does not say passed", result)
-    checks.check(not result.uploads and result.outputs.get("sarif-file") == "",
-                 "SARIF was uploaded or named with sarif false", result)
+        assert f"examples/valid/{name}: pass" in result.stdout, (
+            why(f"the glob did not reach {name}", result))
+    assert not annotation_lines(result.stdout), why("annotations for the valid samples", result)
+    assert "Validate GGUF files" in result.ran and "Build ggufcheck" in result.skipped, (
+        why("with ggufcheck on PATH the build must be skipped and the check run", result))
+    assert "### ggufcheck: passed (exit status 0)" in result.summary, (
+        why("the step summary does not say passed", result))
+    assert not result.uploads and result.outputs.get("sarif-file") == "", (
+        why("SARIF was uploaded or named with sarif false", result))
 
-    checks.start("broken samples")
+
+def test_broken_samples(run, real_source):
+    """Broken samples."""
+    source = real_source
     result, _ = run({"paths": "examples/broken/*.gguf"})
-    checks.check(result.failed, "the action passes the broken samples", result)
-    checks.check(result.outputs.get("exit-code") == "1", "exit-code is not 1", result)
+    assert result.failed, why("the action passes the broken samples", result)
+    assert result.outputs.get("exit-code") == "1", why("exit-code is not 1", result)
     for name in sorted(os.listdir(os.path.join(source, "examples", "broken"))):
-        checks.check(any(line.startswith(f"::error file=examples/broken/{name},title=GGUF")
-                         for line in result.stdout.splitlines()),
-                     f"no ::error annotation with the workspace-relative file {name}", result)
-    checks.check("::error file=examples/broken/three-problems.gguf,title=GGUF2012 non-canonical-bool::"
-                 in result.stdout, "the GGUF2012 annotation of three-problems.gguf is missing", result)
-    checks.check("### ggufcheck: errors found (exit status 1)" in result.summary and
-                 "examples/broken/truncated.gguf: FAIL" in result.summary,
-                 "the step summary lacks the verdict or the file lines", result)
-    checks.check(not any(line.startswith("::") for line in result.summary.splitlines()),
-                 "workflow commands in the step summary", result)
+        assert (any(line.startswith(f"::error file=examples/broken/{name},title=GGUF")
+                for line in result.stdout.splitlines())), (
+            why(f"no ::error annotation with the workspace-relative file {name}", result))
+    assert ("::error file=examples/broken/three-problems.gguf,title=GGUF2012 non-canonical-bool::"
+        in result.stdout), why("the GGUF2012 annotation of three-problems.gguf is missing", result)
+    assert ("### ggufcheck: errors found (exit status 1)" in result.summary and
+        "examples/broken/truncated.gguf: FAIL" in result.summary), (
+        why("the step summary lacks the verdict or the file lines", result))
+    assert not any(line.startswith("::") for line in result.summary.splitlines()), (
+        why("workflow commands in the step summary", result))
 
-    checks.start("a directory")
+
+def test_a_directory(run):
+    """A directory."""
     result, _ = run({"paths": "examples/valid"})
-    checks.check(result.outputs.get("exit-code") == "0" and not result.failed,
-                 "the valid directory does not pass", result)
-    checks.check("2 files: 2 passed" in result.stdout, "the directory's two files were not checked",
-                 result)
+    assert result.outputs.get("exit-code") == "0" and not result.failed, (
+        why("the valid directory does not pass", result))
+    assert "2 files: 2 passed" in result.stdout, why("the directory's two files were not checked", result)
 
-    checks.start("the default path: the whole workspace")
+
+def test_the_default_path_is_the_whole_workspace(run):
+    """The default path: the whole workspace."""
     result, _ = run({})
-    checks.check(result.outputs.get("exit-code") == "1", "exit-code is not 1", result)
-    checks.check("./my models/tiny llama.gguf: pass" in result.stdout and
-                 "::error file=./examples/broken/three-problems.gguf," in result.stdout,
-                 "the workspace was not searched", result)
+    assert result.outputs.get("exit-code") == "1", why("exit-code is not 1", result)
+    assert ("./my models/tiny llama.gguf: pass" in result.stdout and
+        "::error file=./examples/broken/three-problems.gguf," in result.stdout), (
+        why("the workspace was not searched", result))
 
-    checks.start("paths with blanks, quoted, over several lines")
+
+def test_paths_with_blanks_quoted_over_several_lines(run):
+    """Paths with blanks, quoted, over several lines."""
     result, _ = run({"paths": "examples/valid/tiny-llama.gguf\n  \"my models/tiny llama.gguf\"\n"
                               "'my models'/tiny\\ llama.gguf"})
-    checks.check("my models/tiny llama.gguf: pass" in result.stdout,
-                 "the quoted path with blanks did not pass", result)
-    checks.check(result.outputs.get("exit-code") == "2",
-                 "a backslash is not special, so tiny\\ and llama.gguf are two missing paths", result)
-    checks.check("::error file=llama.gguf,title=GGUF0001" in result.stdout,
-                 "the third line was not split at the blank", result)
+    assert "my models/tiny llama.gguf: pass" in result.stdout, (
+        why("the quoted path with blanks did not pass", result))
+    assert result.outputs.get("exit-code") == "2", (
+        why("a backslash is not special, so tiny\\ and llama.gguf are two missing paths", result))
+    assert "::error file=llama.gguf,title=GGUF0001" in result.stdout, (
+        why("the third line was not split at the blank", result))
     result, _ = run({"paths": "\"my models/tiny llama.gguf\"\nexamples/valid/vocab-only.gguf"})
-    checks.check(result.outputs.get("exit-code") == "0" and "2 files: 2 passed" in result.stdout,
-                 "a quoted path and a second line do not both pass", result)
+    assert result.outputs.get("exit-code") == "0" and "2 files: 2 passed" in result.stdout, (
+        why("a quoted path and a second line do not both pass", result))
     result, _ = run({"paths": "my models/tiny llama.gguf"})
-    checks.check(result.outputs.get("exit-code") == "2" and
-                 "cannot open my: No such file" in result.stdout,
-                 "an unquoted path is not split at its blanks", result)
+    assert (result.outputs.get("exit-code") == "2" and
+        "cannot open my: No such file" in result.stdout), (
+        why("an unquoted path is not split at its blanks", result))
 
-    checks.start("globs")
+
+def test_globs(run):
+    """Globs."""
     result, _ = run({"paths": "**/tiny*.gguf"})
-    checks.check(result.outputs.get("exit-code") == "0" and
-                 "examples/valid/tiny-llama.gguf: pass" in result.stdout and
-                 "my models/tiny llama.gguf: pass" in result.stdout,
-                 "** did not reach both files named tiny*", result)
+    assert (result.outputs.get("exit-code") == "0" and
+        "examples/valid/tiny-llama.gguf: pass" in result.stdout and
+        "my models/tiny llama.gguf: pass" in result.stdout), (
+        why("** did not reach both files named tiny*", result))
     result, _ = run({"paths": "'examples/valid/*.gguf'"})
-    checks.check(result.outputs.get("exit-code") == "2" and
-                 "cannot open examples/valid/*.gguf" in result.stdout,
-                 "a quoted pattern was expanded", result)
+    assert (result.outputs.get("exit-code") == "2" and
+        "cannot open examples/valid/*.gguf" in result.stdout), (
+        why("a quoted pattern was expanded", result))
     result, _ = run({"paths": "models/*.gguf"})
-    checks.check(result.outputs.get("exit-code") == "2" and
-                 "::error file=models/*.gguf,title=GGUF0001" in result.stdout,
-                 "a pattern matching nothing is not reported unreadable", result)
+    assert (result.outputs.get("exit-code") == "2" and
+        "::error file=models/*.gguf,title=GGUF0001" in result.stdout), (
+        why("a pattern matching nothing is not reported unreadable", result))
 
-    checks.start("names that look like options or workflow commands")
+
+def test_names_that_look_like_options_or_workflow_commands(run, real_source):
+    """Names that look like options or workflow commands."""
+    source = real_source
 
     def add_odd_names(workspace):
         for name in ("-x.gguf", "::warning::x.gguf"):
@@ -595,152 +604,165 @@ def scenarios_with_binary(checks, source, ggufcheck, root):
                         os.path.join(workspace, name))
 
     result, _ = run({"paths": "-x.gguf *.gguf"}, prepare=add_odd_names)
-    checks.check(result.outputs.get("exit-code") == "0",
-                 "-x.gguf or ::warning::x.gguf did not pass", result)
-    checks.check("-x.gguf: pass" in result.stdout, "-x.gguf was not checked as a file", result)
+    assert result.outputs.get("exit-code") == "0", (
+        why("-x.gguf or ::warning::x.gguf did not pass", result))
+    assert "-x.gguf: pass" in result.stdout, why("-x.gguf was not checked as a file", result)
     stray = annotation_lines(result.stdout)
-    checks.check(not stray, f"lines that GitHub would run as workflow commands: {stray}", result)
-    checks.check("./::warning::x.gguf: pass" in result.stdout,
-                 "::warning::x.gguf was not checked as ./::warning::x.gguf", result)
+    assert not stray, why(f"lines that GitHub would run as workflow commands: {stray}", result)
+    assert "./::warning::x.gguf: pass" in result.stdout, (
+        why("::warning::x.gguf was not checked as ./::warning::x.gguf", result))
 
-    checks.start("data")
+
+def test_data(run):
+    """Data."""
     file = "corpus/GGUF6001-non-finite-element.gguf"
     result, _ = run({"paths": file, "args": "--no-model-checks"})
-    checks.check(result.outputs.get("exit-code") == "0", "without data the file must pass", result)
+    assert result.outputs.get("exit-code") == "0", why("without data the file must pass", result)
     result, _ = run({"paths": file, "args": "--no-model-checks", "data": "true"})
-    checks.check(result.outputs.get("exit-code") == "1" and
-                 f"::error file={file},title=GGUF6001" in result.stdout,
-                 "data true did not read the tensor data", result)
+    assert (result.outputs.get("exit-code") == "1" and
+        f"::error file={file},title=GGUF6001" in result.stdout), (
+        why("data true did not read the tensor data", result))
 
-    checks.start("fail-on")
+
+def test_fail_on(run):
+    """Fail-on."""
     # A container fixture (no vocabulary): checked without the model checks.
     file = "corpus/GGUF2006-unconventional-key.gguf"
     result, _ = run({"paths": file, "args": "--no-model-checks"})
-    checks.check(result.outputs.get("exit-code") == "0" and not result.failed and
-                 f"::warning file={file},title=GGUF2006" in result.stdout,
-                 "a warning alone must annotate and pass with fail-on error", result)
+    assert (result.outputs.get("exit-code") == "0" and not result.failed and
+        f"::warning file={file},title=GGUF2006" in result.stdout), (
+        why("a warning alone must annotate and pass with fail-on error", result))
     result, _ = run({"paths": file, "args": "--no-model-checks", "fail-on": "warning"})
-    checks.check(result.outputs.get("exit-code") == "1" and result.failed,
-                 "fail-on warning did not fail on a warning", result)
+    assert result.outputs.get("exit-code") == "1" and result.failed, (
+        why("fail-on warning did not fail on a warning", result))
     result, _ = run({"paths": file, "args": "--no-model-checks --disable 'GGUF2006'",
                      "fail-on": "warning"})
-    checks.check(result.outputs.get("exit-code") == "0" and
-                 "pass: 0 errors, 0 warnings" in result.stdout,
-                 "args with a quoted word did not reach ggufcheck", result)
+    assert (result.outputs.get("exit-code") == "0" and
+        "pass: 0 errors, 0 warnings" in result.stdout), (
+        why("args with a quoted word did not reach ggufcheck", result))
 
-    checks.start("fixed codes")
-    # No args: turns a file that cannot be read into a pass (a truncated file, an HTML page).
-    for file, args in (("corpus/codes/GGUF3001-truncated-tensor-info.gguf", "--disable GGUF3001"),
-                       ("corpus/codes/GGUF1002-bad-magic-html-page.gguf", "--disable bad-magic"),
-                       ("corpus/codes/GGUF1002-bad-magic-git-lfs-pointer.gguf",
-                        "--severity GGUF1002=off")):
-        result, _ = run({"paths": file, "args": args})
-        checks.check(result.failed and result.outputs.get("exit-code") == "3",
-                     f"args {args!r} on {file} must be refused (exit 3)", result)
 
-    checks.start("SARIF")
+# No args: turns a file that cannot be read into a pass (a truncated file, an HTML page).
+@pytest.mark.parametrize("file, args", [
+    ("corpus/codes/GGUF3001-truncated-tensor-info.gguf", "--disable GGUF3001"),
+    ("corpus/codes/GGUF1002-bad-magic-html-page.gguf", "--disable bad-magic"),
+    ("corpus/codes/GGUF1002-bad-magic-git-lfs-pointer.gguf", "--severity GGUF1002=off")])
+def test_fixed_codes(run, file, args):
+    """Fixed codes."""
+    result, _ = run({"paths": file, "args": args})
+    assert result.failed and result.outputs.get("exit-code") == "3", \
+        why(f"args {args!r} on {file} must be refused (exit 3)", result)
+
+
+def test_sarif(run):
+    """SARIF."""
     result, workspace = run({"paths": "examples", "sarif": "true"})
     sarif_file = os.path.join(workspace, "ggufcheck.sarif")
-    checks.check(result.failed and result.outputs.get("exit-code") == "1",
-                 "the broken samples must fail the check step", result)
-    checks.check(result.outputs.get("sarif-file") == sarif_file,
-                 f"sarif-file is not {sarif_file}", result)
-    checks.check(result.uploads == [{"sarif_file": sarif_file, "category": "ggufcheck"}],
-                 "the SARIF upload did not run after the failed check, with the file", result)
-    check_sarif(checks, sarif_file, result)
+    assert result.failed and result.outputs.get("exit-code") == "1", (
+        why("the broken samples must fail the check step", result))
+    assert result.outputs.get("sarif-file") == sarif_file, (
+        why(f"sarif-file is not {sarif_file}", result))
+    assert result.uploads == [{"sarif_file": sarif_file, "category": "ggufcheck"}], (
+        why("the SARIF upload did not run after the failed check, with the file", result))
+    check_sarif(sarif_file, result)
     result, workspace = run({"paths": "examples/valid", "sarif": "TRUE",
                              "sarif-file": "reports/gguf check.sarif", "upload-sarif": "false"})
-    checks.check(os.path.isfile(os.path.join(workspace, "reports", "gguf check.sarif")),
-                 "sarif-file in a new directory, with a blank, was not written", result)
-    checks.check(not result.uploads, "upload-sarif false still uploaded", result)
+    assert os.path.isfile(os.path.join(workspace, "reports", "gguf check.sarif")), (
+        why("sarif-file in a new directory, with a blank, was not written", result))
+    assert not result.uploads, why("upload-sarif false still uploaded", result)
 
-    checks.start("inputs that would be commands if evaluated")
+
+def test_inputs_that_would_be_commands_if_evaluated(run, root):
+    """Inputs that would be commands if evaluated."""
     marker = os.path.join(root, "pwned")
     paths = f"$(touch {marker}) ; rm -rf x `touch {marker}` && touch {marker}"
     result, workspace = run({"paths": paths})
-    checks.check(not os.path.exists(marker), "an input of paths was executed", result)
-    checks.check(os.path.isdir(os.path.join(workspace, "x")), "x was removed", result)
-    checks.check(result.outputs.get("exit-code") == "2",
-                 "the words must be literal missing paths (exit 2), not options (3)", result)
-    checks.check("::error file=$(touch,title=GGUF0001" in result.stdout and
-                 "::error file=-rf,title=GGUF0001" in result.stdout,
-                 "the words were not passed literally", result)
+    assert not os.path.exists(marker), why("an input of paths was executed", result)
+    assert os.path.isdir(os.path.join(workspace, "x")), why("x was removed", result)
+    assert result.outputs.get("exit-code") == "2", (
+        why("the words must be literal missing paths (exit 2), not options (3)", result))
+    assert ("::error file=$(touch,title=GGUF0001" in result.stdout and
+        "::error file=-rf,title=GGUF0001" in result.stdout), (
+        why("the words were not passed literally", result))
     # Patterns (they are expanded) without blanks: {touch,FILE} is `touch FILE` if evaluated.
     patterns = [f"$({{touch,{marker}}})*.gguf", f"examples/valid/`{{touch,{marker}}}`*"]
     result, _ = run({"paths": " ".join(patterns)})
-    checks.check(not os.path.exists(marker), "a pattern of paths was executed", result)
-    checks.check(result.outputs.get("exit-code") == "2" and
-                 all(f"GGUF0001 unreadable-file::cannot open {p}: No such" in result.stdout
-                     for p in patterns),
-                 "a pattern with $( ) or ` ` was not taken literally", result)
+    assert not os.path.exists(marker), why("a pattern of paths was executed", result)
+    assert (result.outputs.get("exit-code") == "2" and
+        all(f"GGUF0001 unreadable-file::cannot open {p}: No such" in result.stdout
+            for p in patterns)), (
+        why("a pattern with $( ) or ` ` was not taken literally", result))
     result, _ = run({"paths": "examples/valid", "profile": f"`touch {marker}`"})
-    checks.check(not os.path.exists(marker), "profile was executed", result)
-    checks.check(result.outputs.get("exit-code") == "3" and result.failed,
-                 "an unknown profile must be ggufcheck's usage error", result)
+    assert not os.path.exists(marker), why("profile was executed", result)
+    assert result.outputs.get("exit-code") == "3" and result.failed, (
+        why("an unknown profile must be ggufcheck's usage error", result))
     result, _ = run({"paths": "examples/valid", "args": f"$(touch {marker})"})
-    checks.check(not os.path.exists(marker), "args was executed", result)
-    checks.check(f"--profile strict \\$\\(touch {marker}\\) -- examples/valid" in result.stdout,
-                 "args' words must reach ggufcheck literally", result)
-    checks.check(result.outputs.get("exit-code") == "3" and
-                 "unexpected argument 'examples/valid'" in result.stderr,
-                 "ggufcheck must refuse a second list of paths (usage error)", result)
+    assert not os.path.exists(marker), why("args was executed", result)
+    assert f"--profile strict \\$\\(touch {marker}\\) -- examples/valid" in result.stdout, (
+        why("args' words must reach ggufcheck literally", result))
+    assert (result.outputs.get("exit-code") == "3" and
+        "unexpected argument 'examples/valid'" in result.stderr), (
+        why("ggufcheck must refuse a second list of paths (usage error)", result))
     sarif_name = "$(touch pwned).sarif"
     result, workspace = run({"paths": "examples/valid", "sarif": "true", "sarif-file": sarif_name,
                              "upload-sarif": "false"})
-    checks.check(not os.path.exists(os.path.join(workspace, "pwned")), "sarif-file was executed",
-                 result)
-    checks.check(result.outputs.get("sarif-file") == os.path.join(workspace, sarif_name) and
-                 os.path.isfile(os.path.join(workspace, sarif_name)),
-                 "sarif-file was not taken as a literal name", result)
+    assert not os.path.exists(os.path.join(workspace, "pwned")), why("sarif-file was executed", result)
+    assert (result.outputs.get("sarif-file") == os.path.join(workspace, sarif_name) and
+        os.path.isfile(os.path.join(workspace, sarif_name))), (
+        why("sarif-file was not taken as a literal name", result))
     result, _ = run({"paths": f"examples/valid\n::warning::injected $(touch {marker})"})
-    checks.check(not os.path.exists(marker), "a second line of paths was executed", result)
-    checks.check(not any(line.startswith("::warning::") for line in result.stdout.splitlines()),
-                 "an input line started a workflow command", result)
+    assert not os.path.exists(marker), why("a second line of paths was executed", result)
+    assert not any(line.startswith("::warning::") for line in result.stdout.splitlines()), (
+        why("an input line started a workflow command", result))
 
-    checks.start("wrong input values")
-    for inputs, expected in (({"data": "yes"}, "input data is \"yes\": give true or false"),
-                             ({"sarif": "1"}, "input sarif is \"1\": give true or false"),
-                             ({"fail-on": "note"}, "input fail-on is \"note\""),
-                             ({"paths": "'unterminated"}, "unterminated ' quote")):
-        result, _ = run(dict(inputs, paths=inputs.get("paths", "examples/valid")))
-        messages = [line for line in result.stdout.splitlines()
-                    if line.startswith("::error title=ggufcheck action::")]
-        checks.check(result.failed and result.outputs.get("exit-code") == "" and
-                     len(messages) == 1 and expected in messages[0],
-                     f"{inputs}: not one usage error saying {expected!r}", result)
 
-    checks.start("ggufcheck-path")
+@pytest.mark.parametrize("inputs, expected", [
+    ({"data": "yes"}, "input data is \"yes\": give true or false"),
+    ({"sarif": "1"}, "input sarif is \"1\": give true or false"),
+    ({"fail-on": "note"}, "input fail-on is \"note\""),
+    ({"paths": "'unterminated"}, "unterminated ' quote")])
+def test_wrong_input_values(run, inputs, expected):
+    """Wrong input values."""
+    result, _ = run(dict(inputs, paths=inputs.get("paths", "examples/valid")))
+    messages = [line for line in result.stdout.splitlines()
+                if line.startswith("::error title=ggufcheck action::")]
+    assert result.failed and result.outputs.get("exit-code") == "" and \
+        len(messages) == 1 and expected in messages[0], \
+        why(f"{inputs}: not one usage error saying {expected!r}", result)
+
+
+def test_ggufcheck_path(run, ggufcheck):
+    """Ggufcheck-path."""
     result, _ = run({"paths": "examples/valid", "ggufcheck-path": os.path.abspath(ggufcheck)},
                     with_binary_on_path=False)
-    checks.check(result.outputs.get("exit-code") == "0" and "Build ggufcheck" in result.skipped,
-                 "ggufcheck-path was not used", result)
+    assert result.outputs.get("exit-code") == "0" and "Build ggufcheck" in result.skipped, (
+        why("ggufcheck-path was not used", result))
     result, _ = run({"paths": "examples/valid", "ggufcheck-path": "no/such/ggufcheck"})
-    checks.check(result.failed and "Validate GGUF files" in result.skipped and
-                 "ggufcheck-path: " in result.stdout and "is not an executable file" in result.stdout,
-                 "a wrong ggufcheck-path must stop the action with a message", result)
+    assert (result.failed and "Validate GGUF files" in result.skipped and
+        "ggufcheck-path: " in result.stdout and "is not an executable file" in result.stdout), (
+        why("a wrong ggufcheck-path must stop the action with a message", result))
 
 
-def check_sarif(checks, sarif_file, result):
+def check_sarif(sarif_file, result):
     try:
         with open(sarif_file, encoding="utf-8") as handle:
             sarif = json.load(handle)
     except (OSError, ValueError) as error:
-        checks.check(False, f"the SARIF file does not parse: {error}", result)
-        return
-    checks.check(sarif.get("version") == "2.1.0", "not SARIF 2.1.0", result)
+        pytest.fail(why(f"the SARIF file does not parse: {error}", result))
+    assert sarif.get("version") == "2.1.0", why("not SARIF 2.1.0", result)
     run = sarif["runs"][0]
     uris = [artifact["location"] for artifact in run.get("artifacts", [])]
     for item in run.get("results", []):
         for location in item.get("locations", []):
             uris.append(location["physicalLocation"]["artifactLocation"])
-    checks.check(len(uris) > 6, "too few artifact locations", result)
+    assert len(uris) > 6, why("too few artifact locations", result)
     bad = [u for u in uris if u.get("uriBaseId") != "SRCROOT" or u["uri"].startswith("/") or
            "://" in u["uri"] or u["uri"].startswith("..")]
-    checks.check(not bad, f"artifact URIs not relative to the repository: {bad[:3]}", result)
+    assert not bad, why(f"artifact URIs not relative to the repository: {bad[:3]}", result)
     codes = {(r.get("ruleId"), r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
              for r in run.get("results", [])}
-    checks.check(("GGUF2012", "examples/broken/three-problems.gguf") in codes,
-                 "GGUF2012 of examples/broken/three-problems.gguf is not in the SARIF", result)
+    assert ("GGUF2012", "examples/broken/three-problems.gguf") in codes, (
+        why("GGUF2012 of examples/broken/three-problems.gguf is not in the SARIF", result))
 
 
 FAKE_CMAKE = """#!/bin/bash
@@ -756,8 +778,10 @@ printf 'setup.sh %s\\n' "$*" >>"$FAKE_LOG"
 """
 
 
-def scenario_build(checks, source, ggufcheck, root):
-    checks.start("build and cache")
+def test_build_and_cache(real_source, ggufcheck, root):
+    """Build and cache: a fake cmake and setup.sh, cached, restored, and rebuilt when a source
+    file changes."""
+    source = real_source
     action_dir = os.path.join(root, "action")
     os.makedirs(os.path.join(action_dir, "scripts"))
     shutil.copy(os.path.join(source, "action.yml"), action_dir)
@@ -780,8 +804,7 @@ def scenario_build(checks, source, ggufcheck, root):
             handle.write(text)
         os.chmod(os.path.join(fake_bin, name), 0o755)
     hidden = [d for d in ("/usr/bin", "/bin") if os.path.exists(os.path.join(d, "ggufcheck"))]
-    if not checks.check(not hidden, f"a ggufcheck in {hidden} would hide the build path"):
-        return
+    assert not hidden, f"a ggufcheck in {hidden} would hide the build path"
     log = os.path.join(root, "build.log")
     fake_env = {"FAKE_LOG": log, "FAKE_GGUFCHECK": os.path.abspath(ggufcheck)}
     cache = {}
@@ -801,29 +824,28 @@ def scenario_build(checks, source, ggufcheck, root):
     build_dir = os.path.join(temp, "ggufcheck-build")
     expected = ["setup.sh demo", f"cmake --preset cli -B {build_dir}",
                 f"cmake --build {build_dir} --target ggufcheck"]
-    checks.check(commands == expected, f"the build ran {commands}, not {expected}", result)
-    checks.check(result.outputs.get("exit-code") == "0", "the built ggufcheck did not pass", result)
-    checks.check(key.startswith("ggufcheck-cli-") and list(cache) == [key],
-                 f"the build was not saved under its key {key!r}: {list(cache)}", result)
-    checks.check(os.path.join(temp, "ggufcheck-cli", "ggufcheck") ==
-                 result.steps["build"]["outputs"].get("ggufcheck"),
-                 "the build step does not name the built command in the cache directory", result)
+    assert commands == expected, why(f"the build ran {commands}, not {expected}", result)
+    assert result.outputs.get("exit-code") == "0", why("the built ggufcheck did not pass", result)
+    assert key.startswith("ggufcheck-cli-") and list(cache) == [key], (
+        why(f"the build was not saved under its key {key!r}: {list(cache)}", result))
+    assert (os.path.join(temp, "ggufcheck-cli", "ggufcheck") ==
+        result.steps["build"]["outputs"].get("ggufcheck")), (
+        why("the build step does not name the built command in the cache directory", result))
 
     result, commands, _ = run_once("second")
-    checks.check(commands == [], f"a cache hit still ran {commands}", result)
-    checks.check(result.steps["restore"]["outputs"].get("cache-hit") == "true" and
-                 "Save the ggufcheck build" in result.skipped,
-                 "the second run did not restore, or saved again", result)
-    checks.check(result.outputs.get("exit-code") == "0", "the restored ggufcheck did not pass",
-                 result)
+    assert commands == [], why(f"a cache hit still ran {commands}", result)
+    assert (result.steps["restore"]["outputs"].get("cache-hit") == "true" and
+        "Save the ggufcheck build" in result.skipped), (
+        why("the second run did not restore, or saved again", result))
+    assert result.outputs.get("exit-code") == "0", why("the restored ggufcheck did not pass", result)
 
     # Files the build does not read leave the key alone; each file it reads changes it.
     for number, name in enumerate(("README.md", "validator/tests/test.py")):
         with open(os.path.join(action_dir, name), "a", encoding="utf-8") as handle:
             handle.write("more\n")
         result, commands, _ = run_once(f"unchanged-{number}")
-        checks.check(commands == [] and result.steps["locate"]["outputs"]["cache-key"] == key,
-                     f"a change of {name} changed the cache key", result)
+        assert commands == [] and result.steps["locate"]["outputs"]["cache-key"] == key, (
+            why(f"a change of {name} changed the cache key", result))
     keys = {key}
     for number, name in enumerate(("validator/src/a.cpp", "validator/cli/main.cpp",
                                    "validator/include/a.hpp", "docs/diagnostics/GGUF0001.md",
@@ -833,55 +855,89 @@ def scenario_build(checks, source, ggufcheck, root):
             handle.write("\n")
         result, commands, _ = run_once(f"changed-{number}")
         new_key = result.steps["locate"]["outputs"]["cache-key"]
-        checks.check(new_key not in keys and len(commands) == 3 and new_key in cache,
-                     f"a change of {name} did not rebuild under a new key", result)
+        assert new_key not in keys and len(commands) == 3 and new_key in cache, (
+            why(f"a change of {name} did not rebuild under a new key", result))
         keys.add(new_key)
 
 
-def static_scenarios(checks, source):
-    checks.start("action.yml: inputs, mappings, run lines")
-    with open(os.path.join(source, "action.yml"), encoding="utf-8") as handle:
-        action = yaml.safe_load(handle)
-    problems = static_problems(action, source)
-    checks.check(not problems, "problems:\n    " + "\n    ".join(problems))
+@pytest.fixture(scope="module")
+def action(real_source):
+    with open(os.path.join(real_source, "action.yml"), encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
 
-    def find_step(variant, step_id):
-        return next(s for s in variant["runs"]["steps"] if s.get("id") == step_id)
 
-    broken = []
-    variant = copy.deepcopy(action)
+def test_action_yml_inputs_mappings_run_lines(action, real_source):
+    problems = static_problems(action, real_source)
+    assert not problems, "problems:\n    " + "\n    ".join(problems)
+
+
+def find_step(variant, step_id):
+    return next(s for s in variant["runs"]["steps"] if s.get("id") == step_id)
+
+
+def drop_data(variant):
     del find_step(variant, "check")["env"]["INPUT_DATA"]
-    broken.append(("an unmapped input a script reads", variant, "reads input DATA"))
-    variant = copy.deepcopy(action)
-    variant["inputs"]["unused"] = {"description": "x", "default": ""}
-    broken.append(("a declared input no step uses", variant, "input unused is declared"))
-    variant = copy.deepcopy(action)
-    find_step(variant, "check")["env"]["INPUT_PROFILE"] = "${{ inputs.paths }}"
-    broken.append(("a mapping from another input", variant, "env INPUT_PROFILE is"))
-    variant = copy.deepcopy(action)
-    find_step(variant, "check")["env"]["INPUT_EXTRA"] = "${{ inputs.args }}"
-    broken.append(("a mapping no script reads", variant, "matches no declared input"))
-    variant = copy.deepcopy(action)
-    find_step(variant, "check")["run"] = 'echo "${{ inputs.paths }}"'
-    broken.append(("an expression in run:", variant, "script injection"))
-    variant = copy.deepcopy(action)
-    find_step(variant, "check")["env"]["INPUT_Paths"] = find_step(variant, "check")["env"].pop(
-        "INPUT_PATHS")
-    broken.append(("a mapping not upper-cased", variant, "matches no declared input"))
-    for label, variant, expected in broken:
-        found = static_problems(variant, source)
-        checks.check(any(expected in p for p in found),
-                     f"the static check misses {label} (expected {expected!r}, got {found})")
 
-    checks.start("the expression emulator")
-    evaluator = Evaluator({"inputs": {"a": "True", "b": ""}, "steps": {}}, "failure")
-    for text, expected in (("inputs.a == 'true'", True), ("inputs.b != ''", False),
-                           ("steps.x.outputs.y != ''", False), ("inputs.b || 'z'", "z"),
-                           ("!cancelled() && inputs.a == 'TRUE'", True), ("success()", False)):
-        value = evaluator.evaluate(text)
-        checks.check(value == expected, f"{text} is {value!r}, not {expected!r}")
-    checks.check(not condition_holds("inputs.a == 'true'", evaluator),
-                 "an if: without a status function ran after a failure")
+
+def declare_unused(variant):
+    variant["inputs"]["unused"] = {"description": "x", "default": ""}
+
+
+def map_from_another_input(variant):
+    find_step(variant, "check")["env"]["INPUT_PROFILE"] = "${{ inputs.paths }}"
+
+
+def map_unread(variant):
+    find_step(variant, "check")["env"]["INPUT_EXTRA"] = "${{ inputs.args }}"
+
+
+def expression_in_run(variant):
+    find_step(variant, "check")["run"] = 'echo "${{ inputs.paths }}"'
+
+
+def map_not_upper_cased(variant):
+    env = find_step(variant, "check")["env"]
+    env["INPUT_Paths"] = env.pop("INPUT_PATHS")
+
+
+BROKEN_VARIANTS = [
+    ("an unmapped input a script reads", drop_data, "reads input DATA"),
+    ("a declared input no step uses", declare_unused, "input unused is declared"),
+    ("a mapping from another input", map_from_another_input, "env INPUT_PROFILE is"),
+    ("a mapping no script reads", map_unread, "matches no declared input"),
+    ("an expression in run:", expression_in_run, "script injection"),
+    ("a mapping not upper-cased", map_not_upper_cased, "matches no declared input"),
+]
+
+
+@pytest.mark.parametrize("label, breaks, expected", BROKEN_VARIANTS,
+                         ids=[label for label, _, _ in BROKEN_VARIANTS])
+def test_the_static_check_sees_a_broken_action(action, real_source, label, breaks, expected):
+    variant = copy.deepcopy(action)
+    breaks(variant)
+    found = static_problems(variant, real_source)
+    assert any(expected in p for p in found), \
+        f"the static check misses {label} (expected {expected!r}, got {found})"
+
+
+EXPRESSIONS = [("inputs.a == 'true'", True), ("inputs.b != ''", False),
+               ("steps.x.outputs.y != ''", False), ("inputs.b || 'z'", "z"),
+               ("!cancelled() && inputs.a == 'TRUE'", True), ("success()", False)]
+
+
+def failed_evaluator():
+    return Evaluator({"inputs": {"a": "True", "b": ""}, "steps": {}}, "failure")
+
+
+@pytest.mark.parametrize("text, expected", EXPRESSIONS)
+def test_the_expression_emulator(text, expected):
+    value = failed_evaluator().evaluate(text)
+    assert value == expected, f"{text} is {value!r}, not {expected!r}"
+
+
+def test_an_if_without_a_status_function_does_not_run_after_a_failure():
+    assert not condition_holds("inputs.a == 'true'", failed_evaluator()), \
+        "an if: without a status function ran after a failure"
 
 
 def uses_of_action(document):
@@ -912,71 +968,39 @@ def documented_workflow_problems(documents, declared):
     return problems, uses_count
 
 
-def documentation_scenarios(checks, source, action):
-    checks.start("the documented workflows")
+def test_the_documented_workflows(action, real_source):
     declared = set(action["inputs"])
     documents = []
-    examples = os.path.join(source, "docs", "examples")
+    examples = os.path.join(real_source, "docs", "examples")
     for name in sorted(os.listdir(examples)):
         if name.startswith("github-workflow") and name.endswith(".yml"):
             with open(os.path.join(examples, name), encoding="utf-8") as handle:
                 documents.append((f"docs/examples/{name}", yaml.safe_load(handle)))
-    with open(os.path.join(source, "docs", "github-actions.md"), encoding="utf-8") as handle:
+    with open(os.path.join(real_source, "docs", "github-actions.md"), encoding="utf-8") as handle:
         page = handle.read()
     for number, block in enumerate(re.findall(r"^```yaml\n(.*?)^```", page, re.M | re.S)):
         documents.append((f"docs/github-actions.md yaml block {number + 1}", yaml.safe_load(block)))
     problems, uses_count = documented_workflow_problems(documents, declared)
-    checks.check(len(documents) >= 4 and uses_count >= 4,
-                 f"only {len(documents)} documented workflows, {uses_count} uses of the action")
-    checks.check(not problems, "problems:\n    " + "\n    ".join(problems))
+    assert len(documents) >= 4 and uses_count >= 4, \
+        f"only {len(documents)} documented workflows, {uses_count} uses of the action"
+    assert not problems, "problems:\n    " + "\n    ".join(problems)
+
+
+def test_the_documentation_check_sees_a_wrong_input_or_permission(action):
     wrong = [("x", {"steps": [{"uses": "ggufcheck/ggufcheck@v1", "with": {"path": "."}}]}),
              ("y", {"steps": [{"uses": "ggufcheck/ggufcheck@v1", "with": {"sarif": True}}]})]
-    problems, _ = documented_workflow_problems(wrong, declared)
-    checks.check(len(problems) == 2 and "path" in problems[0] and "security-events" in problems[1],
-                 f"the documentation check misses a wrong input or permission: {problems}")
+    problems, _ = documented_workflow_problems(wrong, set(action["inputs"]))
+    assert len(problems) == 2 and "path" in problems[0] and "security-events" in problems[1], \
+        f"the documentation check misses a wrong input or permission: {problems}"
 
 
-def shellcheck_scenario(checks, source):
-    checks.start("shellcheck")
+def test_shellcheck(real_source):
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
-        checks.skipped.append("shellcheck: not installed")
-        return
-    directory = os.path.join(source, "scripts", "action")
+        pytest.skip("shellcheck: not installed")
+    directory = os.path.join(real_source, "scripts", "action")
     scripts = sorted(os.path.join(directory, n) for n in os.listdir(directory) if n.endswith(".sh"))
-    completed = subprocess.run([shellcheck, "-x", *scripts], cwd=source, stdout=subprocess.PIPE,
+    completed = subprocess.run([shellcheck, "-x", *scripts], cwd=real_source, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
-    checks.check(len(scripts) >= 4 and completed.returncode == 0,
-                 "shellcheck: " + completed.stdout.decode("utf-8", "replace"))
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--ggufcheck", required=True)
-    parser.add_argument("--source", required=True)
-    args = parser.parse_args()
-    source = os.path.realpath(args.source)
-    if not os.access(args.ggufcheck, os.X_OK):
-        print(f"test_github_action: {args.ggufcheck} is not an executable", file=sys.stderr)
-        return 1
-    checks = Checks()
-    root = tempfile.mkdtemp(prefix="ggufcheck-action-test-")
-    try:
-        static_scenarios(checks, source)
-        with open(os.path.join(source, "action.yml"), encoding="utf-8") as handle:
-            documentation_scenarios(checks, source, yaml.safe_load(handle))
-        scenarios_with_binary(checks, source, args.ggufcheck, root)
-        scenario_build(checks, source, args.ggufcheck, root)
-        shellcheck_scenario(checks, source)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    for failure in checks.failures:
-        print(f"FAIL {failure}")
-    for skipped in checks.skipped:
-        print(f"skipped: {skipped}")
-    print(f"{checks.scenarios} scenarios, {checks.count} checks, {len(checks.failures)} failed")
-    return 1 if checks.failures else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert len(scripts) >= 4 and completed.returncode == 0, \
+        "shellcheck: " + completed.stdout.decode("utf-8", "replace")

@@ -13,19 +13,25 @@
 3. The JSON manifest recomputed here: each tensor's sha256 from gguf-py's reader, the header
    digest over the bytes before its data offset, and the RFC 6962 Merkle root.
 
-Exit 0 all agree, 1 a difference, 77 (skipped) without the pinned tree.
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider -rs test_hash_compat.py --ggufcheck PATH
+       --source REPO [--judge PATH]
+A test per file and option set; every test skips, saying so, without the pinned tree (ctest's
+skip: conftest.py).
 """
-import argparse
 import hashlib
 import json
 import os
 import subprocess
 import sys
-import tempfile
+
+import pytest
 
 OPTION_SETS = [[], ["--xxh64"], ["--sha1"], ["--sha256"], ["--uuid"], ["--all"], ["--no-layer"],
                ["--all", "--uuid", "--no-layer"], ["--sha1", "--uuid"]]
 SKIPPED_BY_GGUF_HASH_PY = (".attention.masked_bias", ".attention.bias", ".rotary_emb.inv_freq")
+
+
+GGUF_PY = os.path.join(".deps", "conformance", "llama.cpp", "gguf-py")
 
 
 def run(argv, cwd):
@@ -47,8 +53,21 @@ def gguf_files(source, vocabularies=None):
     return found
 
 
-def against_llama_gguf_hash(ggufcheck, judge, source, failures):
-    same = refused = 0
+def python_env(source):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(source, GGUF_PY)
+    env["NO_LOCAL_GGUF"] = "1"
+    return env
+
+
+def source_of(config):
+    return os.path.abspath(config.getoption("--source") or
+                           os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def llama_gguf_hash_cases(source):
+    """(folder, file, options) of every comparison with llama-gguf-hash."""
+    cases = []
     for d, name in gguf_files(source):
         # A vocabulary file has no tensor: two option sets say all there is to say. The samples
         # get every option set; the corpus files, which vary the tensors rather than the output,
@@ -59,71 +78,115 @@ def against_llama_gguf_hash(ggufcheck, judge, source, failures):
             option_sets = OPTION_SETS
         else:
             option_sets = [OPTION_SETS[0], OPTION_SETS[5], OPTION_SETS[7]]
-        for options in option_sets:
-            jr, jout = run([judge] + options + [name], d)
-            gr, gout = run([ggufcheck, "hash"] + options + [name], d)
-            if jr != 0:
-                refused += 1
-                if not name.startswith("big-endian"):
-                    failures.append(f"llama-gguf-hash could not hash {d}/{name} ({jr})")
-                elif gr != 0:
-                    failures.append(f"ggufcheck could not hash {d}/{name} {options}")
-                continue
-            if (jr, jout) != (gr, gout):
-                failures.append(f"{d}/{name} {options}: llama-gguf-hash exit {jr}, ggufcheck {gr}")
-            else:
-                same += 1
-    print(f"llama-gguf-hash: {same} runs byte-identical, {refused} runs on the big-endian files "
-          "it crashes on")
+        cases += [(d, name, options) for options in option_sets]
+    return cases
 
-    # --check: manifests it wrote (all kinds, uuid only, no layer), one edited, an unknown kind,
-    # none; with every option set; on the file the manifest names and on a copy under another
-    # name (whose lines are not in the manifest).
+
+# --check: manifests it wrote (all kinds, uuid only, no layer), one edited, an unknown kind, none;
+# with every option set; on the file the manifest names and on a copy under another name (whose
+# lines are not in the manifest).
+MANIFEST_KINDS = ["all", "uuid", "nolayer", "edited", "unknown", "missing"]
+CHECKED_NAMES = ["m.gguf", "x.gguf"]
+
+
+def case_id(d, name, options):
+    return f"{os.path.basename(d)}/{name} {' '.join(options)}".strip()
+
+
+def pytest_generate_tests(metafunc):
+    source = source_of(metafunc.config)
+    names = metafunc.fixturenames
+    if "hash_case" in names:
+        cases = llama_gguf_hash_cases(source)
+        metafunc.parametrize("hash_case", cases, ids=[case_id(*c) for c in cases])
+    if "check_case" in names:
+        cases = [(kind, options, name) for kind in MANIFEST_KINDS for options in OPTION_SETS
+                 for name in CHECKED_NAMES]
+        metafunc.parametrize("check_case", cases,
+                             ids=[f"{k} {' '.join(o)} {n}" for k, o, n in cases])
+    if "py_file" in names or "manifest_file" in names:
+        files = gguf_files(source, vocabularies=3)  # its reader is slow on a vocabulary
+        if "manifest_file" in names:
+            files = [f for f in files if not f[1].startswith("big-endian")]
+        metafunc.parametrize("py_file" if "py_file" in names else "manifest_file", files,
+                             ids=[f"{os.path.basename(d)}/{n}" for d, n in files])
+
+
+@pytest.fixture(scope="module")
+def tree(source):
+    """The pinned llama.cpp tree's gguf-py, which every comparison needs."""
+    if not os.path.isdir(os.path.join(source, GGUF_PY)):
+        pytest.skip("no pinned llama.cpp tree (conformance/setup)")
+    return source
+
+
+@pytest.fixture(scope="module")
+def judge(pytestconfig, tree):
+    path = pytestconfig.getoption("--judge")
+    assert path and os.path.exists(path), \
+        "llama-gguf-hash was not built (the pinned tree and libggml-base.so)"
+    return os.path.abspath(path)
+
+
+# --- 1. llama-gguf-hash ------------------------------------------------------------------------
+
+def test_the_same_as_llama_gguf_hash(ggufcheck, judge, hash_case):
+    d, name, options = hash_case
+    jr, jout = run([judge] + options + [name], d)
+    gr, gout = run([ggufcheck, "hash"] + options + [name], d)
+    if jr != 0:
+        # The only files it cannot hash are the big-endian ones (it crashes); ggufcheck hashes
+        # their bytes as stored.
+        assert name.startswith("big-endian"), f"llama-gguf-hash could not hash {d}/{name} ({jr})"
+        assert gr == 0, f"ggufcheck could not hash {d}/{name} {options}"
+        return
+    assert (jr, jout) == (gr, gout), f"{d}/{name} {options}: llama-gguf-hash exit {jr}, ggufcheck {gr}"
+
+
+@pytest.fixture(scope="module")
+def manifests(judge, source, tmp_path_factory):
+    """A folder with m.gguf and its copy x.gguf (the sample) and the manifests of each kind."""
+    tmp = str(tmp_path_factory.mktemp("check"))
     sample = os.path.join(source, "examples/valid/tiny-llama.gguf")
-    checks = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(sample, "rb") as f:
-            data = f.read()
-        for name in ("m.gguf", "x.gguf"):
-            with open(os.path.join(tmp, name), "wb") as f:
-                f.write(data)
-        manifests = {}
-        for kind, options in (("all", ["--all"]), ("uuid", ["--uuid"]),
-                              ("nolayer", ["--xxh64", "--no-layer"])):
-            manifests[kind] = run([judge] + options + ["m.gguf"], tmp)[1]
-        edited = manifests["all"].replace(b"sha256    ", b"sha256    0", 1)
-        manifests["edited"] = edited.replace(b"  m.gguf:", b" m.gguf:", 1)
-        manifests["unknown"] = b"md5  0  m.gguf\n"
-        for kind, text in manifests.items():
-            with open(os.path.join(tmp, kind + ".manifest"), "wb") as f:
-                f.write(text)
-        for kind in list(manifests) + ["missing"]:
-            for options in OPTION_SETS:
-                for name in ("m.gguf", "x.gguf"):
-                    args = ["--check", kind + ".manifest"] + options + [name]
-                    expected = run([judge] + args, tmp)
-                    actual = run([ggufcheck, "hash"] + args, tmp)
-                    checks += 1
-                    if expected != actual:
-                        failures.append(f"--check {kind} {options} {name}: llama-gguf-hash exit "
-                                        f"{expected[0]}, ggufcheck {actual[0]}")
-    print(f"llama-gguf-hash --check: {checks} runs compared")
+    with open(sample, "rb") as f:
+        data = f.read()
+    for name in CHECKED_NAMES:
+        with open(os.path.join(tmp, name), "wb") as f:
+            f.write(data)
+    texts = {}
+    for kind, options in (("all", ["--all"]), ("uuid", ["--uuid"]),
+                          ("nolayer", ["--xxh64", "--no-layer"])):
+        texts[kind] = run([judge] + options + ["m.gguf"], tmp)[1]
+    edited = texts["all"].replace(b"sha256    ", b"sha256    0", 1)
+    texts["edited"] = edited.replace(b"  m.gguf:", b" m.gguf:", 1)
+    texts["unknown"] = b"md5  0  m.gguf\n"
+    for kind, text in texts.items():
+        with open(os.path.join(tmp, kind + ".manifest"), "wb") as f:
+            f.write(text)
+    return tmp
 
 
-def python_env(source):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.join(source, ".deps/conformance/llama.cpp/gguf-py")
-    env["NO_LOCAL_GGUF"] = "1"
-    return env
+def test_check_as_llama_gguf_hash_checks(ggufcheck, judge, manifests, check_case):
+    kind, options, name = check_case
+    args = ["--check", kind + ".manifest"] + options + [name]
+    expected = run([judge] + args, manifests)
+    actual = run([ggufcheck, "hash"] + args, manifests)
+    assert expected == actual, \
+        f"--check {kind} {options} {name}: llama-gguf-hash exit {expected[0]}, ggufcheck {actual[0]}"
 
 
-def against_gguf_hash_py(ggufcheck, source, failures):
-    script = os.path.join(source, ".deps/conformance/llama.cpp/gguf-py/gguf/scripts/gguf_hash.py")
-    env = python_env(source)
-    same = 0
-    files = gguf_files(source, vocabularies=3)  # its reader is slow on a vocabulary
-    # One Python process for every file (numpy's import is most of a run's time): gguf_hash.py's
-    # own gguf_hash() on each, its printed lines captured per file.
+# --- 2. gguf-py's gguf_hash.py -----------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def gguf_hash_py(tree):
+    return os.path.join(tree, GGUF_PY, "gguf", "scripts", "gguf_hash.py")
+
+
+@pytest.fixture(scope="module")
+def gguf_hash_py_lines(tree, gguf_hash_py):
+    """{(folder, file): (status, its printed lines or the error)} from one Python process for
+    every file (numpy's import is most of a run's time): gguf_hash.py's own gguf_hash() on each."""
+    files = gguf_files(tree, vocabularies=3)
     driver = (
         "import contextlib, io, json, os, sys, runpy\n"
         "module = runpy.run_path(sys.argv[1])\n"
@@ -138,57 +201,59 @@ def against_gguf_hash_py(ggufcheck, source, failures):
         "    except Exception as e:\n"
         "        out.append([1, repr(e)])\n"
         "print(json.dumps(out))\n")
-    p = subprocess.run(["/usr/bin/python3", "-c", driver, script], env=env,
+    p = subprocess.run(["/usr/bin/python3", "-c", driver, gguf_hash_py], env=python_env(tree),
                        input=json.dumps(files).encode(), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=1200)
-    if p.returncode != 0:
-        failures.append(f"gguf_hash.py's driver failed: {p.stderr.decode()[-300:]}")
-        return
+    assert p.returncode == 0, f"gguf_hash.py's driver failed: {p.stderr.decode()[-300:]}"
     answers = json.loads(p.stdout.decode().splitlines()[-1])
-    for (d, name), (status, text) in zip(files, answers):
-        if status != 0:
-            failures.append(f"gguf_hash.py failed on {d}/{name}: {text[-300:]}")
-            continue
-        gr, gout = run([ggufcheck, "hash", "--sha1", "--sha256", "--uuid", name], d)
-        if (gr, gout) != (0, text.encode()):
-            failures.append(f"gguf_hash.py and ggufcheck differ on {d}/{name}")
-        else:
-            same += 1
-    print(f"gguf_hash.py: {same} files with the same lines as hash --sha1 --sha256 --uuid")
+    return {tuple(f): tuple(a) for f, a in zip(files, answers)}
 
-    # A tensor it skips: its lines and the whole-model digests differ, the rest is the same.
+
+def test_the_same_lines_as_gguf_hash_py(ggufcheck, gguf_hash_py_lines, py_file):
+    d, name = py_file
+    status, text = gguf_hash_py_lines[py_file]
+    assert status == 0, f"gguf_hash.py failed on {d}/{name}: {text[-300:]}"
+    gr, gout = run([ggufcheck, "hash", "--sha1", "--sha256", "--uuid", name], d)
+    assert (gr, gout) == (0, text.encode()), f"gguf_hash.py and ggufcheck differ on {d}/{name}"
+
+
+def test_gguf_hash_py_leaves_attention_bias_out(ggufcheck, tree, gguf_hash_py, tmp_path):
+    """A tensor it skips: its lines and the whole-model digests differ, the rest is the same
+    (shown on a file written with gguf-py's writer)."""
+    env = python_env(tree)
     sys.path.insert(0, env["PYTHONPATH"])
     import numpy as np
     from gguf import GGUFWriter
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "skip.gguf")
-        w = GGUFWriter(path, "llama")
-        w.add_tensor("blk.0.attn_q.weight", np.arange(16, dtype=np.float32))
-        w.add_tensor("blk.0.attention.bias", np.ones(8, dtype=np.float32))
-        w.write_header_to_file()
-        w.write_kv_data_to_file()
-        w.write_tensors_to_file()
-        w.close()
-        p = subprocess.run(["/usr/bin/python3", script, "skip.gguf"], cwd=tmp, env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-        ours = run([ggufcheck, "hash", "--sha1", "--sha256", "--uuid", "skip.gguf"], tmp)[1]
-        theirs = p.stdout.decode().splitlines()
-        mine = ours.decode().splitlines()
-        layer = [l for l in mine if ":blk.0.attn_q.weight" in l]
-        if [l for l in theirs if ":" in l] != layer:
-            failures.append("gguf_hash.py: the lines of the tensor it keeps differ")
-        if any("attention.bias" in l for l in theirs) or not any("attention.bias" in l for l in mine):
-            failures.append("gguf_hash.py: expected it to leave blk.0.attention.bias out")
-        theirs_model = [l for l in theirs if ":" not in l]
-        mine_model = [l for l in mine if ":" not in l]
-        if len(theirs_model) != 3 or any(a == b for a, b in zip(theirs_model, mine_model)):
-            failures.append("gguf_hash.py: expected its whole-model lines to differ")
-        # Its model digest is that of the tensors it keeps.
-        q = np.arange(16, dtype=np.float32).tobytes()
-        if theirs_model[1].split()[1] != hashlib.sha256(q).hexdigest():
-            failures.append("gguf_hash.py: its model sha256 is not that of the kept tensor")
-    print("gguf_hash.py: leaves *.attention.bias out of every digest (as documented)")
+    path = os.path.join(tmp_path, "skip.gguf")
+    w = GGUFWriter(path, "llama")
+    w.add_tensor("blk.0.attn_q.weight", np.arange(16, dtype=np.float32))
+    w.add_tensor("blk.0.attention.bias", np.ones(8, dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    p = subprocess.run(["/usr/bin/python3", gguf_hash_py, "skip.gguf"], cwd=tmp_path, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    ours = run([ggufcheck, "hash", "--sha1", "--sha256", "--uuid", "skip.gguf"], tmp_path)[1]
+    theirs = p.stdout.decode().splitlines()
+    mine = ours.decode().splitlines()
+    layer = [line for line in mine if ":blk.0.attn_q.weight" in line]
+    assert [line for line in theirs if ":" in line] == layer, \
+        "gguf_hash.py: the lines of the tensor it keeps differ"
+    assert not any("attention.bias" in line for line in theirs) and \
+        any("attention.bias" in line for line in mine), \
+        "gguf_hash.py: expected it to leave blk.0.attention.bias out"
+    theirs_model = [line for line in theirs if ":" not in line]
+    mine_model = [line for line in mine if ":" not in line]
+    assert len(theirs_model) == 3 and not any(a == b for a, b in zip(theirs_model, mine_model)), \
+        "gguf_hash.py: expected its whole-model lines to differ"
+    # Its model digest is that of the tensors it keeps.
+    q = np.arange(16, dtype=np.float32).tobytes()
+    assert theirs_model[1].split()[1] == hashlib.sha256(q).hexdigest(), \
+        "gguf_hash.py: its model sha256 is not that of the kept tensor"
 
+
+# --- 3. the JSON manifest recomputed -----------------------------------------------------------
 
 def merkle(leaves):
     if not leaves:
@@ -201,70 +266,35 @@ def merkle(leaves):
     return hashlib.sha256(b"\x01" + merkle(leaves[:k]) + merkle(leaves[k:])).digest()
 
 
-def manifest_recomputed(ggufcheck, source, failures):
-    sys.path.insert(0, python_env(source)["PYTHONPATH"])
+def test_the_manifest_recomputed_with_gguf_py(ggufcheck, tree, manifest_file):
+    sys.path.insert(0, python_env(tree)["PYTHONPATH"])
     from gguf import GGUFReader
-    checked = 0
-    for d, name in gguf_files(source, vocabularies=3):
-        if name.startswith("big-endian"):
-            continue
-        code, out = run([ggufcheck, "hash", "--format", "json", name], d)
-        if code != 0:
-            failures.append(f"hash --format json {d}/{name}: exit {code}")
-            continue
-        model = json.loads(out)["models"][0]
-        reader = GGUFReader(os.path.join(d, name), "r")
-        with open(os.path.join(d, name), "rb") as f:
-            data = f.read()
-        digests = [hashlib.sha256(bytes(t.data.data)).hexdigest() for t in reader.tensors]
-        if digests != [t["sha256"] for t in model["tensors"]]:
-            failures.append(f"{name}: per-tensor sha256 differ from gguf-py's tensor bytes")
-        if reader.tensors:
-            header = hashlib.sha256(data[:reader.data_offset]).hexdigest()
-            if header != model["files"][0]["header_sha256"]:
-                failures.append(f"{name}: header_sha256 is not that of the bytes before the data")
-        root = merkle([bytes.fromhex(h) for h in digests]).hex()
-        if root != model["digests"]["merkle_root"]:
-            failures.append(f"{name}: merkle_root differs from RFC 6962's")
-        # The gaps: every byte from gguf-py's data offset to the end outside its tensors' bytes.
-        start = reader.data_offset if reader.tensors else len(data)
-        covered = sorted((int(t.data_offset), int(t.n_bytes)) for t in reader.tensors
-                         if int(t.n_bytes) > 0)
-        gaps, at = b"", start
-        for begin, length in covered:
-            gaps += data[at:begin] if begin > at else b""
-            at = max(at, begin + length)
-        gaps += data[at:]
-        entry = model["files"][0]
-        if (entry.get("data_start"), entry.get("gap_bytes"), entry.get("gaps_sha256")) != (
-                start, len(gaps), hashlib.sha256(gaps).hexdigest()):
-            failures.append(f"{name}: data_start, gap_bytes or gaps_sha256 is not gguf-py's")
-        checked += 1
-    print(f"JSON manifest: {checked} files recomputed with gguf-py (tensor sha256, header, gaps, "
-          "root)")
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ggufcheck", required=True)
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--judge", help="llama-gguf-hash built from the pinned tree")
-    args = parser.parse_args()
-    if not os.path.isdir(os.path.join(args.source, ".deps/conformance/llama.cpp/gguf-py")):
-        print("skipped: no pinned llama.cpp tree (conformance/setup)")
-        return 77
-    failures = []
-    if args.judge and os.path.exists(args.judge):
-        against_llama_gguf_hash(args.ggufcheck, args.judge, args.source, failures)
-    else:
-        failures.append("llama-gguf-hash was not built (the pinned tree and libggml-base.so)")
-    against_gguf_hash_py(args.ggufcheck, args.source, failures)
-    manifest_recomputed(args.ggufcheck, args.source, failures)
-    for f in failures[:50]:
-        print("FAIL:", f)
-    print(f"{len(failures)} difference(s)")
-    return 1 if failures else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    d, name = manifest_file
+    code, out = run([ggufcheck, "hash", "--format", "json", name], d)
+    assert code == 0, f"hash --format json {d}/{name}: exit {code}"
+    model = json.loads(out)["models"][0]
+    reader = GGUFReader(os.path.join(d, name), "r")
+    with open(os.path.join(d, name), "rb") as f:
+        data = f.read()
+    digests = [hashlib.sha256(bytes(t.data.data)).hexdigest() for t in reader.tensors]
+    assert digests == [t["sha256"] for t in model["tensors"]], \
+        f"{name}: per-tensor sha256 differ from gguf-py's tensor bytes"
+    if reader.tensors:
+        header = hashlib.sha256(data[:reader.data_offset]).hexdigest()
+        assert header == model["files"][0]["header_sha256"], \
+            f"{name}: header_sha256 is not that of the bytes before the data"
+    root = merkle([bytes.fromhex(h) for h in digests]).hex()
+    assert root == model["digests"]["merkle_root"], f"{name}: merkle_root differs from RFC 6962's"
+    # The gaps: every byte from gguf-py's data offset to the end outside its tensors' bytes.
+    start = reader.data_offset if reader.tensors else len(data)
+    covered = sorted((int(t.data_offset), int(t.n_bytes)) for t in reader.tensors
+                     if int(t.n_bytes) > 0)
+    gaps, at = b"", start
+    for begin, length in covered:
+        gaps += data[at:begin] if begin > at else b""
+        at = max(at, begin + length)
+    gaps += data[at:]
+    entry = model["files"][0]
+    assert (entry.get("data_start"), entry.get("gap_bytes"), entry.get("gaps_sha256")) == (
+        start, len(gaps), hashlib.sha256(gaps).hexdigest()), \
+        f"{name}: data_start, gap_bytes or gaps_sha256 is not gguf-py's"

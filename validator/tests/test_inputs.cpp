@@ -128,7 +128,7 @@ TEST(Streams, EveryExampleAndCorpusFileReportsAsItsFile) {
     for (const auto& entry :
          fs::recursive_directory_iterator(fs::path(GGUFCHECK_SOURCE_DIR) / dir)) {
       // Not the split-set codes' examples: a stream is a file alone, with no name to find a
-      // set by and without the split-set checks (README, "Split sets").
+      // set by and without the split-set checks (docs/inputs.md, "Split sets").
       if (entry.path().string().find("/codes/GGUF80") != std::string::npos) continue;
       if (entry.path().extension() == ".gguf" && entry.is_regular_file())
         files.push_back(entry.path());

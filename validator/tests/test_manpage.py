@@ -20,43 +20,23 @@ with the generator's parser, and each artefact must hold all of it:
 The checks are also run on copies of the artefacts without --werror, which must fail: a test
 that cannot see a dropped option would pass anything.
 
-Usage: /usr/bin/python3 test_manpage.py --ggufcheck PATH --share BUILD/share --source REPO
-Prints one line per failure and a final `N passed, M failed`; exits 1 on any failure.
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider -rs test_manpage.py --ggufcheck PATH
+       --share BUILD/share --source REPO
+A check whose tool (groff, man, zsh, fish) is not installed skips, saying so.
 """
 
-import argparse
 import gzip
 import os
 import re
 import shutil
 import subprocess
-import sys
-import tempfile
+
+import pytest
 
 OPTION_ROW_RE = re.compile(r"^  (-[^\s]+)")
 SUBCOMMAND_ROW_RE = re.compile(r"^  ([a-z][\w-]*)\s")
 # The option every copy of the artefacts loses for the negative controls.
 DROPPED = "--werror"
-
-
-class Results:
-    def __init__(self):
-        self.passed = 0
-        self.failures = []
-
-    def all(self, failures):
-        """A group of checks: one pass, or a line per failure."""
-        for failure in failures:
-            self.check(False, failure)
-        if not failures:
-            self.passed += 1
-
-    def check(self, condition, message):
-        if condition:
-            self.passed += 1
-        else:
-            self.failures.append(message)
-            print(f"FAIL: {message}")
 
 
 def run(args, **kwargs):
@@ -301,92 +281,137 @@ def without(text, spelled):
     return re.sub(rf"(?<![\w\\-]){re.escape(spelled)}(?![\w\\-])", "", text)
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--ggufcheck", required=True)
-    parser.add_argument("--share", required=True)
-    parser.add_argument("--source", required=True)
-    args = parser.parse_args()
-    # The bash completion runs in a scratch directory.
-    args.ggufcheck, args.share, args.source = map(os.path.abspath,
-                                                  (args.ggufcheck, args.share, args.source))
-    results = Results()
-    page_path = os.path.join(args.share, "man", "man1", "ggufcheck.1")
-    bash_path = os.path.join(args.share, "bash-completion", "completions", "ggufcheck")
-    zsh_path = os.path.join(args.share, "zsh", "vendor-completions", "_ggufcheck")
-    fish_path = os.path.join(args.share, "fish", "vendor_completions.d", "ggufcheck.fish")
-    for path in (page_path, page_path + ".gz", bash_path, zsh_path, fish_path):
-        if not os.path.isfile(path):
-            print(f"FAIL: {path} is missing (built by the ggufcheck_manpage target)")
-            return 1
-    texts = {}
-    for path in (page_path, bash_path, zsh_path, fish_path):
-        with open(path, encoding="utf-8") as f:
-            texts[path] = f.read()
-    page, zsh_text, fish_text = texts[page_path], texts[zsh_path], texts[fish_path]
+ENVIRONMENT_VARIABLES = ("HF_TOKEN", "NO_COLOR")
+MAN_SECTIONS = ("NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "SEE ALSO")
 
-    top, helps = read_help(args.ggufcheck)
-    results.check(len(helps) >= 2 and len(spellings(top)) >= 3,
-                  f"the help lists {len(helps)} subcommands and {len(spellings(top))} top-level "
-                  f"options: is {args.ggufcheck} ggufcheck?")
-    fixture = os.path.join(args.source, "examples", "valid", "tiny-llama.gguf")
 
-    with gzip.open(page_path + ".gz", "rt", encoding="utf-8") as f:
-        results.check(f.read() == page, "ggufcheck.1.gz is not ggufcheck.1")
-    version = run([args.ggufcheck, "--version"]).stdout.split()[1]  # ggufcheck 0.1.0 (git ...)
-    results.check(re.search(rf'^\.TH GGUFCHECK 1 "[^"]*" "ggufcheck {re.escape(version)}"', page,
-                            re.M) is not None, f"man page: .TH does not name version {version}")
-    for section in ("NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "EXIT STATUS", "SEE ALSO"):
-        results.check(f".SH {section}\n" in page, f"man page: no section {section}")
-    mentions = set(re.findall(r"\b(?:HF_TOKEN|NO_COLOR)\b", top + "".join(helps.values())))
-    for variable in sorted(mentions):
-        results.check(re.search(rf"^\.SH ENVIRONMENT\n(?:.*\n)*?.*\\fB{variable}\\fR", page, re.M)
-                      is not None, f"man page: {variable} is not in ENVIRONMENT")
+class Artefacts:
+    """The built artefacts' paths and texts, the help they are checked against, and a scratch
+    directory for the bash completion (model.gguf, notes.txt, manifest.json, models/)."""
 
-    results.all(check_manpage(page, top, helps))
-    if shutil.which("groff"):
-        done = run(["groff", "-man", "-ww", "-z", page_path])
-        results.check(done.returncode == 0 and not done.stderr,
-                      f"groff -man -ww -z warns: {done.stderr.strip()}")
-    else:
-        print("skipped: groff is not installed (Debian: groff-base)")
-    if shutil.which("man"):
-        done = run(["man", "--warnings", "-l", page_path], env={**os.environ, "MANWIDTH": "80"})
-        results.check(done.returncode == 0 and not done.stderr,
-                      f"man --warnings -l warns: {done.stderr.strip()}")
-
-    with tempfile.TemporaryDirectory() as scratch:
+    def __init__(self, ggufcheck, share, source, scratch):
+        self.ggufcheck, self.source, self.scratch = ggufcheck, source, scratch
+        self.page_path = os.path.join(share, "man", "man1", "ggufcheck.1")
+        self.bash_path = os.path.join(share, "bash-completion", "completions", "ggufcheck")
+        self.zsh_path = os.path.join(share, "zsh", "vendor-completions", "_ggufcheck")
+        self.fish_path = os.path.join(share, "fish", "vendor_completions.d", "ggufcheck.fish")
+        for path in (self.page_path, self.page_path + ".gz", self.bash_path, self.zsh_path,
+                     self.fish_path):
+            assert os.path.isfile(path), f"{path} is missing (built by the ggufcheck_manpage target)"
+        texts = {}
+        for path in (self.page_path, self.bash_path, self.zsh_path, self.fish_path):
+            with open(path, encoding="utf-8") as f:
+                texts[path] = f.read()
+        self.page, self.bash = texts[self.page_path], texts[self.bash_path]
+        self.zsh, self.fish = texts[self.zsh_path], texts[self.fish_path]
+        self.top, self.helps = read_help(ggufcheck)
+        self.fixture = os.path.join(source, "examples", "valid", "tiny-llama.gguf")
         for name in ("model.gguf", "notes.txt", "manifest.json"):
             open(os.path.join(scratch, name), "w").close()
         os.mkdir(os.path.join(scratch, "models"))
-        results.all(check_bash(bash_path, top, helps, scratch, args.ggufcheck, fixture))
 
-        # The negative controls: each check must see the dropped option.
-        dropped_bash = os.path.join(scratch, "dropped.bash")
+
+@pytest.fixture(scope="module")
+def built(pytestconfig, ggufcheck, source, tmp_path_factory):
+    share = pytestconfig.getoption("--share")
+    assert share, "--share is required: the build's share/ directory"
+    # The bash completion runs in the scratch directory: every path absolute.
+    return Artefacts(ggufcheck, os.path.abspath(share), source,
+                     str(tmp_path_factory.mktemp("completion")))
+
+
+def test_the_help_is_ggufchecks(built):
+    assert len(built.helps) >= 2 and len(spellings(built.top)) >= 3, \
+        (f"the help lists {len(built.helps)} subcommands and {len(spellings(built.top))} top-level "
+         f"options: is {built.ggufcheck} ggufcheck?")
+
+
+def test_the_gz_is_the_page(built):
+    with gzip.open(built.page_path + ".gz", "rt", encoding="utf-8") as f:
+        assert f.read() == built.page, "ggufcheck.1.gz is not ggufcheck.1"
+
+
+def test_the_page_names_the_version(built):
+    version = run([built.ggufcheck, "--version"]).stdout.split()[1]  # ggufcheck 0.1.0 (git ...)
+    assert re.search(rf'^\.TH GGUFCHECK 1 "[^"]*" "ggufcheck {re.escape(version)}"', built.page,
+                     re.M) is not None, f"man page: .TH does not name version {version}"
+
+
+@pytest.mark.parametrize("section", MAN_SECTIONS)
+def test_the_page_has_the_section(built, section):
+    assert f".SH {section}\n" in built.page, f"man page: no section {section}"
+
+
+@pytest.mark.parametrize("variable", ENVIRONMENT_VARIABLES)
+def test_environment_variables_the_help_names_are_in_environment(built, variable):
+    if not re.search(rf"\b{variable}\b", built.top + "".join(built.helps.values())):
+        pytest.skip(f"the help does not name {variable}")
+    assert re.search(rf"^\.SH ENVIRONMENT\n(?:.*\n)*?.*\\fB{variable}\\fR", built.page, re.M) \
+        is not None, f"man page: {variable} is not in ENVIRONMENT"
+
+
+def test_the_page_holds_every_option(built):
+    failures = check_manpage(built.page, built.top, built.helps)
+    assert not failures, "\n".join(failures)
+
+
+def test_groff_does_not_warn(built):
+    if not shutil.which("groff"):
+        pytest.skip("groff is not installed (Debian: groff-base)")
+    done = run(["groff", "-man", "-ww", "-z", built.page_path])
+    assert done.returncode == 0 and not done.stderr, f"groff -man -ww -z warns: {done.stderr.strip()}"
+
+
+def test_man_does_not_warn(built):
+    if not shutil.which("man"):
+        pytest.skip("man is not installed (Debian: man-db)")
+    done = run(["man", "--warnings", "-l", built.page_path], env={**os.environ, "MANWIDTH": "80"})
+    assert done.returncode == 0 and not done.stderr, f"man --warnings -l warns: {done.stderr.strip()}"
+
+
+def test_the_bash_completion_completes(built):
+    failures = check_bash(built.bash_path, built.top, built.helps, built.scratch, built.ggufcheck,
+                          built.fixture)
+    assert not failures, "\n".join(failures)
+
+
+def dropped_failures(built, what):
+    """The failures of one check on a copy of its artefact without DROPPED."""
+    if what == "man page":
+        return check_manpage(built.page.replace(roff_bold(DROPPED), ""), built.top, built.helps)
+    if what == "bash":
+        dropped_bash = os.path.join(built.scratch, "dropped.bash")
         with open(dropped_bash, "w", encoding="utf-8") as f:
-            f.write(without(texts[bash_path], DROPPED))
-        controls = {
-            "man page": check_manpage(page.replace(roff_bold(DROPPED), ""), top, helps),
-            "bash": check_bash(dropped_bash, top, helps, scratch, args.ggufcheck, fixture),
-            "zsh": check_zsh(without(zsh_text, DROPPED), top, helps),
-            "fish": check_fish(fish_text.replace(f" -l {DROPPED[2:]}", ""), top, helps),
-        }
-        for what, failures in controls.items():
-            results.check(any(DROPPED in failure for failure in failures),
-                          f"{what}: the check does not see {DROPPED} dropped")
-
-    results.all(check_zsh(zsh_text, top, helps))
-    results.all(check_fish(fish_text, top, helps))
-    for shell, path in (("zsh", zsh_path), ("fish", fish_path)):
-        if shutil.which(shell):
-            done = run([shell, "-n", path])
-            results.check(done.returncode == 0, f"{shell} -n {path}: {done.stderr.strip()}")
-        else:
-            print(f"skipped: {shell} -n ({shell} is not installed)")
-
-    print(f"{results.passed} passed, {len(results.failures)} failed")
-    return 1 if results.failures else 0
+            f.write(without(built.bash, DROPPED))
+        return check_bash(dropped_bash, built.top, built.helps, built.scratch, built.ggufcheck,
+                          built.fixture)
+    if what == "zsh":
+        return check_zsh(without(built.zsh, DROPPED), built.top, built.helps)
+    return check_fish(built.fish.replace(f" -l {DROPPED[2:]}", ""), built.top, built.helps)
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+@pytest.mark.parametrize("what", ("man page", "bash", "zsh", "fish"))
+def test_the_check_sees_a_dropped_option(built, what):
+    """The negative controls: each check must see the dropped option."""
+    failures = dropped_failures(built, what)
+    assert any(DROPPED in failure for failure in failures), \
+        f"{what}: the check does not see {DROPPED} dropped"
+
+
+def test_the_zsh_completion_holds_every_option(built):
+    failures = check_zsh(built.zsh, built.top, built.helps)
+    assert not failures, "\n".join(failures)
+
+
+def test_the_fish_completion_holds_every_option(built):
+    failures = check_fish(built.fish, built.top, built.helps)
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("shell", ("zsh", "fish"))
+def test_the_shell_reads_its_completion(built, shell):
+    if not shutil.which(shell):
+        pytest.skip(f"{shell} -n ({shell} is not installed)")
+    path = built.zsh_path if shell == "zsh" else built.fish_path
+    done = run([shell, "-n", path])
+    assert done.returncode == 0, f"{shell} -n {path}: {done.stderr.strip()}"

@@ -20,16 +20,16 @@ Checked texts: README.md, CHANGELOG.md, SECURITY.md and every *.md under docs/.
 Before the real texts, the check is run on texts that must fail and texts that must pass, so
 that it cannot pass vacuously.
 
-Usage: /usr/bin/python3 test_markdown_fences.py --source REPO
-Prints one line per problem, `FILE:LINE: ...`, then `N texts checked, M problems`; exits 1 on a
-problem, 77 (ctest's skip) with the reason when markdown-it-py is not installed (1 under CI=true,
-where scripts/setup.sh has installed it).
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider -rs test_markdown_fences.py --source REPO
+One test per text and per self-test case; a failure lists its problems, `FILE:LINE: ...`. Every
+test skips with the reason when markdown-it-py is not installed (ctest's skip: conftest.py), and
+fails instead under CI=true, where scripts/setup.sh has installed it.
 """
 
-import argparse
 import os
 import re
-import sys
+
+import pytest
 
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
@@ -99,49 +99,69 @@ def unclosed_fences(text, parser):
     return problems
 
 
-def self_test(parser):
-    must_fail = {
-        "never closed": "# A\n\n```\ncode\n## B\ntext\n",
-        "a second opening is not a closing": "```\nout\n```console\n$ more\n",
-        "shorter closing": "````\ncode\n```\n",
-        "other character": "```\ncode\n~~~\n",
-        "in a list item": "- item\n\n  ```console\n  $ x\n\n- next\n",
-        "in a block quote": "> ```\n> code\n\nafter\n",
-        "closing with an info string": "```\ncode\n``` text\n",
-        "an opening inside (README's info example)": (
-            "```\n$ ggufcheck info m.gguf\nm.gguf: pass\n### Hashing\n\n```console\n$ x\n```\n"
-        ),
-    }
-    must_pass = {
-        "closed": "```sh\nmake\n```\n\n## B\n",
-        "longer closing": "```\ncode\n`````\n",
-        "tilde": "~~~\n```\n~~~\n",
-        "in a list item": "- item\n\n  ```console\n  $ x\n  ```\n- next\n",
-        "in a block quote": "> ```\n> code\n> ```\n",
-        "indented code is no fence": "    ```\n    code\n",
-        "inline code is no fence": "text ```not a fence``` text\n",
-        "trailing spaces": "```\ncode\n```   \n",
-        "a shorter opening inside a longer fence": "````markdown\n```console\n$ x\n```\n````\n",
-        "a backtick opening inside a tilde fence": "~~~\n```console\n~~~\n",
-        "a heading-like comment in code": "```sh\n# install\nmake\n```\n",
-        "inline code at a line's start in code": "```\n```x``` is inline\n```\n",
-    }
-    failures = []
-    for name, text in must_fail.items():
-        if not unclosed_fences(text, parser):
-            failures.append(f"self-test: not flagged: {name}: {text!r}")
-    for name, text in must_pass.items():
-        if unclosed_fences(text, parser):
-            failures.append(f"self-test: flagged: {name}: {text!r}")
-    never_closed = unclosed_fences(must_fail["never closed"], parser)
-    if [line for line, _ in never_closed] != [3] or "heading on line 5" not in never_closed[0][1]:
-        failures.append(f"self-test: the opening line or the swallowed heading is wrong: "
-                        f"{never_closed}")
-    inside = unclosed_fences(must_fail["an opening inside (README's info example)"], parser)
-    if [line for line, _ in inside] != [1] or "line 6 opens" not in inside[0][1] or \
-            "heading on line 4" not in inside[0][1]:
-        failures.append(f"self-test: the opening inside is misplaced: {inside}")
-    return failures
+MUST_FAIL = {
+    "never closed": "# A\n\n```\ncode\n## B\ntext\n",
+    "a second opening is not a closing": "```\nout\n```console\n$ more\n",
+    "shorter closing": "````\ncode\n```\n",
+    "other character": "```\ncode\n~~~\n",
+    "in a list item": "- item\n\n  ```console\n  $ x\n\n- next\n",
+    "in a block quote": "> ```\n> code\n\nafter\n",
+    "closing with an info string": "```\ncode\n``` text\n",
+    "an opening inside (README's info example)": (
+        "```\n$ ggufcheck info m.gguf\nm.gguf: pass\n### Hashing\n\n```console\n$ x\n```\n"
+    ),
+}
+MUST_PASS = {
+    "closed": "```sh\nmake\n```\n\n## B\n",
+    "longer closing": "```\ncode\n`````\n",
+    "tilde": "~~~\n```\n~~~\n",
+    "in a list item": "- item\n\n  ```console\n  $ x\n  ```\n- next\n",
+    "in a block quote": "> ```\n> code\n> ```\n",
+    "indented code is no fence": "    ```\n    code\n",
+    "inline code is no fence": "text ```not a fence``` text\n",
+    "trailing spaces": "```\ncode\n```   \n",
+    "a shorter opening inside a longer fence": "````markdown\n```console\n$ x\n```\n````\n",
+    "a backtick opening inside a tilde fence": "~~~\n```console\n~~~\n",
+    "a heading-like comment in code": "```sh\n# install\nmake\n```\n",
+    "inline code at a line's start in code": "```\n```x``` is inline\n```\n",
+}
+
+
+@pytest.fixture(scope="module")
+def parser():
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        reason = ("markdown-it-py is not installed (Debian: python3-markdown-it; scripts/setup.sh "
+                  "installs it)")
+        if os.environ.get("CI") == "true":  # a gate that skips in CI checks nothing
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return MarkdownIt("commonmark")
+
+
+@pytest.mark.parametrize("name", MUST_FAIL)
+def test_self_test_flags(parser, name):
+    text = MUST_FAIL[name]
+    assert unclosed_fences(text, parser), f"self-test: not flagged: {name}: {text!r}"
+
+
+@pytest.mark.parametrize("name", MUST_PASS)
+def test_self_test_passes(parser, name):
+    text = MUST_PASS[name]
+    assert not unclosed_fences(text, parser), f"self-test: flagged: {name}: {text!r}"
+
+
+def test_self_test_names_the_opening_and_the_swallowed_heading(parser):
+    never_closed = unclosed_fences(MUST_FAIL["never closed"], parser)
+    assert [line for line, _ in never_closed] == [3] and "heading on line 5" in never_closed[0][1], \
+        f"self-test: the opening line or the swallowed heading is wrong: {never_closed}"
+
+
+def test_self_test_places_the_opening_inside(parser):
+    inside = unclosed_fences(MUST_FAIL["an opening inside (README's info example)"], parser)
+    assert [line for line, _ in inside] == [1] and "line 6 opens" in inside[0][1] and \
+        "heading on line 4" in inside[0][1], f"self-test: the opening inside is misplaced: {inside}"
 
 
 def texts(source):
@@ -152,39 +172,20 @@ def texts(source):
     return [path for path in found if os.path.isfile(path)]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, help="the repository's root")
-    args = parser.parse_args()
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError:
-        reason = ("markdown-it-py is not installed (Debian: python3-markdown-it; scripts/setup.sh "
-                  "installs it)")
-        if os.environ.get("CI") == "true":  # a gate that skips in CI checks nothing
-            print(f"failed: {reason}")
-            return 1
-        print(f"skipped: {reason}")
-        return 77
-    md = MarkdownIt("commonmark")
-
-    problems = self_test(md)
-    checked = 0
-    for path in texts(args.source):
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        checked += 1
-        shown = os.path.relpath(path, args.source)
-        for line, why in unclosed_fences(text, md):
-            problems.append(f"{shown}:{line}: this code fence does not close where meant: {why}")
-    for problem in problems:
-        print(problem)
-    print(f"{checked} texts checked, {len(problems)} problems")
-    if checked == 0:
-        print("no text found: is --source the repository's root?")
-        return 1
-    return 1 if problems else 0
+def pytest_generate_tests(metafunc):
+    if "text" in metafunc.fixturenames:
+        source = metafunc.config.getoption("--source") or \
+            os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+        source = os.path.abspath(source)
+        found = [os.path.relpath(path, source) for path in texts(source)]
+        # None found: --source is not the repository's root, which must fail, not pass.
+        metafunc.parametrize("text", found or [None])
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def test_fences_close_where_meant(parser, source, text):
+    assert text is not None, "no text found: is --source the repository's root?"
+    with open(os.path.join(source, text), encoding="utf-8") as f:
+        content = f.read()
+    problems = [f"{text}:{line}: this code fence does not close where meant: {why}"
+                for line, why in unclosed_fences(content, parser)]
+    assert not problems, "\n".join(problems)

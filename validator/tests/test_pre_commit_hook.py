@@ -24,51 +24,31 @@ runs it.
 - With pre-commit installed (else said and skipped): `pre-commit try-repo` of a repository
   holding the hook, on the staged files, for real.
 
-Usage: /usr/bin/python3 test_pre_commit_hook.py --ggufcheck PATH --source REPO
-Prints a line per failed check, what was skipped, and `N scenarios, M checks, F failed`; exits 1
-on a failure.
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider -rs test_pre_commit_hook.py
+       --ggufcheck PATH --source REPO
+A test per scenario (and per file name and staged file); what needs a tool that is not installed
+skips, saying so.
 """
 
-import argparse
 import os
 import re
 import shlex
 import shutil
 import stat
 import subprocess
-import sys
-import tempfile
 
-try:
-    import yaml
-except ImportError:
-    print("test_pre_commit_hook: needs python3-yaml (Debian: apt install python3-yaml)",
-          file=sys.stderr)
-    sys.exit(1)
+import pytest
+# Required, not optional: python3-yaml (Debian: apt install python3-yaml).
+import yaml
 
 POINTER = ("version https://git-lfs.github.com/spec/v1\n"
            "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
            "size 57184\n")
 
 
-class Checks:
-    def __init__(self):
-        self.count = 0
-        self.failures = []
-        self.skipped = []
-        self.scenarios = 0
-        self.scenario = ""
-
-    def start(self, name):
-        self.scenarios += 1
-        self.scenario = name
-
-    def check(self, condition, message, output=None):
-        self.count += 1
-        if not condition:
-            detail = f"\n    output: {output[-2000:]!r}" if output is not None else ""
-            self.failures.append(f"{self.scenario}: {message}{detail}")
-        return condition
+def why(message, output=None):
+    """A failure's message, with the hook's output when there is one."""
+    return message if output is None else f"{message}\n    output: {output[-2000:]!r}"
 
 
 def git(repo, *args, env, check=True, **kwargs):
@@ -121,36 +101,50 @@ class Hook:
         return completed.returncode, completed.stdout.decode("utf-8", "replace")
 
 
-def check_definition(checks, hook, source):
-    checks.start("the hook's definition")
-    definition = hook.definition
-    if not checks.check(definition is not None, "no hook with id ggufcheck"):
-        return False
-    checks.check(definition.get("language") == "script", "language is not script")
-    checks.check(definition.get("types") == ["file"], "types is not [file]")
-    checks.check(isinstance(definition.get("require_serial", False), bool) and
-                 isinstance(definition.get("args", []), list) and "name" in definition,
-                 "name, args or require_serial is missing or of the wrong type")
-    entry = os.path.join(source, shlex.split(definition["entry"])[0])
-    checks.check(os.path.isfile(entry) and os.access(entry, os.X_OK),
-                 f"the entry {entry} is not an executable file")
-    listed = subprocess.run(["git", "-C", source, "ls-files", "-s", "--",
-                             shlex.split(definition["entry"])[0]], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
-    if listed.returncode == 0 and listed.stdout:
-        checks.check(listed.stdout.startswith(b"100755 "),
-                     "git records the entry without its executable bit (pre-commit runs it directly)")
-    else:
-        checks.skipped.append("the entry's mode in git's index (not a git checkout, or not added)")
+@pytest.fixture(scope="module")
+def real_source(source):
+    return os.path.realpath(source)
 
-    checks.start("the files pattern")
-    for name in ("a.gguf", "models/with space.gguf", "MODEL.GGUF", "x.Gguf", "-x.gguf",
-                 "deep/dir/model-00001-of-00002.gguf"):
-        checks.check(hook.selects(name), f"{name!r} is not selected")
-    for name in ("a.gguf.bak", "notes.txt", "gguf", "a_gguf", "a.ggufx", "model.gguf/README.md",
-                 "a.gguf.lock", ".gguf/x"):
-        checks.check(not hook.selects(name), f"{name!r} is selected")
-    return True
+
+@pytest.fixture(scope="module")
+def hook(real_source):
+    hook = Hook(real_source)
+    assert hook.definition is not None, "no hook with id ggufcheck"
+    return hook
+
+
+def test_the_hooks_definition(hook, real_source):
+    source, definition = real_source, hook.definition
+    assert definition.get("language") == "script", "language is not script"
+    assert definition.get("types") == ["file"], "types is not [file]"
+    assert isinstance(definition.get("require_serial", False), bool) and \
+        isinstance(definition.get("args", []), list) and "name" in definition, \
+        "name, args or require_serial is missing or of the wrong type"
+    entry = os.path.join(source, shlex.split(definition["entry"])[0])
+    assert os.path.isfile(entry) and os.access(entry, os.X_OK), \
+        f"the entry {entry} is not an executable file"
+
+
+def test_the_entry_is_executable_in_gits_index(hook, real_source):
+    listed = subprocess.run(["git", "-C", real_source, "ls-files", "-s", "--",
+                             shlex.split(hook.definition["entry"])[0]], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    if listed.returncode != 0 or not listed.stdout:
+        pytest.skip("the entry's mode in git's index (not a git checkout, or not added)")
+    assert listed.stdout.startswith(b"100755 "), \
+        "git records the entry without its executable bit (pre-commit runs it directly)"
+
+
+@pytest.mark.parametrize("name", ["a.gguf", "models/with space.gguf", "MODEL.GGUF", "x.Gguf",
+                                  "-x.gguf", "deep/dir/model-00001-of-00002.gguf"])
+def test_the_files_pattern_selects(hook, name):
+    assert hook.selects(name), f"{name!r} is not selected"
+
+
+@pytest.mark.parametrize("name", ["a.gguf.bak", "notes.txt", "gguf", "a_gguf", "a.ggufx",
+                                  "model.gguf/README.md", "a.gguf.lock", ".gguf/x"])
+def test_the_files_pattern_leaves_out(hook, name):
+    assert not hook.selects(name), f"{name!r} is selected"
 
 
 def make_repo(root, source, env):
@@ -175,101 +169,126 @@ def make_repo(root, source, env):
 VALID = ["valid.gguf", "models/with space.gguf", "UPPER.GGUF", "-x.gguf", "::warning::x.gguf"]
 
 
-def scenarios_direct(checks, hook, source, ggufcheck, root):
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return str(tmp_path_factory.mktemp("pre-commit"))
+
+
+@pytest.fixture(scope="module")
+def env(ggufcheck, root):
+    """No user or system git configuration, and ggufcheck on PATH."""
     bin_dir = os.path.join(root, "bin")
     os.makedirs(bin_dir)
     os.symlink(os.path.abspath(ggufcheck), os.path.join(bin_dir, "ggufcheck"))
-    env = isolated_env(root, os.pathsep.join([bin_dir, "/usr/bin", "/bin"]))
-    repo = make_repo(root, source, env)
+    return isolated_env(root, os.pathsep.join([bin_dir, "/usr/bin", "/bin"]))
 
-    checks.start("the staged files pre-commit passes")
+
+@pytest.fixture(scope="module")
+def repo(root, real_source, env):
+    return make_repo(root, real_source, env)
+
+
+STAGED = sorted(VALID + ["broken.gguf", "lfs-pointer.gguf"])
+
+
+def test_the_staged_files_pre_commit_passes(hook, repo, env):
     files = hook.staged_files(repo, env)
-    expected = sorted(VALID + ["broken.gguf", "lfs-pointer.gguf"])
-    checks.check(sorted(files) == expected, f"pre-commit would pass {sorted(files)}, not {expected}")
+    assert sorted(files) == STAGED, f"pre-commit would pass {sorted(files)}, not {STAGED}"
 
-    checks.start("valid models")
+
+def test_valid_models(hook, repo, env):
     status, output = hook.run(repo, VALID, env)
-    checks.check(status == 0, f"exit status {status}, not 0", output)
+    assert status == 0, why(f"exit status {status}, not 0", output)
     for name in VALID:
         shown = f"./{name}" if name.startswith(":") else name
-        checks.check(f"{shown}: pass: " in output, f"no pass line for {name}", output)
-    checks.check(not any(line.startswith("::") for line in output.splitlines()),
-                 "a line that would be a workflow command in GitHub Actions", output)
+        assert f"{shown}: pass: " in output, why(f"no pass line for {name}", output)
+    assert not any(line.startswith("::") for line in output.splitlines()), \
+        why("a line that would be a workflow command in GitHub Actions", output)
 
-    checks.start("a broken model")
+
+def test_a_broken_model(hook, repo, env):
     status, output = hook.run(repo, ["broken.gguf"], env)
-    checks.check(status == 1, f"exit status {status}, not 1", output)
-    checks.check("broken.gguf:0x3b1: error[GGUF2012 non-canonical-bool]" in output,
-                 "the GGUF2012 finding is missing", output)
+    assert status == 1, why(f"exit status {status}, not 1", output)
+    assert "broken.gguf:0x3b1: error[GGUF2012 non-canonical-bool]" in output, \
+        why("the GGUF2012 finding is missing", output)
 
-    checks.start("a Git LFS pointer")
+
+def test_a_git_lfs_pointer(hook, repo, env):
     status, output = hook.run(repo, ["lfs-pointer.gguf"], env)
-    checks.check(status == 1, f"exit status {status}, not 1", output)
-    checks.check(output.startswith("lfs-pointer.gguf: error: a Git LFS pointer (oid sha256:"
-                                   "4d7a214614ab..., 57184 bytes), not the model\n"),
-                 "the pointer message does not come first", output)
-    checks.check('git lfs pull --include="lfs-pointer.gguf"' in output and
-                 "SKIP=ggufcheck git commit" in output, "the message names no fix", output)
-    checks.check("GGUF1002" not in output, "ggufcheck was run on the pointer too", output)
+    assert status == 1, why(f"exit status {status}, not 1", output)
+    assert output.startswith("lfs-pointer.gguf: error: a Git LFS pointer (oid sha256:"
+                             "4d7a214614ab..., 57184 bytes), not the model\n"), \
+        why("the pointer message does not come first", output)
+    assert 'git lfs pull --include="lfs-pointer.gguf"' in output and \
+        "SKIP=ggufcheck git commit" in output, why("the message names no fix", output)
+    assert "GGUF1002" not in output, why("ggufcheck was run on the pointer too", output)
 
-    checks.start("everything staged, together and in batches")
-    status, output = hook.run(repo, files, env)
-    checks.check(status == 1, f"exit status {status}, not 1", output)
-    checks.check("Git LFS pointer" in output and "GGUF2012" in output and
-                 "valid.gguf: pass" in output, "a message is missing", output)
-    checks.check("weights.gguf.bak" not in output and "notes.txt" not in output,
-                 "a file the pattern excludes was checked", output)
-    for name in files:
-        status, output = hook.run(repo, [name], env)
-        expected_status = 0 if name in VALID else 1
-        checks.check(status == expected_status,
-                     f"{name} alone: exit status {status}, not {expected_status}", output)
 
-    checks.start("args before the files")
+def test_everything_staged_together(hook, repo, env):
+    status, output = hook.run(repo, hook.staged_files(repo, env), env)
+    assert status == 1, why(f"exit status {status}, not 1", output)
+    assert "Git LFS pointer" in output and "GGUF2012" in output and \
+        "valid.gguf: pass" in output, why("a message is missing", output)
+    assert "weights.gguf.bak" not in output and "notes.txt" not in output, \
+        why("a file the pattern excludes was checked", output)
+
+
+@pytest.mark.parametrize("name", STAGED)
+def test_each_staged_file_alone(hook, repo, env, name):
+    status, output = hook.run(repo, [name], env)
+    expected_status = 0 if name in VALID else 1
+    assert status == expected_status, \
+        why(f"{name} alone: exit status {status}, not {expected_status}", output)
+
+
+def test_args_before_the_files(hook, repo, env):
     status, output = hook.run(repo, ["valid.gguf", "broken.gguf"], env, args=["--quiet"])
-    checks.check(status == 1 and "GGUF2012" in output and "pass" not in output,
-                 "--quiet did not reach ggufcheck", output)
+    assert status == 1 and "GGUF2012" in output and "pass" not in output, \
+        why("--quiet did not reach ggufcheck", output)
     # Two of the sample's errors disabled (its misaligned and overlapping tensors cannot be:
     # they mean the file cannot be read as GGUF, and a hook's args must not pass it).
     status, output = hook.run(repo, ["broken.gguf"], env,
                               args=["--disable", "GGUF2012", "--disable", "GGUF2004"])
-    checks.check(status == 1 and "GGUF2012" not in output and "GGUF2004" not in output and
-                 "GGUF4001" in output, "options with values did not reach ggufcheck", output)
+    assert status == 1 and "GGUF2012" not in output and "GGUF2004" not in output and \
+        "GGUF4001" in output, why("options with values did not reach ggufcheck", output)
     status, output = hook.run(repo, ["broken.gguf"], env, args=["--disable", "GGUF4001"])
-    checks.check(status == 3 and "cannot be disabled" in output,
-                 "--disable of a code that ends the reading was not refused", output)
+    assert status == 3 and "cannot be disabled" in output, \
+        why("--disable of a code that ends the reading was not refused", output)
     # A user's `files:` may select other names: every file pre-commit passes is checked.
     status, output = hook.run(repo, ["weights.gguf.bak"], env)
-    checks.check(status == 1 and "weights.gguf.bak:0x3b1: error[GGUF2012" in output,
-                 "a file not named *.gguf was not checked", output)
+    assert status == 1 and "weights.gguf.bak:0x3b1: error[GGUF2012" in output, \
+        why("a file not named *.gguf was not checked", output)
 
-    checks.start("without ggufcheck")
+
+def test_without_ggufcheck(hook, repo, env, ggufcheck):
     bare_env = dict(env, PATH="/usr/bin:/bin")
     if shutil.which("ggufcheck", path=bare_env["PATH"]):
-        checks.skipped.append("without ggufcheck: a ggufcheck is installed in /usr/bin or /bin")
-    else:
-        status, output = hook.run(repo, ["valid.gguf"], bare_env)
-        checks.check(status == 3 and "cannot find 'ggufcheck'" in output,
-                     "no clear failure without ggufcheck", output)
-        status, output = hook.run(repo, ["valid.gguf"],
-                                  dict(bare_env, GGUFCHECK=os.path.abspath(ggufcheck)))
-        checks.check(status == 0 and "valid.gguf: pass" in output, "GGUFCHECK is not used", output)
+        pytest.skip("without ggufcheck: a ggufcheck is installed in /usr/bin or /bin")
+    status, output = hook.run(repo, ["valid.gguf"], bare_env)
+    assert status == 3 and "cannot find 'ggufcheck'" in output, \
+        why("no clear failure without ggufcheck", output)
+    status, output = hook.run(repo, ["valid.gguf"],
+                              dict(bare_env, GGUFCHECK=os.path.abspath(ggufcheck)))
+    assert status == 0 and "valid.gguf: pass" in output, why("GGUFCHECK is not used", output)
 
-    checks.start(".gitattributes tracks *.gguf by Git LFS, Git LFS not set up")
+
+def test_gitattributes_tracks_gguf_by_git_lfs_not_set_up(hook, root, real_source, env):
+    """.gitattributes tracks *.gguf by Git LFS, Git LFS not set up (a repository of its own: the
+    attributes and the filter stay out of the other tests)."""
+    repo = make_repo(os.path.join(root, "attributes"), real_source, env)
     with open(os.path.join(repo, ".gitattributes"), "w", encoding="utf-8") as handle:
         handle.write("*.gguf filter=lfs diff=lfs merge=lfs -text\n")
     status, output = hook.run(repo, ["valid.gguf", "lfs-pointer.gguf"], env)
-    checks.check(status == 1 and "valid.gguf: note: tracked by Git LFS" in output and
-                 "git lfs install" in output, "no note about the missing LFS filter", output)
-    checks.check("lfs-pointer.gguf: note" not in output, "a note about a pointer", output)
+    assert status == 1 and "valid.gguf: note: tracked by Git LFS" in output and \
+        "git lfs install" in output, why("no note about the missing LFS filter", output)
+    assert "lfs-pointer.gguf: note" not in output, why("a note about a pointer", output)
     git(repo, "config", "filter.lfs.clean", "git-lfs clean -- %f", env=env)
     status, output = hook.run(repo, ["valid.gguf"], env)
-    checks.check(status == 0 and "note:" not in output, "a note with the filter set up", output)
-    return env
+    assert status == 0 and "note:" not in output, why("a note with the filter set up", output)
 
 
-def scenario_documented(checks, hook, source, env, root):
-    checks.start("the documented configurations")
+def test_the_documented_configurations(hook, real_source, repo, env):
+    source = real_source
     configs = []
     with open(os.path.join(source, "docs", "examples", "pre-commit-config.yaml"),
               encoding="utf-8") as handle:
@@ -279,25 +298,22 @@ def scenario_documented(checks, hook, source, env, root):
     for block in re.findall(r"^```yaml\n(.*?)^```", page, re.M | re.S):
         if block.startswith("repos:"):
             configs.append(("docs/github-actions.md", yaml.safe_load(block)))
-    checks.check(len(configs) == 2, f"{len(configs)} documented configurations, not 2")
-    repo = os.path.join(root, "repo")
+    assert len(configs) == 2, f"{len(configs)} documented configurations, not 2"
     for label, config in configs:
         hooks = [h for r in config.get("repos", []) if r.get("repo", "").endswith("/ggufcheck")
                  for h in r.get("hooks", [])]
-        checks.check(hooks and all(h.get("id") == hook.definition["id"] for h in hooks),
-                     f"{label}: no hook, or a hook id that .pre-commit-hooks.yaml lacks: {hooks}")
+        assert hooks and all(h.get("id") == hook.definition["id"] for h in hooks), (
+            f"{label}: no hook, or a hook id that .pre-commit-hooks.yaml lacks: {hooks}")
         for entry in hooks:
             status, output = hook.run(repo, ["valid.gguf"], env, args=entry.get("args", []))
-            checks.check(status == 0, f"{label}: args {entry.get('args')} do not pass a valid model",
-                         output)
+            assert status == 0, why(f"{label}: args {entry.get('args')} do not pass a valid model", output)
 
 
-def scenario_git_lfs(checks, hook, source, env, root):
-    checks.start("with Git LFS")
+def test_with_git_lfs(hook, real_source, env, root):
+    source = real_source
     if subprocess.run(["git", "lfs", "version"], env=env, stdout=subprocess.DEVNULL,
                       stderr=subprocess.DEVNULL).returncode != 0:
-        checks.skipped.append("with Git LFS: git-lfs is not installed")
-        return
+        pytest.skip("with Git LFS: git-lfs is not installed")
     origin = os.path.join(root, "lfs-origin")
     os.makedirs(origin)
     git(origin, "init", "-q", env=env)
@@ -307,11 +323,11 @@ def scenario_git_lfs(checks, hook, source, env, root):
                 os.path.join(origin, "model.gguf"))
     git(origin, "add", "-A", env=env)
     staged = git(origin, "cat-file", "-p", ":model.gguf", env=env).stdout
-    checks.check(staged.startswith(b"version https://git-lfs.github.com/spec/v1\n"),
-                 "git-lfs did not stage a pointer", staged.decode("utf-8", "replace"))
+    assert staged.startswith(b"version https://git-lfs.github.com/spec/v1\n"), (
+        why("git-lfs did not stage a pointer", staged.decode("utf-8", "replace")))
     status, output = hook.run(origin, hook.staged_files(origin, env), env)
-    checks.check(status == 0 and "model.gguf: pass" in output and "note:" not in output,
-                 "the model in the working tree did not pass", output)
+    assert status == 0 and "model.gguf: pass" in output and "note:" not in output, (
+        why("the model in the working tree did not pass", output))
     git(origin, "commit", "-q", "-m", "model", env=env)
 
     clone = os.path.join(root, "lfs-clone")
@@ -320,23 +336,21 @@ def scenario_git_lfs(checks, hook, source, env, root):
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     git(clone, "lfs", "install", "--local", "--skip-smudge", env=env)
     status, output = hook.run(clone, ["model.gguf"], env)
-    checks.check(status == 1 and "model.gguf: error: a Git LFS pointer" in output,
-                 "the unsmudged clone's pointer was not reported", output)
+    assert status == 1 and "model.gguf: error: a Git LFS pointer" in output, (
+        why("the unsmudged clone's pointer was not reported", output))
     pulled = git(clone, "lfs", "pull", "--include=model.gguf", env=env, check=False)
     if pulled.returncode != 0:
-        checks.skipped.append("git lfs pull from a local clone: "
-                              + pulled.stdout.decode("utf-8", "replace").strip()[:200])
-        return
+        pytest.skip("git lfs pull from a local clone: "
+                    + pulled.stdout.decode("utf-8", "replace").strip()[:200])
     status, output = hook.run(clone, ["model.gguf"], env)
-    checks.check(status == 0 and "model.gguf: pass" in output,
-                 "after git lfs pull, as the message says, the model did not pass", output)
+    assert status == 0 and "model.gguf: pass" in output, (
+        why("after git lfs pull, as the message says, the model did not pass", output))
 
 
-def scenario_pre_commit(checks, hook, source, ggufcheck, env, root):
-    checks.start("pre-commit try-repo")
+def test_pre_commit_try_repo(real_source, env, root):
+    source = real_source
     if shutil.which("pre-commit", path=os.environ.get("PATH", "")) is None:
-        checks.skipped.append("pre-commit try-repo: pre-commit is not installed")
-        return
+        pytest.skip("pre-commit try-repo: pre-commit is not installed")
     pre_commit = shutil.which("pre-commit", path=os.environ.get("PATH", ""))
     # A repository holding the hook as a user's clone has it: the two files, committed.
     hook_repo = os.path.join(root, "hook-repo")
@@ -358,64 +372,28 @@ def scenario_pre_commit(checks, hook, source, ggufcheck, env, root):
                                env=pre_commit_env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
     output = completed.stdout.decode("utf-8", "replace")
-    checks.check(completed.returncode == 1 and re.search(r"ggufcheck\.+Failed", output),
-                 f"pre-commit exit status {completed.returncode} or no Failed line", output)
-    checks.check("lfs-pointer.gguf: error: a Git LFS pointer" in output and
-                 "broken.gguf:0x3b1: error[GGUF2012" in output and "valid.gguf: pass" in output and
-                 "models/with space.gguf: pass" in output, "a message is missing", output)
-    checks.check("weights.gguf.bak" not in output and "notes.txt" not in output,
-                 "pre-commit passed a file the pattern excludes", output)
+    assert completed.returncode == 1 and re.search(r"ggufcheck\.+Failed", output), (
+        why(f"pre-commit exit status {completed.returncode} or no Failed line", output))
+    assert ("lfs-pointer.gguf: error: a Git LFS pointer" in output and
+        "broken.gguf:0x3b1: error[GGUF2012" in output and "valid.gguf: pass" in output and
+        "models/with space.gguf: pass" in output), why("a message is missing", output)
+    assert "weights.gguf.bak" not in output and "notes.txt" not in output, (
+        why("pre-commit passed a file the pattern excludes", output))
 
     git(repo, "rm", "-q", "--cached", "broken.gguf", "lfs-pointer.gguf", env=env)
     completed = subprocess.run([pre_commit, "try-repo", hook_repo, "ggufcheck"], cwd=repo,
                                env=pre_commit_env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
     output = completed.stdout.decode("utf-8", "replace")
-    checks.check(completed.returncode == 0 and re.search(r"ggufcheck\.+Passed", output),
-                 f"pre-commit exit status {completed.returncode} on valid models", output)
+    assert completed.returncode == 0 and re.search(r"ggufcheck\.+Passed", output), (
+        why(f"pre-commit exit status {completed.returncode} on valid models", output))
 
 
-def scenario_shellcheck(checks, hook, source):
-    checks.start("shellcheck")
+def test_shellcheck(hook, real_source):
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
-        checks.skipped.append("shellcheck: not installed")
-        return
-    script = os.path.join(source, shlex.split(hook.definition["entry"])[0])
+        pytest.skip("shellcheck: not installed")
+    script = os.path.join(real_source, shlex.split(hook.definition["entry"])[0])
     completed = subprocess.run([shellcheck, script], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT)
-    checks.check(completed.returncode == 0,
-                 "shellcheck: " + completed.stdout.decode("utf-8", "replace"))
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--ggufcheck", required=True)
-    parser.add_argument("--source", required=True)
-    args = parser.parse_args()
-    source = os.path.realpath(args.source)
-    if not os.access(args.ggufcheck, os.X_OK):
-        print(f"test_pre_commit_hook: {args.ggufcheck} is not an executable", file=sys.stderr)
-        return 1
-    checks = Checks()
-    hook = Hook(source)
-    root = tempfile.mkdtemp(prefix="ggufcheck-pre-commit-test-")
-    try:
-        if check_definition(checks, hook, source):
-            env = scenarios_direct(checks, hook, source, args.ggufcheck, root)
-            scenario_documented(checks, hook, source, env, root)
-            scenario_shellcheck(checks, hook, source)
-            scenario_git_lfs(checks, hook, source, env, root)
-            scenario_pre_commit(checks, hook, source, args.ggufcheck, env, root)
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
-    for failure in checks.failures:
-        print(f"FAIL {failure}")
-    for skipped in checks.skipped:
-        print(f"skipped: {skipped}")
-    print(f"{checks.scenarios} scenarios, {checks.count} checks, {len(checks.failures)} failed")
-    return 1 if checks.failures else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    assert completed.returncode == 0, "shellcheck: " + completed.stdout.decode("utf-8", "replace")

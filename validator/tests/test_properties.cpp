@@ -2,7 +2,7 @@
 // support/generators.hpp). Each property is one RC_GTEST_PROP; a failing one prints its shrunk
 // counterexample with the seed: rerun it with RC_PARAMS="seed=<seed>" (or the printed
 // "reproduce=" string), run more cases with RC_PARAMS="max_success=10000". CI fixes the seed
-// (scripts/test.sh); see the README.
+// (scripts/test.sh); see docs/development.md.
 //
 // This program replaces the global operator new/delete with counting versions (as
 // test_threats.cpp does) so that the memory property can measure the peak of the bytes that

@@ -26,13 +26,15 @@ It asserts: every template whose render reached code, module globals or a dunder
 GGUF9002, GGUF9003 or GGUF9004 (0 missed); none of the pinned templates, nor their benign
 rewrites, gets one of those (0 false positives); the payload shapes all reach; and the counts
 are exactly EXPECTED (the set is generated deterministically, so a change in either ggufcheck or
-the judge shows as a change of a count). It prints the figures.
+the judge shows as a change of a count). It shows the figures after the results; `pytest -v`
+lists every template.
 
-Usage: /usr/bin/python3 test_template_reach.py --ggufcheck PATH --source REPO [-j N]
-Exits 77 (skip) without jinja2 or without the pinned llama.cpp tree.
+Usage: /usr/bin/python3 -m pytest -q -p no:cacheprovider -rs test_template_reach.py
+       --ggufcheck PATH --source REPO [--llama-cpp DIR] [--jobs N] [--judge-timeout S]
+A test per template and per count; every test skips, saying so, without jinja2 or without the
+pinned llama.cpp tree (ctest's skip: conftest.py).
 """
 
-import argparse
 import json
 import os
 import struct
@@ -40,6 +42,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -236,99 +240,118 @@ def ggufcheck_findings(ggufcheck, folder, count):
     p = subprocess.run([ggufcheck, "--profile", "strict", "--format", "json", folder],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        env=dict(os.environ, NO_COLOR="1"), timeout=600)
-    if p.returncode not in (0, 1):
-        raise SystemExit(f"ggufcheck exited {p.returncode}: "
-                         f"{p.stderr.decode('utf-8', 'replace').strip()}")
+    assert p.returncode in (0, 1), \
+        f"ggufcheck exited {p.returncode}: {p.stderr.decode('utf-8', 'replace').strip()}"
     files = json.loads(p.stdout)["files"]
-    if len(files) != count:
-        raise SystemExit(f"ggufcheck read {len(files)} files, not {count}")
+    assert len(files) == count, f"ggufcheck read {len(files)} files, not {count}"
     return [{(f["code"], f["severity"]) for f in entry["findings"]} for entry in files]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--ggufcheck", required=True)
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--llama-cpp")
-    parser.add_argument("-j", "--jobs", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=template_reach.DEFAULT_TIMEOUT)
-    parser.add_argument("--verbose", action="store_true", help="one line per template")
-    a = parser.parse_args()
-    source = os.path.abspath(a.source)
-    llama_cpp = os.path.abspath(a.llama_cpp or os.path.join(source, LLAMA_CPP_DIR))
+def options(config):
+    source = os.path.abspath(config.getoption("--source") or os.path.join(HERE, "..", ".."))
+    llama_cpp = os.path.abspath(config.getoption("--llama-cpp") or os.path.join(source, LLAMA_CPP_DIR))
+    return source, llama_cpp
+
+
+def no_tree_reason(llama_cpp):
+    return f"no llama.cpp tree at {llama_cpp}"
+
+
+def pytest_generate_tests(metafunc):
+    """A case per template of the set (built from the pinned tree, so one case that skips,
+    saying so, without it)."""
+    if "case_index" in metafunc.fixturenames:
+        source, llama_cpp = options(metafunc.config)
+        if os.path.isdir(os.path.join(llama_cpp, "models", "templates")):
+            cases = build_set(source, llama_cpp)
+            metafunc.parametrize("case_index", range(len(cases)),
+                                 ids=[f"{kind} {name}" for kind, name, _, _ in cases])
+        else:
+            metafunc.parametrize("case_index", [pytest.param(
+                None, marks=pytest.mark.skip(reason=no_tree_reason(llama_cpp)))], ids=["no tree"])
+
+
+class Reach:
+    """The set, each template's verdict by the judge and ggufcheck's findings on it, and the
+    counts of EXPECTED."""
+
+    def __init__(self, ggufcheck, source, llama_cpp, jobs, timeout):
+        self.cases = build_set(source, llama_cpp)
+        with tempfile.TemporaryDirectory(prefix="ggufcheck-reach-") as work:
+            jinja_files, gguf_dir = [], os.path.join(work, "gguf")
+            os.mkdir(gguf_dir)
+            for i, (_, _, template, key) in enumerate(self.cases):
+                path = os.path.join(work, f"{i:04d}.jinja")
+                with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+                    f.write(template)
+                jinja_files.append(path)
+                with open(os.path.join(gguf_dir, f"{i:04d}.gguf"), "wb") as f:
+                    f.write(gguf_with_template(template.encode("utf-8", "surrogateescape"), key))
+            self.verdicts = template_reach.judge_all(jinja_files, timeout, jobs)
+            self.findings = ggufcheck_findings(ggufcheck, gguf_dir, len(self.cases))
+        self.counts = dict.fromkeys(EXPECTED, 0)
+        self.counts["templates"] = len(self.cases)
+        for i, (kind, _, _, _) in enumerate(self.cases):
+            flagged, reached = self.flagged(i), self.reached(i)
+            self.counts["reached"] += reached
+            self.counts["flagged"] += flagged
+            self.counts["flagged_reached"] += reached and flagged
+            self.counts["missed"] += reached and not flagged
+            for counted, key in (("pinned", "pinned"), ("rewrite", "benign_rewrites"),
+                                 ("twin", "benign_twins")):
+                if kind == counted:
+                    self.counts[key] += 1
+                    self.counts[key + "_flagged"] += flagged
+
+    def flagged(self, i):
+        return any(code in FLAG_CODES and severity == "error" for code, severity in self.findings[i])
+
+    def reached(self, i):
+        return self.verdicts[i]["verdict"] == "reached"
+
+
+@pytest.fixture(scope="module")
+def reach(pytestconfig, ggufcheck, figures):
     try:
         import jinja2  # noqa: F401
     except ImportError:
-        print(f"test_template_reach.py: skipped: {sys.executable} has no jinja2")
-        return 77
+        pytest.skip(f"{sys.executable} has no jinja2")
+    source, llama_cpp = options(pytestconfig)
     if not os.path.isdir(os.path.join(llama_cpp, "models", "templates")):
-        print(f"test_template_reach.py: skipped: no llama.cpp tree at {llama_cpp}")
-        return 77
-    cases = build_set(source, llama_cpp)
-    failures = []
-    with tempfile.TemporaryDirectory(prefix="ggufcheck-reach-") as work:
-        jinja_files, gguf_dir = [], os.path.join(work, "gguf")
-        os.mkdir(gguf_dir)
-        for i, (_, _, template, key) in enumerate(cases):
-            path = os.path.join(work, f"{i:04d}.jinja")
-            with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(template)
-            jinja_files.append(path)
-            with open(os.path.join(gguf_dir, f"{i:04d}.gguf"), "wb") as f:
-                f.write(gguf_with_template(template.encode("utf-8", "surrogateescape"), key))
-        verdicts = template_reach.judge_all(jinja_files, a.timeout, a.jobs)
-        findings = ggufcheck_findings(os.path.abspath(a.ggufcheck), gguf_dir, len(cases))
-    counts = dict.fromkeys(EXPECTED, 0)
-    counts["templates"] = len(cases)
-    for (kind, name, _, _), verdict, found in zip(cases, verdicts, findings):
-        flagged = any(code in FLAG_CODES and severity == "error" for code, severity in found)
-        reached = verdict["verdict"] == "reached"
-        counts["reached"] += reached
-        counts["flagged"] += flagged
-        counts["flagged_reached"] += reached and flagged
-        if a.verbose:
-            print(f"{kind:14} {name}: {verdict['verdict']} ({verdict['detail'][:100]}); "
-                  f"ggufcheck {sorted(c for c, _ in found if c.startswith('GGUF9'))}")
-        if reached and not flagged:
-            counts["missed"] += 1
-            failures.append(f"{name}: the render reached {verdict['detail']}, but ggufcheck "
-                            f"reports no error 9002/9003/9004 ({sorted(found)})")
-        if kind == "payload" and not reached:
-            failures.append(f"{name}: a payload the judge did not see reach anything "
-                            f"({verdict['verdict']}: {verdict['detail']})")
-        if kind == "pinned":
-            counts["pinned"] += 1
-            counts["pinned_flagged"] += flagged
-            if flagged or reached:
-                failures.append(f"{name}: a pinned template, yet {verdict['verdict']} and "
-                                f"ggufcheck {sorted(found)}")
-        if kind == "rewrite":
-            counts["benign_rewrites"] += 1
-            counts["benign_rewrites_flagged"] += flagged
-            if flagged or reached:
-                failures.append(f"{name}: message['content'] read through a variable set to "
-                                f"'content', yet {verdict['verdict']} and ggufcheck {sorted(found)}")
-        if kind == "twin":
-            counts["benign_twins"] += 1
-            counts["benign_twins_flagged"] += flagged
-            if reached:
-                failures.append(f"{name}: a benign twin that reached {verdict['detail']}")
-    print(f"templates: {counts['templates']}; the render reached code, globals or a dunder: "
-          f"{counts['reached']}, flagged by ggufcheck (error 9002/9003/9004): "
-          f"{counts['flagged_reached']}, missed: {counts['missed']}")
-    print(f"pinned llama.cpp templates: {counts['pinned']}, flagged: {counts['pinned_flagged']}; "
-          f"their benign rewrites (message[gc_key]): {counts['benign_rewrites']}, flagged: "
-          f"{counts['benign_rewrites_flagged']}; benign twins of the payloads: "
-          f"{counts['benign_twins']}, flagged: {counts['benign_twins_flagged']}")
-    print(f"all flagged: {counts['flagged']}")
-    for key, value in EXPECTED.items():
-        if counts[key] != value:
-            failures.append(f"{key}: {counts[key]}, expected {value}")
-    for f in failures:
-        print(f"FAIL {f}")
-    print(f"{'FAILED' if failures else 'passed'}: {len(failures)} failures")
-    return 1 if failures else 0
+        pytest.skip(no_tree_reason(llama_cpp))
+    timeout = pytestconfig.getoption("--judge-timeout") or template_reach.DEFAULT_TIMEOUT
+    reach = Reach(ggufcheck, source, llama_cpp, pytestconfig.getoption("--jobs"), timeout)
+    counts = reach.counts
+    figures.append(f"templates: {counts['templates']}; the render reached code, globals or a dunder: "
+                   f"{counts['reached']}, flagged by ggufcheck (error 9002/9003/9004): "
+                   f"{counts['flagged_reached']}, missed: {counts['missed']}")
+    figures.append(f"pinned llama.cpp templates: {counts['pinned']}, flagged: {counts['pinned_flagged']}; "
+                   f"their benign rewrites (message[gc_key]): {counts['benign_rewrites']}, flagged: "
+                   f"{counts['benign_rewrites_flagged']}; benign twins of the payloads: "
+                   f"{counts['benign_twins']}, flagged: {counts['benign_twins_flagged']}")
+    figures.append(f"all flagged: {counts['flagged']}")
+    return reach
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def test_a_template(reach, case_index):
+    kind, name, _, _ = reach.cases[case_index]
+    verdict, found = reach.verdicts[case_index], reach.findings[case_index]
+    flagged, reached = reach.flagged(case_index), reach.reached(case_index)
+    assert not (reached and not flagged), (f"{name}: the render reached {verdict['detail']}, but "
+                                           f"ggufcheck reports no error 9002/9003/9004 ({sorted(found)})")
+    if kind == "payload":
+        assert reached, (f"{name}: a payload the judge did not see reach anything "
+                         f"({verdict['verdict']}: {verdict['detail']})")
+    if kind == "pinned":
+        assert not (flagged or reached), \
+            f"{name}: a pinned template, yet {verdict['verdict']} and ggufcheck {sorted(found)}"
+    if kind == "rewrite":
+        assert not (flagged or reached), (f"{name}: message['content'] read through a variable set to "
+                                          f"'content', yet {verdict['verdict']} and ggufcheck {sorted(found)}")
+    if kind == "twin":
+        assert not reached, f"{name}: a benign twin that reached {verdict['detail']}"
+
+
+@pytest.mark.parametrize("key", EXPECTED)
+def test_the_count_is_as_expected(reach, key):
+    assert reach.counts[key] == EXPECTED[key], f"{key}: {reach.counts[key]}, expected {EXPECTED[key]}"
