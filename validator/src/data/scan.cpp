@@ -1,5 +1,7 @@
 #include "data/scan.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <numeric>

@@ -1,21 +1,12 @@
 #include "validate/growing.hpp"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <new>
 
 #include "data/scan.hpp"
 #include "read/reader.hpp"
 #include "validate/validate.hpp"
 
 namespace ggufcheck::detail {
-
-namespace {
-constexpr std::size_t kMiB = std::size_t{1} << 20;
-}  // namespace
 
 Probe probe_input(Bytes bytes, const Options& options, const StreamTail* tail) {
   Options quiet = options;
