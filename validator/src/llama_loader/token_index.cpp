@@ -123,15 +123,6 @@ TokenSeed draw_seed() {
   return seed;
 }
 
-template <std::uint32_t Width, bool Swap>
-[[gnu::always_inline]] inline std::uint64_t load_length(const char* at) {
-  if constexpr (Width == 8) {
-    return load_number<std::uint64_t>(at, Swap);
-  } else {
-    return load_number<std::uint32_t>(at, Swap);
-  }
-}
-
 // The partition of a hash among `partitions`: multiply-shift of its high bits (an entry keeps
 // the low 32 as its tag).
 [[gnu::always_inline]] inline std::uint64_t partition_in(std::uint64_t hash,
@@ -251,9 +242,8 @@ void TokenIndex::build(std::uint64_t count, const std::atomic<bool>* cancel) {
 
 template <std::uint32_t Width, bool Swap>
 void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
-  const char* const bytes = bytes_.data();
-  const std::uint64_t size = bytes_.size();
-  const char* const end = bytes + size;
+  // The hash reads whole words, past a short text's end but never past the input's.
+  const char* const end = bytes_.data() + bytes_.size();
   std::uint64_t* const checkpoints = checkpoints_.data();
   std::uint64_t* const entries = entries_.data();
   std::uint64_t* const fill = fill_.data();
@@ -285,20 +275,17 @@ void TokenIndex::walk(std::uint64_t fitting, const std::atomic<bool>* cancel) {
   };
   constexpr std::uint64_t kReadAhead = 1024;
   std::uint64_t walked = 0;
-  std::uint64_t at = elements_offset;
+  StringArrayWalk<Width, Swap> strings(bytes_, elements_offset);
   for (std::uint64_t j = 0; j < fitting; ++j) {
     if ((j & 4095) == 0 && cancel != nullptr && cancel->load(std::memory_order_relaxed)) break;
-    if (Width > size - at) break;
-    // The texts a few cache lines ahead, as the reader does: the walk's next address depends on
-    // this token's length, so the processor cannot run ahead by itself.
-    if (kReadAhead < size - at) __builtin_prefetch(bytes + at + kReadAhead);
-    const std::uint64_t length = load_length<Width, Swap>(bytes + at);
-    if (length > size - at - Width) break;
-    std::string_view text(bytes + at + Width, length);
+    // The texts a few cache lines ahead, as the reader does.
+    strings.prefetch(kReadAhead);
+    const std::uint64_t at = strings.offset();
+    std::string_view text;
+    if (!strings.next(text)) break;
     if (cut_at_nul) text = c_string_prefix(text);
     if (j % kCheckpointEvery == 0) checkpoints[j / kCheckpointEvery] = at;
     ++walked;
-    at += Width + length;
     if (text.empty()) continue;
     if (text[0] == '[') [[unlikely]] {
       note_named_empty(j, text);

@@ -124,9 +124,11 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
         if (!buffer.fill(fd, static_cast<std::size_t>(window_end), eof)) {
           return unreadable_report(shown, errno_text("read", path));
         }
+        // Growing may have moved the bytes the index was read from: it is read again from where
+        // they are now (the same header, pairs and infos), never re-pointed.
+        probe = {};
+        probe = probe_input(buffer.bytes(), options);
       }
-      // Growing may have moved the buffer: the model reads its bytes from where they are now.
-      probe.index.input = Input(buffer.bytes());
       if (eof) return validate(buffer.bytes(), options, shown);
       StreamTail tail;
       tail.probes = tail_probes(probe, buffer.size());

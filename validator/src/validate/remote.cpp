@@ -93,7 +93,6 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
   }
   const std::uint64_t kept = buffer.size();
   tail.size = size - kept;
-  probe.index.input = Input(buffer.bytes());
 
   // After the kept bytes: with the data check, every byte through the scan and the padding
   // probes; without, the padding ranges alone, within a budget (growth.hpp).
