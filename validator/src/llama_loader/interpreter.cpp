@@ -323,17 +323,6 @@ class Loader {
         keys_.emplace(*it, i);  // first wins: llama.cpp finds the first
       }
     }
-    for (const HparamRow& row : kHparams) {
-      Variable& field = hparams_[std::string(row.name)];
-      field.type = std::string(row.type);
-      if (row.elements > 0) {
-        field.value.kind = Value::Kind::List;
-        field.value.list = std::make_shared<Array>(static_cast<std::size_t>(row.elements),
-                                                   convert(Value::integer(0), row.type));
-      } else {
-        field.value = initial(row);
-      }
-    }
     for (const ArchRow& row : kArchs) {
       if (row.name == architecture) arch_id_ = row.id;
     }
@@ -362,7 +351,8 @@ class Loader {
     // The block of llama_model_base::load_tensors that creates the tensors (the table's
     // "load_tensors"): it reads the local n_layer_all and calls load_arch_tensors.
     scopes_.emplace_back();
-    scopes_.back()["n_layer_all"] = Variable{hparams_["n_layer_all"].value, "int"};
+    const Variable* n_layer_all = hparam("n_layer_all");
+    scopes_.back()["n_layer_all"] = Variable{n_layer_all ? n_layer_all->value : Value{}, "int"};
     call_function("load_tensors", {}, nullptr);
     scopes_.pop_back();
     // llama.cpp counts the tensors it created against the file's (done_getting_tensors).
@@ -426,6 +416,36 @@ class Loader {
     const std::string_view where = current_ != nullptr ? current_->row->where : "";
     const std::string_view file = where.substr(0, where.find(':'));
     return line > 0 ? fmt::format("{}:{}", file, line) : std::string(where);
+  }
+
+  // The field of hparams named `name` (nullptr for none), made from its initial value on first
+  // use: a run reads some of the 177 fields, and making them all for every run (19 arrays of 512
+  // values among them, the initial values looked up in the constants) cost more than the rest of
+  // the run. The initial values are made once per process; each run gets arrays of its own.
+  Variable* hparam(std::string_view name) {
+    if (const auto it = hparams_.find(name); it != hparams_.end()) return &it->second;
+    static const std::map<std::string, Variable, std::less<>> kInitial = [] {
+      std::map<std::string, Variable, std::less<>> out;
+      for (const HparamRow& row : kHparams) {
+        Variable& field = out[std::string(row.name)];
+        field.type = std::string(row.type);
+        if (row.elements > 0) {
+          field.value.kind = Value::Kind::List;
+          field.value.list = std::make_shared<Array>(static_cast<std::size_t>(row.elements),
+                                                     convert(Value::integer(0), row.type));
+        } else {
+          field.value = initial(row);
+        }
+      }
+      return out;
+    }();
+    const auto made = kInitial.find(name);
+    if (made == kInitial.end()) return nullptr;
+    Variable& field = hparams_.emplace(made->first, made->second).first->second;
+    if (field.value.kind == Value::Kind::List) {
+      field.value.list = std::make_shared<Array>(*made->second.value.list);
+    }
+    return &field;
   }
 
   static Value initial(const HparamRow& row) {
@@ -810,7 +830,7 @@ class Loader {
   Value identifier(const std::string& name) {
     if (Variable* v = local(name)) return v->value;
     if (in_hparams_method()) {
-      if (auto it = hparams_.find(name); it != hparams_.end()) return it->second.value;
+      if (const Variable* field = hparam(name)) return field->value;
     }
     if (name == "arch") return Value::integer(arch_id_);
     if (auto it = model_members_.find(name); it != model_members_.end()) return it->second.value;
@@ -831,7 +851,7 @@ class Loader {
       const std::string& name = n[1].text;
       if (Variable* v = local(name)) return v;
       if (in_hparams_method()) {
-        if (auto it = hparams_.find(name); it != hparams_.end()) return &it->second;
+        if (Variable* field = hparam(name)) return field;
       }
       return &model_members_[name];
     }
@@ -839,10 +859,7 @@ class Loader {
       std::string root;
       const std::optional<std::string> path = member_path(n, root);
       if (!path) return nullptr;
-      if (root == "hparams") {
-        if (auto it = hparams_.find(*path); it != hparams_.end()) return &it->second;
-        return nullptr;
-      }
+      if (root == "hparams") return hparam(*path);
       if (Variable* v = local(root); v != nullptr && v->type == "layer") {
         const std::string key = v->value.s + "." + *path;
         if (layer_member != nullptr) *layer_member = key;
@@ -869,7 +886,7 @@ class Loader {
     if (const std::optional<std::string> path = member_path(n, root)) {
       if (root == "ml" && *path == "load_mtp") return Value::integer(0);  // the default params
       if (root == "hparams") {
-        if (auto it = hparams_.find(*path); it != hparams_.end()) return it->second.value;
+        if (const Variable* field = hparam(*path)) return field->value;
         return Value{};
       }
       if (Variable* v = local(root); v != nullptr && v->type == "layer") {
