@@ -315,8 +315,7 @@ class Loader {
       : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
     // Only the keys the loading code can ask for are kept (a few hundred names), never one entry
     // per key of the file, which may hold millions.
-    std::unordered_set<std::string> wanted = {"tokenizer.ggml.tokens", "tokenizer.ggml.model"};
-    for (const NameRow& row : kKeys) wanted.insert(key_format(row, architecture));
+    const std::unordered_set<std::string>& wanted = wanted_keys(architecture);
     for (std::size_t i = 0; i < model.metadata.size(); ++i) {
       const std::string_view key = c_string_prefix(model.key(i));
       if (const auto it = wanted.find(std::string(key)); it != wanted.end()) {
@@ -1240,6 +1239,19 @@ class Loader {
   }
 
   // --- llama_model_loader ---------------------------------------------------------------------
+  // The names of the keys the loading code can ask for, made once per architecture and kept
+  // (formatting and hashing the 243 names for every run was a quarter of its time). Only known
+  // architectures get here (run_loader), so the cache is bounded.
+  static const std::unordered_set<std::string>& wanted_keys(std::string_view arch) {
+    static std::mutex mutex;
+    static std::map<std::string, std::unordered_set<std::string>, std::less<>> made;
+    const std::lock_guard lock(mutex);
+    if (const auto it = made.find(arch); it != made.end()) return it->second;
+    std::unordered_set<std::string> wanted = {"tokenizer.ggml.tokens", "tokenizer.ggml.model"};
+    for (const NameRow& row : kKeys) wanted.insert(key_format(row, arch));
+    return made.emplace(std::string(arch), std::move(wanted)).first->second;
+  }
+
   static std::string key_format(const NameRow& row, std::string_view arch) {
     std::string out(row.format);
     if (const std::size_t at = out.find("%s"); at != std::string::npos) out.replace(at, 2, arch);
