@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -275,6 +276,13 @@ Value convert(const Value& v, std::string_view type) {
   return v;
 }
 
+// Whether a and b are the same field for field (assigning one to the other changes nothing).
+bool same_value(const Value& a, const Value& b) {
+  return a.kind == b.kind && a.i == b.i &&
+         std::bit_cast<std::uint64_t>(a.r) == std::bit_cast<std::uint64_t>(b.r) && a.s == b.s &&
+         a.list == b.list && a.tensor == b.tensor && a.lambda == b.lambda;
+}
+
 // The GGUF type llama.cpp's get_key<T> demands of a key read into a T (GKV_Base,
 // src/llama-model-loader.cpp); the pooling type is read as a u32.
 std::optional<ValueType> gguf_type_of(std::string_view type) {
@@ -423,6 +431,15 @@ class Loader {
   // the run. The initial values are made once per process; each run gets arrays of its own.
   Variable* hparam(std::string_view name) {
     if (const auto it = hparams_.find(name); it != hparams_.end()) return &it->second;
+    const auto made = initial_hparams().find(name);
+    if (made == initial_hparams().end()) return nullptr;
+    Variable& field = hparams_.emplace(made->first, made->second).first->second;
+    if (field.value.kind == Value::Kind::List) {
+      field.value.list = std::make_shared<Array>(*made->second.value.list);
+    }
+    return &field;
+  }
+  static const std::map<std::string, Variable, std::less<>>& initial_hparams() {
     static const std::map<std::string, Variable, std::less<>> kInitial = [] {
       std::map<std::string, Variable, std::less<>> out;
       for (const HparamRow& row : kHparams) {
@@ -438,13 +455,38 @@ class Loader {
       }
       return out;
     }();
-    const auto made = kInitial.find(name);
-    if (made == kInitial.end()) return nullptr;
-    Variable& field = hparams_.emplace(made->first, made->second).first->second;
-    if (field.value.kind == Value::Kind::List) {
-      field.value.list = std::make_shared<Array>(*made->second.value.list);
+    return kInitial;
+  }
+
+  // An array field of hparams that this run has not made yet, named by `n` as identifier() or
+  // member() would resolve it ((id x) in a method of hparams, with no local x; (mem (id hparams)
+  // x)): its initial value, shared and never written, for a use that only reads it. nullptr
+  // otherwise.
+  const Value* pristine(const Node& n) {
+    std::string_view name;
+    if (n.is("id") && n.size() == 2) {
+      if (local(n[1].text) != nullptr || !in_hparams_method()) return nullptr;
+      name = n[1].text;
+    } else if (n.is("mem") && n.size() == 3 && n[1].is("id") && n[1].size() == 2 &&
+               n[1][1].text == "hparams") {
+      name = n[2].text;
+    } else {
+      return nullptr;
     }
-    return &field;
+    if (hparams_.find(name) != hparams_.end()) return nullptr;
+    const auto it = initial_hparams().find(name);
+    if (it == initial_hparams().end() || it->second.value.kind != Value::Kind::List) return nullptr;
+    return &it->second.value;
+  }
+
+  // Whether evaluating n can change no variable: numbers, strings, names and the operators on
+  // them.
+  static bool reads_only(const Node& n) {
+    const std::string_view head = n.head();
+    if (head == "n" || head == "f" || head == "s" || head == "id") return true;
+    if (head == "un" && n.size() == 3) return reads_only(n[2]);
+    if (head == "bin" && n.size() == 4) return reads_only(n[2]) && reads_only(n[3]);
+    return false;
   }
 
   static Value initial(const HparamRow& row) {
@@ -929,7 +971,9 @@ class Loader {
   }
 
   Value index(const Node& n) {
-    const Value base = eval(n[1]);
+    // An array of hparams not made yet is read where it is, when the index cannot write to it.
+    const Value* unmade = reads_only(n[2]) ? pristine(n[1]) : nullptr;
+    const Value base = unmade != nullptr ? *unmade : eval(n[1]);
     const Value at = eval(n[2]);
     if (base.kind != Value::Kind::List || at.kind != Value::Kind::Int) return Value{};
     if (at.i < 0 || static_cast<std::size_t>(at.i) >= base.list->size()) return Value{};
@@ -1138,8 +1182,21 @@ class Loader {
     if (name == "std::fill") {
       // std::fill(x.begin(), x.end(), v)
       if (n.size() == 5 && n[2].is("call") && n[2][1].is("mem")) {
-        Variable* var = lvalue(n[2][1][1]);
+        const Node& target = n[2][1][1];
+        const bool unmade = pristine(target) != nullptr;
+        Variable* var = unmade ? nullptr : lvalue(target);
         const Value v = eval(n[4]);
+        if (unmade) {
+          // An array of hparams not made yet, filled with the value it holds throughout (an
+          // initial array is Array(n, value)): nothing changes, so it is not made for that
+          // (load_hparams fills every array first).
+          const Value* initial = pristine(target);  // unless eval made it
+          if (initial != nullptr &&
+              (initial->list->empty() || same_value(initial->list->front(), v))) {
+            return Value{};
+          }
+          var = lvalue(target);
+        }
         if (var != nullptr && var->value.kind == Value::Kind::List) {
           for (Value& e : *var->value.list) e = v;
         }
@@ -1366,11 +1423,14 @@ class Loader {
     }
     const std::string key = key_name(n[2]);
     if (key.empty()) lost(n);
-    Variable* target = lvalue(n[3]);
+    // An array of hparams not made yet is made only when the key is there to be read into it.
+    const bool unmade = pristine(n[3]) != nullptr;
+    Variable* target = unmade ? nullptr : lvalue(n[3]);
     // get_key_or_arr(kv, array, n[, required]) has the layer count before `required`; into a
     // scalar, get_key_or_arr(kv, u32, required) has none.
     const bool with_count =
-        method == "get_key_or_arr" && target != nullptr && target->value.kind == Value::Kind::List;
+        method == "get_key_or_arr" &&
+        (unmade || (target != nullptr && target->value.kind == Value::Kind::List));
     const std::size_t required_at = with_count ? 5 : 4;
     bool required = true;
     if (n.size() > required_at) {
@@ -1387,6 +1447,7 @@ class Loader {
       }
       return Value::integer(0);
     }
+    if (unmade) target = lvalue(n[3]);
     const std::size_t kv = found->second;
     const ValueType type = model_.metadata[kv].type();
     const bool is_array = type == ValueType::Array;
