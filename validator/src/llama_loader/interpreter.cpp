@@ -323,7 +323,7 @@ class Loader {
       : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
     // Only the keys the loading code can ask for are kept (a few hundred names), never one entry
     // per key of the file, which may hold millions.
-    const std::unordered_set<std::string>& wanted = wanted_keys(architecture);
+    const std::unordered_set<std::string>& wanted = arch_keys(architecture).wanted;
     for (std::size_t i = 0; i < model.metadata.size(); ++i) {
       const std::string_view key = c_string_prefix(model.key(i));
       if (const auto it = wanted.find(std::string(key)); it != wanted.end()) {
@@ -1296,17 +1296,26 @@ class Loader {
   }
 
   // --- llama_model_loader ---------------------------------------------------------------------
-  // The names of the keys the loading code can ask for, made once per architecture and kept
-  // (formatting and hashing the 243 names for every run was a quarter of its time). Only known
-  // architectures get here (run_loader), so the cache is bounded.
-  static const std::unordered_set<std::string>& wanted_keys(std::string_view arch) {
+  // The names of the keys the loading code can ask for (names[r] for kKeys[r]), made once per
+  // architecture and kept (formatting and hashing the 243 names for every run was a quarter of
+  // its time, and every key read formatted its name again). Only known architectures get here
+  // (run_loader), so the cache is bounded.
+  struct ArchKeys {
+    std::unordered_set<std::string> wanted;
+    std::vector<std::string> names;
+  };
+  static const ArchKeys& arch_keys(std::string_view arch) {
     static std::mutex mutex;
-    static std::map<std::string, std::unordered_set<std::string>, std::less<>> made;
+    static std::map<std::string, ArchKeys, std::less<>> made;
     const std::lock_guard lock(mutex);
     if (const auto it = made.find(arch); it != made.end()) return it->second;
-    std::unordered_set<std::string> wanted = {"tokenizer.ggml.tokens", "tokenizer.ggml.model"};
-    for (const NameRow& row : kKeys) wanted.insert(key_format(row, arch));
-    return made.emplace(std::string(arch), std::move(wanted)).first->second;
+    ArchKeys keys;
+    keys.wanted = {"tokenizer.ggml.tokens", "tokenizer.ggml.model"};
+    for (const NameRow& row : kKeys) {
+      keys.names.push_back(key_format(row, arch));
+      keys.wanted.insert(keys.names.back());
+    }
+    return made.emplace(std::string(arch), std::move(keys)).first->second;
   }
 
   static std::string key_format(const NameRow& row, std::string_view arch) {
@@ -1314,16 +1323,20 @@ class Loader {
     if (const std::size_t at = out.find("%s"); at != std::string::npos) out.replace(at, 2, arch);
     return out;
   }
-  std::string key_name(const Node& kv) {
-    if (!kv.is("id")) return {};
+  // The key's name for the architecture; empty when kv names no key.
+  const std::string& key_name(const Node& kv) {
+    static const std::string kNone;
+    if (!kv.is("id")) return kNone;
+    const NameRow* row = nullptr;
     if (const Variable* v = local(kv[1].text)) {
       // a parameter holding a key's enum
-      const NameRow* row =
-          v->value.kind == Value::Kind::Text ? find_row(kKeys, v->value.s) : nullptr;
-      return row == nullptr ? std::string() : key_format(*row, arch_);
+      if (v->value.kind == Value::Kind::Text) row = find_row(kKeys, v->value.s);
+    } else {
+      row = find_row(kKeys, kv[1].text);
     }
-    const NameRow* row = find_row(kKeys, kv[1].text);
-    return row == nullptr ? std::string() : key_format(*row, arch_);
+    if (row == nullptr) return kNone;
+    if (keys_of_arch_ == nullptr) keys_of_arch_ = &arch_keys(arch_);
+    return keys_of_arch_->names[static_cast<std::size_t>(row - kKeys)];
   }
   std::string_view tensor_name(std::size_t t) const {
     return c_string_prefix(tensors_[t].file->name(tensors_[t].index));
@@ -1421,7 +1434,7 @@ class Loader {
         method != "get_arr_n") {
       return Value{};
     }
-    const std::string key = key_name(n[2]);
+    const std::string& key = key_name(n[2]);
     if (key.empty()) lost(n);
     // An array of hparams not made yet is made only when the key is there to be read into it.
     const bool unmade = pristine(n[3]) != nullptr;
@@ -1744,6 +1757,7 @@ class Loader {
   LoaderVerdict& verdict_;
   int arch_id_ = -1;
   std::unordered_map<std::string, std::size_t> keys_;
+  const ArchKeys* keys_of_arch_ = nullptr;
   std::vector<std::pair<std::uint64_t, std::size_t>> names_;
   std::vector<bool> consumed_;
   // the table row of each tensor name tn() made, for create_tensor given such a name
