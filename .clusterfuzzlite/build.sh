@@ -9,8 +9,9 @@
 # fuzz_differential:
 #   <target>                    the fuzzer
 #   <target>.options            its libFuzzer flags (fuzz/<target>.options)
-#   <target>_seed_corpus.zip    the corpus groups' .gguf files, flat (plus the target's
-#                               committed crashers in fuzz/regressions/<target>/)
+#   <target>_seed_corpus.zip    the corpus groups' .gguf files, flat, plus the target's
+#                               committed minimized corpus (fuzz/corpus/<target>/) and crashers
+#                               (fuzz/regressions/<target>/)
 #   gguf.dict                   the dictionary the .options name
 # fuzz_differential is left out: it compares with llama.cpp's prebuilt, uninstrumented
 # libggml-base.so (fetched from npm into .deps/ by scripts/setup.sh, absent in the image) and
@@ -73,12 +74,13 @@ cp fuzz/gguf.dict "$OUT/gguf.dict"
 for target in "${targets[@]}"; do
   cp "$build/fuzz/$target" "$OUT/$target"
   cp "fuzz/$target.options" "$OUT/$target.options"
-  crashers=()
-  if [[ -d fuzz/regressions/$target ]]; then
-    while IFS= read -r -d '' file; do crashers+=("$file"); done \
-      < <(find "fuzz/regressions/$target" -type f ! -name '.*' -print0 | sort -z)
-  fi
+  committed=()
+  for dir in "fuzz/corpus/$target" "fuzz/regressions/$target"; do
+    [[ -d $dir ]] || continue
+    while IFS= read -r -d '' file; do committed+=("$file"); done \
+      < <(find "$dir" -type f ! -name '.*' -print0 | sort -z)
+  done
   rm -f "$OUT/${target}_seed_corpus.zip"
-  zip -j -q "$OUT/${target}_seed_corpus.zip" "${seeds[@]}" ${crashers[@]+"${crashers[@]}"}
+  zip -j -q "$OUT/${target}_seed_corpus.zip" "${seeds[@]}" ${committed[@]+"${committed[@]}"}
 done
 echo "build.sh: built ${targets[*]} into $OUT"

@@ -11,7 +11,8 @@
 #   2. asserts that $OUT has every expected target (every fuzz/fuzz_*.cpp but fuzz_differential)
 #      as an executable instrumented with ASan, UBSan and libFuzzer and built against libc++,
 #      its .options, gguf.dict, and a seed corpus zip holding exactly the corpus groups' .gguf
-#      files (plus the target's fuzz/regressions/ crashers), and no fuzz_differential;
+#      files (plus the target's fuzz/corpus/ and fuzz/regressions/ files), and no
+#      fuzz_differential;
 #   3. runs each target on its unzipped seed corpus: -runs=0 (every seed once, uncut), then
 #      fuzzing for $TEST_BUILD_FUZZ_SECONDS (default 10) seconds with the flags of its .options,
 #      under the sanitizer options ClusterFuzzLite's runner uses; any crash fails. Targets run
@@ -179,16 +180,20 @@ for t in "${targets[@]}"; do
     fail "$t.options missing or not fuzz/$t.options"
   fi
   zip_file="$OUT/${t}_seed_corpus.zip"
+  committed=0
   crashers=0
+  if [[ -d $root/fuzz/corpus/$t ]]; then
+    committed="$(find "$root/fuzz/corpus/$t" -type f ! -name '.*' | wc -l)"
+  fi
   if [[ -d $root/fuzz/regressions/$t ]]; then
     crashers="$(find "$root/fuzz/regressions/$t" -type f ! -name '.*' | wc -l)"
   fi
-  want=$((expected_seeds + crashers))
+  want=$((expected_seeds + committed + crashers))
   if [[ -s $zip_file ]]; then
     entries="$(unzip -Z1 "$zip_file" | wc -l)"
     nested="$(unzip -Z1 "$zip_file" | grep -c / || true)"
     if [[ $entries -eq $want && $nested -eq 0 ]]; then
-      pass "${t}_seed_corpus.zip: $entries files, flat ($expected_seeds corpus + $crashers crashers)"
+      pass "${t}_seed_corpus.zip: $entries files, flat ($expected_seeds corpus + $committed fuzz/corpus + $crashers crashers)"
     else
       fail "${t}_seed_corpus.zip: $entries files ($nested in folders), expected $want, flat"
     fi

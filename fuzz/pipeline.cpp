@@ -16,6 +16,9 @@
 #include "ggufcheck/writer.hpp"
 
 namespace ggufcheck::fuzz {
+
+bool every_run = false;
+
 namespace {
 
 constexpr std::uint64_t kMaxRoundTripAlignment = 1 << 16;
@@ -193,34 +196,41 @@ std::string check_pipeline(Bytes bytes) {
   disable_writer_diagnosis(tight);
   runs.push_back(tight);
 
-  // Rendering in three formats and parsing JSON and SARIF back costs twice the four validations
-  // and does not depend on the profile: one input in four, chosen by its bytes, is rendered in
-  // every format under one of the runs, so that a campaign renders every profile in every format.
+  // The choices a fuzzed input gets, from its bytes: a campaign runs every option set, renders
+  // every format and dumps at every level, while each execution validates once (four
+  // validations an input, and renderings that cost twice that, held the targets to a few hundred
+  // executions a second). A replay (every_run) checks each input under every run.
   std::size_t hash = bytes.size();
   for (const std::uint8_t byte : bytes.first(std::min<std::size_t>(bytes.size(), 64))) {
     hash = hash * 31 + byte;
   }
-  const std::size_t rendered = hash % 4 == 0 ? (hash / 4) % runs.size() : runs.size();
-
+  const std::size_t chosen = hash % runs.size();
+  const std::size_t rest = hash / runs.size();
+  const bool every = every_run;
   for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!every && i != chosen) continue;
     const Options& options = runs[i];
     const Report report = validate(bytes, options);
     std::string problem = check_report(report, options, bytes.size());
-    if (problem.empty() && i == rendered) problem = check_renderings(report, options);
-    if (problem.empty() && i == rendered && bytes.size() <= kMaxDumpedInput) {
-      problem = check_info(bytes, report, options, (hash / 8) % 2 == 0);
+    // Rendering in three formats and parsing JSON and SARIF back, and info: one input in four,
+    // under its chosen run.
+    const bool rendered = i == chosen && rest % 4 == 0;
+    if (problem.empty() && rendered) problem = check_renderings(report, options);
+    if (problem.empty() && rendered && bytes.size() <= kMaxDumpedInput) {
+      problem = check_info(bytes, report, options, (rest / 4) % 2 == 0);
     }
-    // Every input up to 16 KiB is dumped once, under one of the runs and at one level chosen by
-    // its bytes. (A dump validates again and renders every value: on the 64 KiB inputs of
-    // fuzz_validate it would cost more than the four validations, for code that small files
-    // cover as well.)
-    if (problem.empty() && bytes.size() <= kMaxDumpedInput && i == (hash / 4) % runs.size()) {
+    // A dump validates again and renders every value: one input of up to 16 KiB in four (a
+    // replay: every one), under its chosen run, at a level chosen by its bytes. On the 64 KiB
+    // inputs of fuzz_validate it would cost more than the validation, for code small files
+    // cover as well.
+    const bool dumped = i == chosen && (every || (rest / 8) % 4 == 0);
+    if (problem.empty() && bytes.size() <= kMaxDumpedInput && dumped) {
       // The dump is the container's: it is compared with the report without the model checks.
       Options container = options;
       container.model_checks = false;
       const Report container_report = validate(bytes, container);
       problem =
-          check_dump(bytes, container_report, container, static_cast<DumpLevel>((hash / 16) % 4));
+          check_dump(bytes, container_report, container, static_cast<DumpLevel>((rest / 32) % 4));
     }
     if (!problem.empty()) {
       return fmt::format("{} (profile {}{})", problem, to_string(options.profile),

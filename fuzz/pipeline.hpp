@@ -8,6 +8,11 @@
 
 namespace ggufcheck::fuzz {
 
+// Set by the replaying main (replay_main.cpp: ctest, fuzz/coverage): check_pipeline checks each
+// input under every option set. Under a fuzzing engine it is false: each input gets one option
+// set, and one input in four is rendered and dumped, chosen by its bytes.
+extern bool every_run;
+
 // The whole pipeline, as the CLI runs it, under every profile (and once more with --werror and
 // tiny limits), rendered as text, JSON and SARIF. The invariants of every report: findings
 // sorted by offset and inside the file, each at the severity its options give it, counts and

@@ -22,6 +22,8 @@
 #include <system_error>
 #include <vector>
 
+#include "pipeline.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) __attribute__((weak));
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size,
@@ -118,6 +120,8 @@ bool numeric_flag(std::string_view arg, std::string_view name, unsigned long& va
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A replay checks each input under every option set (pipeline.hpp); fuzzing samples them.
+  ggufcheck::fuzz::every_run = true;
   if (LLVMFuzzerInitialize != nullptr) LLVMFuzzerInitialize(&argc, &argv);
   unsigned long mutations = 0;
   unsigned long seed = 1;

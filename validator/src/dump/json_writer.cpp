@@ -48,8 +48,10 @@ bool is_plain(unsigned char c) {
 
 }  // namespace
 
+// The buffer grows to kBufferSize as the text does: most documents are a few kilobytes, and a
+// whole buffer made for each was most of a small dump's cost under ASan.
 JsonWriter::JsonWriter(const Output& output) : output_(output) {
-  buffer_.reserve(kBufferSize);
+  buffer_.reserve(kInitialBuffer);
 }
 
 void JsonWriter::begin_object() {

@@ -18,6 +18,7 @@ class JsonWriter {
   using Output = std::function<bool(std::string_view)>;
   // The most text held before it is handed over.
   static constexpr std::size_t kBufferSize = std::size_t{64} << 10;
+  static constexpr std::size_t kInitialBuffer = std::size_t{1} << 10;
 
   explicit JsonWriter(const Output& output);
   JsonWriter(const JsonWriter&) = delete;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -275,6 +276,13 @@ Value convert(const Value& v, std::string_view type) {
   return v;
 }
 
+// Whether a and b are the same field for field (assigning one to the other changes nothing).
+bool same_value(const Value& a, const Value& b) {
+  return a.kind == b.kind && a.i == b.i &&
+         std::bit_cast<std::uint64_t>(a.r) == std::bit_cast<std::uint64_t>(b.r) && a.s == b.s &&
+         a.list == b.list && a.tensor == b.tensor && a.lambda == b.lambda;
+}
+
 // The GGUF type llama.cpp's get_key<T> demands of a key read into a T (GKV_Base,
 // src/llama-model-loader.cpp); the pooling type is read as a u32.
 std::optional<ValueType> gguf_type_of(std::string_view type) {
@@ -297,11 +305,15 @@ std::optional<ValueType> gguf_type_of(std::string_view type) {
 
 struct Stop {};  // llama.cpp stopped loading (a refusal was recorded) or the code was lost
 
-struct ReturnFrom {
-  Value value;
+// How a statement ends. Return, break and continue are results, not exceptions: the tables
+// return from most functions they run, and an exception per return cost the fuzz targets a
+// fifth of their time under ASan.
+enum class Flow : std::uint8_t {
+  Next,      // on to the next statement
+  Return,    // out of the function (its value is in Loader::returned_)
+  Break,     // out of the loop or switch
+  Continue,  // to the loop's next round
 };
-struct BreakFrom {};     // break: out of the loop or switch
-struct ContinueFrom {};  // continue: to the loop's next round
 
 struct Variable {
   Value value;
@@ -315,23 +327,11 @@ class Loader {
       : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
     // Only the keys the loading code can ask for are kept (a few hundred names), never one entry
     // per key of the file, which may hold millions.
-    std::unordered_set<std::string> wanted = {"tokenizer.ggml.tokens", "tokenizer.ggml.model"};
-    for (const NameRow& row : kKeys) wanted.insert(key_format(row, architecture));
+    const std::unordered_set<std::string>& wanted = arch_keys(architecture).wanted;
     for (std::size_t i = 0; i < model.metadata.size(); ++i) {
       const std::string_view key = c_string_prefix(model.key(i));
       if (const auto it = wanted.find(std::string(key)); it != wanted.end()) {
         keys_.emplace(*it, i);  // first wins: llama.cpp finds the first
-      }
-    }
-    for (const HparamRow& row : kHparams) {
-      Variable& field = hparams_[std::string(row.name)];
-      field.type = std::string(row.type);
-      if (row.elements > 0) {
-        field.value.kind = Value::Kind::List;
-        field.value.list = std::make_shared<Array>(static_cast<std::size_t>(row.elements),
-                                                   convert(Value::integer(0), row.type));
-      } else {
-        field.value = initial(row);
       }
     }
     for (const ArchRow& row : kArchs) {
@@ -362,7 +362,8 @@ class Loader {
     // The block of llama_model_base::load_tensors that creates the tensors (the table's
     // "load_tensors"): it reads the local n_layer_all and calls load_arch_tensors.
     scopes_.emplace_back();
-    scopes_.back()["n_layer_all"] = Variable{hparams_["n_layer_all"].value, "int"};
+    const Variable* n_layer_all = hparam("n_layer_all");
+    scopes_.back()["n_layer_all"] = Variable{n_layer_all ? n_layer_all->value : Value{}, "int"};
     call_function("load_tensors", {}, nullptr);
     scopes_.pop_back();
     // llama.cpp counts the tensors it created against the file's (done_getting_tensors).
@@ -428,6 +429,70 @@ class Loader {
     return line > 0 ? fmt::format("{}:{}", file, line) : std::string(where);
   }
 
+  // The field of hparams named `name` (nullptr for none), made from its initial value on first
+  // use: a run reads some of the 177 fields, and making them all for every run (19 arrays of 512
+  // values among them, the initial values looked up in the constants) cost more than the rest of
+  // the run. The initial values are made once per process; each run gets arrays of its own.
+  Variable* hparam(std::string_view name) {
+    if (const auto it = hparams_.find(name); it != hparams_.end()) return &it->second;
+    const auto made = initial_hparams().find(name);
+    if (made == initial_hparams().end()) return nullptr;
+    Variable& field = hparams_.emplace(made->first, made->second).first->second;
+    if (field.value.kind == Value::Kind::List) {
+      field.value.list = std::make_shared<Array>(*made->second.value.list);
+    }
+    return &field;
+  }
+  static const std::map<std::string, Variable, std::less<>>& initial_hparams() {
+    static const std::map<std::string, Variable, std::less<>> kInitial = [] {
+      std::map<std::string, Variable, std::less<>> out;
+      for (const HparamRow& row : kHparams) {
+        Variable& field = out[std::string(row.name)];
+        field.type = std::string(row.type);
+        if (row.elements > 0) {
+          field.value.kind = Value::Kind::List;
+          field.value.list = std::make_shared<Array>(static_cast<std::size_t>(row.elements),
+                                                     convert(Value::integer(0), row.type));
+        } else {
+          field.value = initial(row);
+        }
+      }
+      return out;
+    }();
+    return kInitial;
+  }
+
+  // An array field of hparams that this run has not made yet, named by `n` as identifier() or
+  // member() would resolve it ((id x) in a method of hparams, with no local x; (mem (id hparams)
+  // x)): its initial value, shared and never written, for a use that only reads it. nullptr
+  // otherwise.
+  const Value* pristine(const Node& n) {
+    std::string_view name;
+    if (n.is("id") && n.size() == 2) {
+      if (local(n[1].text) != nullptr || !in_hparams_method()) return nullptr;
+      name = n[1].text;
+    } else if (n.is("mem") && n.size() == 3 && n[1].is("id") && n[1].size() == 2 &&
+               n[1][1].text == "hparams") {
+      name = n[2].text;
+    } else {
+      return nullptr;
+    }
+    if (hparams_.find(name) != hparams_.end()) return nullptr;
+    const auto it = initial_hparams().find(name);
+    if (it == initial_hparams().end() || it->second.value.kind != Value::Kind::List) return nullptr;
+    return &it->second.value;
+  }
+
+  // Whether evaluating n can change no variable: numbers, strings, names and the operators on
+  // them.
+  static bool reads_only(const Node& n) {
+    const std::string_view head = n.head();
+    if (head == "n" || head == "f" || head == "s" || head == "id") return true;
+    if (head == "un" && n.size() == 3) return reads_only(n[2]);
+    if (head == "bin" && n.size() == 4) return reads_only(n[2]) && reads_only(n[3]);
+    return false;
+  }
+
   static Value initial(const HparamRow& row) {
     const std::string text(row.initial);
     if (row.type == "float" || row.type == "double") {
@@ -451,6 +516,7 @@ class Loader {
     const ParsedFunction* saved = current_;
     current_ = f;
     scopes_.emplace_back();
+    const Nesting nesting(*this, saved);
     for (std::size_t i = 0; i < f->params.size(); ++i) {
       // Parameters not passed take their default: every default in the modelled code is 0.
       // A layer passed on (create_tensor_qkv's `layer`) stays a layer.
@@ -458,21 +524,9 @@ class Loader {
       const bool layer = v.kind == Value::Kind::Text && v.s.starts_with("layers[");
       scopes_.back()[f->params[i]] = Variable{v, layer ? "layer" : ""};
     }
-    Value out;
-    try {
-      statement(f->body);
-    } catch (ReturnFrom& r) {
-      out = std::move(r.value);
-    } catch (...) {
-      scopes_.pop_back();
-      current_ = saved;
-      --depth_;
-      throw;
-    }
-    scopes_.pop_back();
-    current_ = saved;
-    --depth_;
-    return out;
+    // A break or continue cannot leave a C++ function: only a return carries a value.
+    if (statement(f->body) == Flow::Return) return std::move(returned_);
+    return Value{};
   }
 
   Variable* local(const std::string& name) {
@@ -486,24 +540,23 @@ class Loader {
   }
 
   // --- statements ---------------------------------------------------------------------------
-  void statement(const Node& n) {
+  Flow statement(const Node& n) {
     const std::string_view head = n.head();
     if (head == "block") {
       scopes_.emplace_back();
-      try {
-        for (std::size_t i = 1; i < n.size(); ++i) statement(n[i]);
-      } catch (...) {
-        scopes_.pop_back();
-        throw;
+      const ScopeExit scope(scopes_);
+      for (std::size_t i = 1; i < n.size(); ++i) {
+        if (const Flow flow = statement(n[i]); flow != Flow::Next) return flow;
       }
-      scopes_.pop_back();
     } else if (head == "expr") {
       if (n[1].is("id") && n[1][1].text == "LLAMA_LOAD_LOCALS") {
         // The macro's declarations go into the caller's scope.
         const ParsedFunction* macro = function("LLAMA_LOAD_LOCALS");
         if (macro == nullptr) lost(n);
-        for (std::size_t i = 1; i < macro->body.size(); ++i) statement(macro->body[i]);
-        return;
+        for (std::size_t i = 1; i < macro->body.size(); ++i) {
+          if (const Flow flow = statement(macro->body[i]); flow != Flow::Next) return flow;
+        }
+        return Flow::Next;
       }
       (void)eval(n[1]);
     } else if (head == "decl") {
@@ -514,7 +567,7 @@ class Loader {
         const Value at = eval(n[3][2]);
         if (at.kind != Value::Kind::Int) lost(n);
         scopes_.back()[name] = Variable{Value::text(fmt::format("layers[{}]", at.i)), "layer"};
-        return;
+        return Flow::Next;
       }
       // `auto & layer = layers[i].posnet`: a part of the layer, named the same way
       if (n[3].is("mem") && n[3][1].is("idx") && n[3][1][1].is("id") &&
@@ -523,13 +576,13 @@ class Loader {
         if (at.kind != Value::Kind::Int) lost(n);
         scopes_.back()[name] =
             Variable{Value::text(fmt::format("layers[{}].{}", at.i, n[3][2].text)), "layer"};
-        return;
+        return Flow::Next;
       }
       if ((type.starts_with("std::vector") || type.starts_with("std::unordered_set") ||
            type.starts_with("std::set")) &&
           n[3].is("n")) {
         scopes_.back()[name] = Variable{Value::empty_list(), type};  // an empty container
-        return;
+        return Flow::Next;
       }
       scopes_.back()[name] = Variable{convert(eval(n[3]), type), type};
     } else if (head == "if") {
@@ -538,15 +591,12 @@ class Loader {
       if (!c.known()) {
         if (!has_effect(n[3]) && (n.size() <= 4 || !has_effect(n[4]))) {
           forget_assignments(n);
-          return;
+          return Flow::Next;
         }
         lost_at_line(n[1].integer);
       }
-      if (c.truthy()) {
-        statement(n[3]);
-      } else if (n.size() > 4) {
-        statement(n[4]);
-      }
+      if (c.truthy()) return statement(n[3]);
+      if (n.size() > 4) return statement(n[4]);
     } else if (head == "for") {
       // (for line var start limit body)
       const Value start = eval(n[3]);
@@ -554,24 +604,26 @@ class Loader {
       if (start.kind != Value::Kind::Int || limit.kind != Value::Kind::Int) {
         if (!has_effect(n[5])) {  // a loop over what ggufcheck does not model, to no effect
           forget_assignments(n[5]);
-          return;
+          return Flow::Next;
         }
         lost_at_line(n[1].integer);
       }
       if (limit.i - start.i > 4096) lost_at_line(n[1].integer);  // no modelled loop runs that far
       for (std::int64_t i = start.i; i < limit.i; ++i) {
-        if (!loop_round(n[2].text, Value::integer(i), "int", n[5])) break;
+        const Flow flow = loop_round(n[2].text, Value::integer(i), "int", n[5]);
+        if (flow == Flow::Return) return flow;
+        if (flow == Flow::Break) break;
       }
     } else if (head == "foreach") {
-      foreach_statement(n);
+      return foreach_statement(n);
     } else if (head == "switch") {
-      switch_statement(n);
+      return switch_statement(n);
     } else if (head == "break") {
-      throw BreakFrom{};
+      return Flow::Break;
     } else if (head == "continue") {
-      throw ContinueFrom{};
+      return Flow::Continue;
     } else if (head == "try") {
-      try_statement(n);
+      return try_statement(n);
     } else if (head == "lambda") {
       // (lambda name "params" body line): a closure over the scopes it is called from, which are
       // the ones it was declared in (llama.cpp's lambdas capture by reference and are called in
@@ -588,7 +640,8 @@ class Loader {
       }
       throw Stop{};
     } else if (head == "return") {
-      throw ReturnFrom{n.size() > 1 ? eval(n[1]) : Value{}};
+      returned_ = n.size() > 1 ? eval(n[1]) : Value{};
+      return Flow::Return;
     } else if (head == "throw" && current_ != nullptr && current_->row->name.ends_with(":create")) {
       refuse(Code::UnknownArchitecture, std::nullopt,
              fmt::format("llama.cpp knows the name of architecture \"{}\" but has no model for it: "
@@ -611,52 +664,48 @@ class Loader {
       }
     }
     // (skip ...): a switch naming the model size, which the loader checks nothing of.
+    return Flow::Next;
   }
 
-  // One round of a loop's body with `var` bound: false after a break.
-  bool loop_round(const std::string& var, const Value& value, const std::string& type,
+  // One round of a loop's body with `var` bound: Break after a break, Return after a return,
+  // else Next.
+  Flow loop_round(const std::string& var, const Value& value, const std::string& type,
                   const Node& body) {
     scopes_.emplace_back();
+    const ScopeExit scope(scopes_);
     scopes_.back()[var] = Variable{value, type};
-    bool go_on = true;
-    try {
-      statement(body);
-    } catch (const BreakFrom&) {
-      go_on = false;
-    } catch (const ContinueFrom&) {
-    } catch (...) {
-      scopes_.pop_back();
-      throw;
-    }
-    scopes_.pop_back();
-    return go_on;
+    const Flow flow = statement(body);
+    return flow == Flow::Continue ? Flow::Next : flow;
   }
 
   // (foreach line var type range body): over the elements of an array ggufcheck knows.
-  void foreach_statement(const Node& n) {
+  Flow foreach_statement(const Node& n) {
     const Value range = eval(n[4]);
     if (range.kind != Value::Kind::List) {
       if (!has_effect(n[5])) {
         forget_assignments(n[5]);
-        return;
+        return Flow::Next;
       }
       lost_at_line(n[1].integer);
     }
     if (range.list->size() > 4096) lost_at_line(n[1].integer);
     const Array elements = *range.list;  // the body may change the container
     for (const Value& e : elements) {
-      if (!loop_round(n[2].text, convert(e, n[3].text), n[3].text, n[5])) break;
+      const Flow flow = loop_round(n[2].text, convert(e, n[3].text), n[3].text, n[5]);
+      if (flow == Flow::Return) return flow;
+      if (flow == Flow::Break) break;
     }
+    return Flow::Next;
   }
 
   // (switch line e (case (labels...) s...)...): from the matching case (or default) on, falling
   // through, to a break.
-  void switch_statement(const Node& n) {
+  Flow switch_statement(const Node& n) {
     const Value v = eval(n[2]);
     if (v.kind != Value::Kind::Int) {
       if (!has_effect(n)) {
         forget_assignments(n);
-        return;
+        return Flow::Next;
       }
       lost_at_line(n[1].integer);
     }
@@ -674,42 +723,43 @@ class Loader {
         if (label.is("default")) start = c;
       }
     }
-    if (start == 0) return;
+    if (start == 0) return Flow::Next;
     scopes_.emplace_back();
-    try {
-      for (std::size_t c = start; c < n.size(); ++c) {
-        for (std::size_t k = 2; k < n[c].size(); ++k) statement(n[c][k]);
+    const ScopeExit scope(scopes_);
+    for (std::size_t c = start; c < n.size(); ++c) {
+      for (std::size_t k = 2; k < n[c].size(); ++k) {
+        const Flow flow = statement(n[c][k]);
+        if (flow == Flow::Break) return Flow::Next;
+        if (flow != Flow::Next) return flow;  // a return, or a continue of the loop around
       }
-    } catch (const BreakFrom&) {
-    } catch (...) {
-      scopes_.pop_back();
-      throw;
     }
-    scopes_.pop_back();
+    return Flow::Next;
   }
 
   // (try line body handler): llama.cpp's create_tensor throws for a required tensor that is
   // missing or misshapen, and a refusal throws; the handler then runs instead. What the body
   // found and used is undone.
-  void try_statement(const Node& n) {
+  Flow try_statement(const Node& n) {
     const std::size_t findings = verdict_.findings.size();
     const std::vector<bool> consumed = consumed_;
     bool failed = false;
     try {
-      statement(n[2]);
+      // A return, break or continue leaves the try as it leaves any block.
+      if (const Flow flow = statement(n[2]); flow != Flow::Next) return flow;
     } catch (const Stop&) {
       if (verdict_.lost_at) throw;
       failed = true;
     }
-    if (!failed && verdict_.findings.size() == findings) return;
+    if (!failed && verdict_.findings.size() == findings) return Flow::Next;
     verdict_.findings.resize(findings);
     consumed_ = consumed;
-    statement(n[3]);
+    return statement(n[3]);
   }
 
   Value call_lambda(const Node& lambda, const std::vector<Value>& args) {
     if (++depth_ > 16) throw std::runtime_error("llama.cpp table: calls nest too deep");
     scopes_.emplace_back();
+    const Nesting nesting(*this, current_);
     std::string_view params = lambda[2].text;
     for (std::size_t i = 0; !params.empty(); ++i) {
       const std::size_t comma = params.find(',');
@@ -718,19 +768,8 @@ class Loader {
       scopes_.back()[std::string(params.substr(0, comma))] = Variable{v, layer ? "layer" : ""};
       params = comma == std::string_view::npos ? std::string_view() : params.substr(comma + 1);
     }
-    Value out;
-    try {
-      statement(lambda[3]);
-    } catch (ReturnFrom& r) {
-      out = std::move(r.value);
-    } catch (...) {
-      scopes_.pop_back();
-      --depth_;
-      throw;
-    }
-    scopes_.pop_back();
-    --depth_;
-    return out;
+    if (statement(lambda[3]) == Flow::Return) return std::move(returned_);
+    return Value{};
   }
 
   // Code skipped because ggufcheck cannot tell whether it runs: what it may have assigned (a
@@ -810,7 +849,7 @@ class Loader {
   Value identifier(const std::string& name) {
     if (Variable* v = local(name)) return v->value;
     if (in_hparams_method()) {
-      if (auto it = hparams_.find(name); it != hparams_.end()) return it->second.value;
+      if (const Variable* field = hparam(name)) return field->value;
     }
     if (name == "arch") return Value::integer(arch_id_);
     if (auto it = model_members_.find(name); it != model_members_.end()) return it->second.value;
@@ -831,7 +870,7 @@ class Loader {
       const std::string& name = n[1].text;
       if (Variable* v = local(name)) return v;
       if (in_hparams_method()) {
-        if (auto it = hparams_.find(name); it != hparams_.end()) return &it->second;
+        if (Variable* field = hparam(name)) return field;
       }
       return &model_members_[name];
     }
@@ -839,10 +878,7 @@ class Loader {
       std::string root;
       const std::optional<std::string> path = member_path(n, root);
       if (!path) return nullptr;
-      if (root == "hparams") {
-        if (auto it = hparams_.find(*path); it != hparams_.end()) return &it->second;
-        return nullptr;
-      }
+      if (root == "hparams") return hparam(*path);
       if (Variable* v = local(root); v != nullptr && v->type == "layer") {
         const std::string key = v->value.s + "." + *path;
         if (layer_member != nullptr) *layer_member = key;
@@ -869,7 +905,7 @@ class Loader {
     if (const std::optional<std::string> path = member_path(n, root)) {
       if (root == "ml" && *path == "load_mtp") return Value::integer(0);  // the default params
       if (root == "hparams") {
-        if (auto it = hparams_.find(*path); it != hparams_.end()) return it->second.value;
+        if (const Variable* field = hparam(*path)) return field->value;
         return Value{};
       }
       if (Variable* v = local(root); v != nullptr && v->type == "layer") {
@@ -913,7 +949,9 @@ class Loader {
   }
 
   Value index(const Node& n) {
-    const Value base = eval(n[1]);
+    // An array of hparams not made yet is read where it is, when the index cannot write to it.
+    const Value* unmade = reads_only(n[2]) ? pristine(n[1]) : nullptr;
+    const Value base = unmade != nullptr ? *unmade : eval(n[1]);
     const Value at = eval(n[2]);
     if (base.kind != Value::Kind::List || at.kind != Value::Kind::Int) return Value{};
     if (at.i < 0 || static_cast<std::size_t>(at.i) >= base.list->size()) return Value{};
@@ -1122,8 +1160,21 @@ class Loader {
     if (name == "std::fill") {
       // std::fill(x.begin(), x.end(), v)
       if (n.size() == 5 && n[2].is("call") && n[2][1].is("mem")) {
-        Variable* var = lvalue(n[2][1][1]);
+        const Node& target = n[2][1][1];
+        const bool unmade = pristine(target) != nullptr;
+        Variable* var = unmade ? nullptr : lvalue(target);
         const Value v = eval(n[4]);
+        if (unmade) {
+          // An array of hparams not made yet, filled with the value it holds throughout (an
+          // initial array is Array(n, value)): nothing changes, so it is not made for that
+          // (load_hparams fills every array first).
+          const Value* initial = pristine(target);  // unless eval made it
+          if (initial != nullptr &&
+              (initial->list->empty() || same_value(initial->list->front(), v))) {
+            return Value{};
+          }
+          var = lvalue(target);
+        }
         if (var != nullptr && var->value.kind == Value::Kind::List) {
           for (Value& e : *var->value.list) e = v;
         }
@@ -1223,21 +1274,47 @@ class Loader {
   }
 
   // --- llama_model_loader ---------------------------------------------------------------------
+  // The names of the keys the loading code can ask for (names[r] for kKeys[r]), made once per
+  // architecture and kept (formatting and hashing the 243 names for every run was a quarter of
+  // its time, and every key read formatted its name again). Only known architectures get here
+  // (run_loader), so the cache is bounded.
+  struct ArchKeys {
+    std::unordered_set<std::string> wanted;
+    std::vector<std::string> names;
+  };
+  static const ArchKeys& arch_keys(std::string_view arch) {
+    static std::mutex mutex;
+    static std::map<std::string, ArchKeys, std::less<>> made;
+    const std::lock_guard lock(mutex);
+    if (const auto it = made.find(arch); it != made.end()) return it->second;
+    ArchKeys keys;
+    keys.wanted = {"tokenizer.ggml.tokens", "tokenizer.ggml.model"};
+    for (const NameRow& row : kKeys) {
+      keys.names.push_back(key_format(row, arch));
+      keys.wanted.insert(keys.names.back());
+    }
+    return made.emplace(std::string(arch), std::move(keys)).first->second;
+  }
+
   static std::string key_format(const NameRow& row, std::string_view arch) {
     std::string out(row.format);
     if (const std::size_t at = out.find("%s"); at != std::string::npos) out.replace(at, 2, arch);
     return out;
   }
-  std::string key_name(const Node& kv) {
-    if (!kv.is("id")) return {};
+  // The key's name for the architecture; empty when kv names no key.
+  const std::string& key_name(const Node& kv) {
+    static const std::string kNone;
+    if (!kv.is("id")) return kNone;
+    const NameRow* row = nullptr;
     if (const Variable* v = local(kv[1].text)) {
       // a parameter holding a key's enum
-      const NameRow* row =
-          v->value.kind == Value::Kind::Text ? find_row(kKeys, v->value.s) : nullptr;
-      return row == nullptr ? std::string() : key_format(*row, arch_);
+      if (v->value.kind == Value::Kind::Text) row = find_row(kKeys, v->value.s);
+    } else {
+      row = find_row(kKeys, kv[1].text);
     }
-    const NameRow* row = find_row(kKeys, kv[1].text);
-    return row == nullptr ? std::string() : key_format(*row, arch_);
+    if (row == nullptr) return kNone;
+    if (keys_of_arch_ == nullptr) keys_of_arch_ = &arch_keys(arch_);
+    return keys_of_arch_->names[static_cast<std::size_t>(row - kKeys)];
   }
   std::string_view tensor_name(std::size_t t) const {
     return c_string_prefix(tensors_[t].file->name(tensors_[t].index));
@@ -1335,13 +1412,16 @@ class Loader {
         method != "get_arr_n") {
       return Value{};
     }
-    const std::string key = key_name(n[2]);
+    const std::string& key = key_name(n[2]);
     if (key.empty()) lost(n);
-    Variable* target = lvalue(n[3]);
+    // An array of hparams not made yet is made only when the key is there to be read into it.
+    const bool unmade = pristine(n[3]) != nullptr;
+    Variable* target = unmade ? nullptr : lvalue(n[3]);
     // get_key_or_arr(kv, array, n[, required]) has the layer count before `required`; into a
     // scalar, get_key_or_arr(kv, u32, required) has none.
     const bool with_count =
-        method == "get_key_or_arr" && target != nullptr && target->value.kind == Value::Kind::List;
+        method == "get_key_or_arr" &&
+        (unmade || (target != nullptr && target->value.kind == Value::Kind::List));
     const std::size_t required_at = with_count ? 5 : 4;
     bool required = true;
     if (n.size() > required_at) {
@@ -1358,6 +1438,7 @@ class Loader {
       }
       return Value::integer(0);
     }
+    if (unmade) target = lvalue(n[3]);
     const std::size_t kv = found->second;
     const ValueType type = model_.metadata[kv].type();
     const bool is_array = type == ValueType::Array;
@@ -1654,6 +1735,7 @@ class Loader {
   LoaderVerdict& verdict_;
   int arch_id_ = -1;
   std::unordered_map<std::string, std::size_t> keys_;
+  const ArchKeys* keys_of_arch_ = nullptr;
   std::vector<std::pair<std::uint64_t, std::size_t>> names_;
   std::vector<bool> consumed_;
   // the table row of each tensor name tn() made, for create_tensor given such a name
@@ -1663,6 +1745,29 @@ class Loader {
   std::vector<std::map<std::string, Variable>> scopes_;
   const ParsedFunction* current_ = nullptr;
   int depth_ = 0;
+  Value returned_;  // what the last `return` returned (Flow::Return)
+
+  // Leaves a scope however the statements in it end (a Stop is still an exception).
+  struct ScopeExit {
+    std::vector<std::map<std::string, Variable>>& scopes;
+    explicit ScopeExit(std::vector<std::map<std::string, Variable>>& s) : scopes(s) {}
+    ScopeExit(const ScopeExit&) = delete;
+    ScopeExit& operator=(const ScopeExit&) = delete;
+    ~ScopeExit() { scopes.pop_back(); }
+  };
+  // Leaves a call: its scope, its depth, and the function that called it.
+  struct Nesting {
+    Loader& loader;
+    const ParsedFunction* caller;
+    Nesting(Loader& l, const ParsedFunction* c) : loader(l), caller(c) {}
+    Nesting(const Nesting&) = delete;
+    Nesting& operator=(const Nesting&) = delete;
+    ~Nesting() {
+      loader.scopes_.pop_back();
+      loader.current_ = caller;
+      --loader.depth_;
+    }
+  };
 
  public:
   const ParsedFunction* tensor_code_ = nullptr;  // replaces load_arch_tensors (tests)

@@ -12,6 +12,9 @@
 #include <cfloat>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -186,6 +189,42 @@ bool has_codepoint_above_unicode(std::string_view s) {
 
 // --- the check ---------------------------------------------------------------------------------
 
+// The keys load() reads, with an architecture's name in them: kKeys' names (names[r] for
+// kKeys[r]) and the position of each name among the distinct ones (the arrays' first).
+struct KeyNames {
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> names;
+  std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> slots;
+
+  explicit KeyNames(std::string_view arch) {
+    for (const std::string_view key :
+         {kTokensKey, kScoresKey, kTokenTypeKey, kMergesKey, kCharsmapKey, kSuppressKey}) {
+      slots.emplace(std::string(key), slots.size());
+    }
+    for (const KeyRow& row : kKeys) {
+      std::string key(row.key);
+      if (const std::size_t at = key.find("%s"); at != std::string::npos) key.replace(at, 2, arch);
+      slots.emplace(key, slots.size());
+      names.push_back(std::move(key));
+    }
+  }
+};
+
+// The key names of an architecture llama.cpp knows, made once and kept: every file's check
+// made them anew (twice, for index_keys and check_keys). Another name, which the file chooses,
+// is not kept: nullptr.
+const KeyNames* known_key_names(std::string_view arch) {
+  if (!known_architecture(arch)) return nullptr;
+  static std::mutex mutex;
+  static std::map<std::string, KeyNames, std::less<>> made;
+  const std::lock_guard lock(mutex);
+  if (const auto it = made.find(arch); it != made.end()) return &it->second;
+  return &made.try_emplace(std::string(arch), arch).first->second;
+}
+
 class VocabularyCheck {
  public:
   VocabularyCheck(const FileIndex& model, Sink& sink, TokenIndexObserver* tokens)
@@ -224,16 +263,14 @@ class VocabularyCheck {
         arch && m_.metadata[*arch].type() == ValueType::String) {
       arch_ = c_string_prefix(m_.string_value(*arch));
     }
-    std::vector<std::string> wanted = {std::string(kTokensKey),    std::string(kScoresKey),
-                                       std::string(kTokenTypeKey), std::string(kMergesKey),
-                                       std::string(kCharsmapKey),  std::string(kSuppressKey)};
-    for (const KeyRow& row : kKeys) wanted.push_back(key_name(row));
-    for (std::string& w : wanted) keys_.emplace(std::move(w), kNotFound);
+    names_ = known_key_names(arch_);
+    if (names_ == nullptr) names_ = &own_names_.emplace(arch_);
+    keys_.assign(names_->slots.size(), kNotFound);
     std::size_t missing = keys_.size();
     for (std::size_t i = 0; i < m_.metadata.size() && missing > 0; ++i) {
-      const auto it = keys_.find(std::string(c_string_prefix(m_.key(i))));
-      if (it != keys_.end() && it->second == kNotFound) {
-        it->second = i;
+      const auto it = names_->slots.find(c_string_prefix(m_.key(i)));
+      if (it != names_->slots.end() && keys_[it->second] == kNotFound) {
+        keys_[it->second] = i;
         --missing;
       }
     }
@@ -251,16 +288,14 @@ class VocabularyCheck {
     return m_.metadata.size() > 0 ? m_.metadata[0].key_offset() : 0;
   }
 
-  [[nodiscard]] std::string key_name(const KeyRow& row) const {
-    std::string key(row.key);
-    if (const std::size_t at = key.find("%s"); at != std::string::npos) key.replace(at, 2, arch_);
-    return key;
+  [[nodiscard]] const std::string& key_name(const KeyRow& row) const {
+    return names_->names[static_cast<std::size_t>(&row - kKeys)];
   }
 
   [[nodiscard]] std::optional<std::size_t> kv(std::string_view key) const {
-    const auto it = keys_.find(std::string(key));
-    if (it == keys_.end() || it->second == kNotFound) return std::nullopt;
-    return it->second;
+    const auto it = names_->slots.find(key);
+    if (it == names_->slots.end() || keys_[it->second] == kNotFound) return std::nullopt;
+    return keys_[it->second];
   }
 
   // A string key as ml.get_key reads it (a C string), when it is a string.
@@ -277,7 +312,7 @@ class VocabularyCheck {
     for (const KeyRow& row : kKeys) {
       if (row.phase != phase) continue;
       if (row.key.find("%s") != std::string_view::npos && arch_.empty()) continue;
-      const std::string key = key_name(row);
+      const std::string& key = key_name(row);
       const auto i = kv(key);
       if (!i || m_.metadata[*i].type() == row.type) continue;  // a missing model: run()
       if (std::find(checked_.begin(), checked_.end(), *i) != checked_.end()) continue;
@@ -995,9 +1030,11 @@ class VocabularyCheck {
   Sink& sink_;
   TokenIndexObserver* token_index_;  // the reader's token index, or null
   std::string arch_;
-  std::unordered_map<std::string, std::size_t> keys_;
-  std::vector<std::size_t> checked_;  // pairs whose type was reported
-  std::string_view charsmap_;         // a charsmap load() accepted
+  const KeyNames* names_ = nullptr;
+  std::optional<KeyNames> own_names_;  // an unknown architecture's
+  std::vector<std::size_t> keys_;      // the pair of each of names_->slots, or kNotFound
+  std::vector<std::size_t> checked_;   // pairs whose type was reported
+  std::string_view charsmap_;          // a charsmap load() accepted
   bool escape_whitespaces_ = false;
 
   std::size_t tokens_ = 0;

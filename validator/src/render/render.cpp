@@ -205,11 +205,14 @@ struct Help {
   std::string markdown;
 };
 
-// The short form of a code's page for a SARIF rule: the first paragraph of "What it means"
-// (with the list or code block it introduces, and the end of its sentence after that), then the
-// page's last section, the fix ("How to fix the writer", "How to fix the file", ...), then the
-// page's URL.
-Help rule_help(Code code, const std::string& help_uri) {
+// What a SARIF rule shows of a code's page (rule_help).
+struct RuleText {
+  std::string what;
+  std::string fix_heading;
+  std::string fix;
+};
+
+RuleText read_rule_text(Code code) {
   const std::string page = render_explanation(code);
   const std::vector<Section> sections = page_sections(page);
   std::string what;
@@ -240,6 +243,33 @@ Help rule_help(Code code, const std::string& help_uri) {
       fix += block;
     }
   }
+  return {std::move(what), std::move(fix_heading), std::move(fix)};
+}
+
+// The short form of a code's page for a SARIF rule: the first paragraph of "What it means"
+// (with the list or code block it introduces, and the end of its sentence after that), then the
+// page's last section, the fix ("How to fix the writer", "How to fix the file", ...), then the
+// page's URL.
+Help rule_help(Code code, const std::string& help_uri) {
+  // The pages are read once per process, for every code of the catalogue: every SARIF report
+  // read the Markdown of each code it used again. (A code without a page, which the build
+  // refuses, is read here and throws as before.)
+  static const std::map<Code, RuleText> kTexts = [] {
+    std::map<Code, RuleText> out;
+    for (const CatalogueEntry& entry : catalogue()) {
+      try {
+        out.emplace(entry.code, read_rule_text(entry.code));
+      } catch (const std::logic_error&) {
+      }
+    }
+    return out;
+  }();
+  const auto cached = kTexts.find(code);
+  const RuleText uncached = cached == kTexts.end() ? read_rule_text(code) : RuleText{};
+  const RuleText& t = cached != kTexts.end() ? cached->second : uncached;
+  const std::string& what = t.what;
+  const std::string& fix_heading = t.fix_heading;
+  const std::string& fix = t.fix;
   const CatalogueEntry& e = catalogue_entry(code);
   Help help;
   help.text = what;
