@@ -13,10 +13,10 @@
 #      its .options, gguf.dict, and a seed corpus zip holding exactly the corpus groups' .gguf
 #      files (plus the target's fuzz/corpus/ and fuzz/regressions/ files), and no
 #      fuzz_differential;
-#   3. runs each target on its unzipped seed corpus: -runs=0 (every seed once, uncut), then
-#      fuzzing for $TEST_BUILD_FUZZ_SECONDS (default 10) seconds with the flags of its .options,
-#      under the sanitizer options ClusterFuzzLite's runner uses; any crash fails. Targets run
-#      $TEST_BUILD_JOBS (default 2) at a time.
+#   3. runs each target on its unzipped seed corpus (-runs=0: every seed once, uncut), then
+#      fuzzes it from an empty corpus for $TEST_BUILD_FUZZ_SECONDS (default 10) seconds with the
+#      flags of its .options, under the sanitizer options ClusterFuzzLite's runner uses; any
+#      crash fails. Targets run $TEST_BUILD_JOBS (default 2) at a time.
 # Prints PASS or FAIL per check and a summary line; exits 0 only when every check passed.
 # The temporary tree is removed on success (kept with --keep, and always on failure).
 # Needs clang-14, libc++-14-dev, cmake, ninja, zip, unzip (scripts/setup.sh installs them).
@@ -34,7 +34,8 @@ usage: .clusterfuzzlite/test-build.sh [--keep]
 
 Builds the ClusterFuzzLite fuzzers with .clusterfuzzlite/build.sh as OSS-Fuzz would (clang 14,
 libc++, ASan + UBSan + libFuzzer flags, fresh \$SRC/\$WORK/\$OUT), checks \$OUT and runs every
-target on its seed corpus (-runs=0, then ${fuzz_seconds} s of fuzzing with its .options).
+target on its seed corpus (-runs=0), then fuzzes it ${fuzz_seconds} s from an empty corpus with
+its .options.
 
   --keep   keep the temporary \$SRC/\$WORK/\$OUT (kept anyway when a check fails)
 
@@ -246,8 +247,10 @@ run_target() {
   fi
   log="$tmp/$t.fuzz.log"
   local execs rate shown
+  # From an empty corpus: the seeds were just replayed whole, and libFuzzer would run them all
+  # again before the first mutation (twice the seeds' time, for a smoke test of the engine).
   if (cd "$OUT" && "$binary" ${options[@]+"${options[@]}"} "-max_total_time=$fuzz_seconds" -print_final_stats=1 \
-        "-artifact_prefix=$artifacts/" "$corpus" "$seeds") >"$log" 2>&1; then
+        "-artifact_prefix=$artifacts/" "$corpus") >"$log" 2>&1; then
     execs="$(sed -n 's/^stat::number_of_executed_units:[[:space:]]*//p' "$log")"
     rate="$(sed -n 's/^stat::average_exec_per_sec:[[:space:]]*//p' "$log")"
     shown="${options[*]}"
