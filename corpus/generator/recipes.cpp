@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "code_examples.hpp"
+#include "code_table.hpp"
 #include "documents.hpp"
 #include "ggufcheck/format.hpp"
 #include "ggufcheck/writer.hpp"
@@ -460,13 +460,15 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// --- codes/: one clean example per catalogue code (the testkit's code_examples.hpp) ----------
+// --- codes/: one clean example per catalogue code (the testkit's code table, code_table.hpp) ---
 
 void add_codes(Registry& r) {
   // "codes/GGUFnnnn-<catalogue name>", the code first in the declared list.
-  for (const testing::CodeExample& example : testing::code_examples()) {
-    std::string id = "codes/" + code_string(example.code) + "-" +
-                     std::string(catalogue_entry(example.code).name);
+  for (const testing::CodeEntry& entry : testing::code_table()) {
+    if (!entry.has_example()) continue;
+    const testing::CodeExample& example = entry.example;
+    std::string id =
+        "codes/" + code_string(entry.code) + "-" + std::string(catalogue_entry(entry.code).name);
     if (example.build_set != nullptr) {
       // A split set: its files in the folder codes/GGUFnnnn-<name>/, each with its own codes.
       const std::vector<testing::ExampleFile> files = example.build_set();
@@ -481,7 +483,7 @@ void add_codes(Registry& r) {
       }
       continue;
     }
-    std::vector<std::string> codes = {code_string(example.code)};
+    std::vector<std::string> codes = {code_string(entry.code)};
     for (const Code also : example.also) codes.push_back(code_string(also));
     Recipe& recipe = r.add(std::move(id), std::string(example.description), std::move(codes),
                            [build = example.build] { return build().bytes; });
@@ -490,7 +492,7 @@ void add_codes(Registry& r) {
     if (constexpr std::string_view kCorpus = "corpus/"; example.base.starts_with(kCorpus)) {
       recipe.base = std::string(example.base.substr(kCorpus.size()));
     }
-    const Area area = catalogue_entry(example.code).area;
+    const Area area = catalogue_entry(entry.code).area;
     recipe.model = area == Area::Model || area == Area::SplitSet;
   }
 }

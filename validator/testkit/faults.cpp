@@ -4,34 +4,41 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
+#include "code_table.hpp"
 #include "documents.hpp"
+#include "fault_applier.hpp"
 #include "ggufcheck/format.hpp"
 #include "show.hpp"
 
 namespace ggufcheck::testing {
 
 const std::vector<FaultInfo>& fault_table() {
-  static const std::vector<FaultInfo> kTable = {
-#define GGUFCHECK_FAULT(fault, name, target, exact, apply, edit) \
-  {Fault::fault, name, Code::target, exact, edit},
-#include "faults.def"
-#undef GGUFCHECK_FAULT
-  };
+  static const std::vector<FaultInfo> kTable = [] {
+    std::vector<FaultInfo> table;
+    for (const CodeEntry& entry : code_table()) {
+      for (const TargetedFault& f : entry.faults) {
+        table.push_back({f.name, entry.code, f.exact, f.edit, f.apply});
+      }
+    }
+    return table;
+  }();
   return kTable;
 }
 
 const FaultInfo& fault_info(Fault fault) {
   for (const FaultInfo& info : fault_table()) {
-    if (info.fault == fault) return info;
+    if (info.name == fault) return info;
   }
-  return fault_table().front();
+  throw std::out_of_range("no fault named " + std::string(fault));
 }
 
 std::vector<Fault> all_faults() {
   std::vector<Fault> out;
-  for (const FaultInfo& info : fault_table()) out.push_back(info.fault);
+  for (const FaultInfo& info : fault_table()) out.push_back(info.name);
   return out;
 }
 
@@ -80,229 +87,159 @@ std::uint64_t in_range(std::uint64_t choice, std::uint64_t lo, std::uint64_t hi)
   return span == kU64Max ? choice : lo + choice % (span + 1);
 }
 
-class Applier {
- public:
-  explicit Applier(const Corruption& c) : c_(c), m_(c.host) {
-    out_.fault = c.fault;
-    const FaultInfo& info = fault_info(c.fault);
-    out_.target = info.target;
-    out_.exact = info.exact;
+Value target_array(std::uint64_t choice) {
+  switch (pick(choice, 7)) {
+    case 0: return Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)});
+    case 1: return Value::array(ValueType::Int32, {});
+    case 2: return Value::array(ValueType::Float32, {Value::f32(1.0F)});
+    case 3: return Value::array(ValueType::String, {Value::string("a"), Value::string("bc")});
+    case 4:
+      return Value::array(ValueType::Bool,
+                          {Value::boolean(false), Value::boolean(true), Value::boolean(true)});
+    case 5: return Value::array(ValueType::Uint64, {Value::u64(kU64Max)});
+    default: return Value::array(ValueType::String, {});
   }
+}
 
-  Corrupted run();
+bool is_token_id_key(std::string_view key) {
+  constexpr std::string_view kPrefix = "tokenizer.ggml.";
+  constexpr std::string_view kSuffix = "_token_id";
+  return key.size() > kPrefix.size() + kSuffix.size() && key.substr(0, kPrefix.size()) == kPrefix &&
+         key.substr(key.size() - kSuffix.size()) == kSuffix;
+}
 
- private:
-  const Corruption& c_;
-  ValidModel m_;
-  Corrupted out_;
-  Written w_;
-  ByteVector bytes_;
-  Reach reach_;
-  std::vector<Expect> extra_;
+}  // namespace
 
-  [[nodiscard]] Document& doc() { return m_.doc; }
-  [[nodiscard]] std::uint64_t ch(std::size_t i) const { return c_.choices[i]; }
-  [[nodiscard]] Endian endian() const { return m_.doc.endian; }
-  [[nodiscard]] const WrittenLayout& layout() const { return w_.layout; }
-  [[nodiscard]] std::uint64_t size() const { return bytes_.size(); }
-  [[nodiscard]] std::uint64_t tensor_count() const { return m_.doc.tensors.size(); }
-  [[nodiscard]] std::uint64_t kv_count() const { return m_.doc.metadata.size(); }
-  [[nodiscard]] std::uint64_t alignment() const { return w_.layout.alignment; }
-  [[nodiscard]] std::uint64_t data_start() const { return w_.layout.data_start; }
-  [[nodiscard]] std::uint64_t infos_start() const {
-    return w_.layout.pairs.empty() ? kHeaderSize : w_.layout.pairs.back().end;
-  }
-  // Offset of tensor i's data relative to the data section.
-  [[nodiscard]] std::uint64_t rel(std::size_t i) const {
-    return w_.layout.tensors[i].data_position - w_.layout.data_start;
-  }
-  [[nodiscard]] std::uint64_t nbytes(std::size_t i) const { return nbytes_of(doc_c().tensors[i]); }
-  [[nodiscard]] std::uint64_t padded(std::size_t i) const {
-    return round_up(nbytes(i), alignment());
-  }
-  [[nodiscard]] const Document& doc_c() const { return m_.doc; }
+Applier::Applier(const Corruption& c) : c_(c), m_(c.host) {
+  out_.fault = c.fault;
+  const FaultInfo& info = fault_info(c.fault);
+  out_.target = info.target;
+  out_.exact = info.exact;
+}
 
-  void write() {
-    w_ = m_.write();
-    bytes_ = w_.bytes;
-  }
-  void patch(std::uint64_t offset, std::uint64_t value, std::uint32_t width) {
-    put_uint(bytes_, offset, value, width, endian());
-    out_.field_offset = offset;
-  }
-  void patch_byte(std::uint64_t offset, std::uint8_t value) {
-    bytes_.at(static_cast<std::size_t>(offset)) = value;
-    out_.field_offset = offset;
-  }
-  void cut(std::uint64_t at) {
-    bytes_.resize(static_cast<std::size_t>(at));
-    out_.field_offset = at;
-  }
-  void expect(Code code, std::uint64_t offset, std::uint64_t length,
-              std::array<bool, 3> profiles = {true, true, true}) {
-    extra_.push_back({code, offset, length, profiles});
-  }
-  void target_at(std::uint64_t offset) { out_.finding_offset = offset; }
-  void say(const std::string& text) { out_.edit = text; }
+std::uint64_t Applier::infos_start() const {
+  return w_.layout.pairs.empty() ? kHeaderSize : w_.layout.pairs.back().end;
+}
+std::uint64_t Applier::rel(std::size_t i) const {
+  return w_.layout.tensors[i].data_position - w_.layout.data_start;
+}
+std::uint64_t Applier::nbytes(std::size_t i) const {
+  return nbytes_of(doc_c().tensors[i]);
+}
+std::uint64_t Applier::padded(std::size_t i) const {
+  return round_up(nbytes(i), alignment());
+}
 
-  std::size_t insert_pair(KeyValue kv, std::uint64_t choice) {
-    const std::size_t at = pick(choice, doc().metadata.size() + 1);
-    doc().metadata.insert(doc().metadata.begin() + static_cast<std::ptrdiff_t>(at), std::move(kv));
-    return at;
-  }
-  std::size_t insert_tensor(Tensor t, std::uint64_t choice) {
-    if (is_quantized(t.type)) ensure_quantization_version(doc());
-    const std::size_t at = pick(choice, doc().tensors.size() + 1);
-    doc().tensors.insert(doc().tensors.begin() + static_cast<std::ptrdiff_t>(at), std::move(t));
-    make_names_unique(doc());
-    return at;
-  }
-  // An existing tensor matching `ok`, or `fallback` inserted at a chosen position.
-  template <typename Predicate>
-  std::size_t tensor_where(Predicate ok, Tensor fallback, std::uint64_t choice) {
-    std::vector<std::size_t> found;
-    for (std::size_t i = 0; i < doc().tensors.size(); ++i) {
-      if (ok(doc().tensors[i])) found.push_back(i);
-    }
-    if (!found.empty() && (choice & 3) != 0) return found[pick(choice >> 2, found.size())];
-    return insert_tensor(std::move(fallback), choice >> 2);
-  }
-  static Tensor target_tensor(std::string name, std::vector<std::uint64_t> dims,
-                              std::uint32_t type = 0) {
-    Tensor t;
-    t.name = std::move(name);
-    t.dims = std::move(dims);
-    t.type = type;
-    return t;
-  }
-  std::string tensor_label(std::size_t i) const {
-    return "tensor[" + std::to_string(i) + "] \"" + shown(doc_c().tensors[i].name) + "\"";
-  }
-  std::string pair_label(std::size_t i) const {
-    return "kv[" + std::to_string(i) + "] \"" + shown(doc_c().metadata[i].key) + "\"";
-  }
+void Applier::write() {
+  w_ = m_.write();
+  bytes_ = w_.bytes;
+}
+void Applier::patch(std::uint64_t offset, std::uint64_t value, std::uint32_t width) {
+  put_uint(bytes_, offset, value, width, endian());
+  out_.field_offset = offset;
+}
+void Applier::patch_byte(std::uint64_t offset, std::uint8_t value) {
+  bytes_.at(static_cast<std::size_t>(offset)) = value;
+  out_.field_offset = offset;
+}
+void Applier::cut(std::uint64_t at) {
+  bytes_.resize(static_cast<std::size_t>(at));
+  out_.field_offset = at;
+}
+void Applier::expect(Code code, std::uint64_t offset, std::uint64_t length,
+                     std::array<bool, 3> profiles) {
+  extra_.push_back({code, offset, length, profiles});
+}
 
-  // Whether a cut at or after `at` in the metadata passes the header's count checks, and one at
-  // or after `at` in the tensor infos passes the tensor_count check: the truncation faults prefer
-  // such places (3 times in 4), so that they mostly reach the code they target.
-  [[nodiscard]] bool header_counts_pass(std::uint64_t at) const {
-    const std::uint64_t remaining = at - kHeaderSize;
-    return tensor_count() <= remaining / kMinTensor && kv_count() <= remaining / kMinPair;
+std::size_t Applier::insert_pair(KeyValue kv, std::uint64_t choice) {
+  const std::size_t at = pick(choice, doc().metadata.size() + 1);
+  doc().metadata.insert(doc().metadata.begin() + static_cast<std::ptrdiff_t>(at), std::move(kv));
+  return at;
+}
+std::size_t Applier::insert_tensor(Tensor t, std::uint64_t choice) {
+  if (is_quantized(t.type)) ensure_quantization_version(doc());
+  const std::size_t at = pick(choice, doc().tensors.size() + 1);
+  doc().tensors.insert(doc().tensors.begin() + static_cast<std::ptrdiff_t>(at), std::move(t));
+  make_names_unique(doc());
+  return at;
+}
+template <typename Predicate>
+std::size_t Applier::tensor_where(Predicate ok, Tensor fallback, std::uint64_t choice) {
+  std::vector<std::size_t> found;
+  for (std::size_t i = 0; i < doc().tensors.size(); ++i) {
+    if (ok(doc().tensors[i])) found.push_back(i);
   }
-  [[nodiscard]] bool tensor_count_passes(std::uint64_t at) const {
-    return tensor_count() <= (at - infos_start()) / kMinTensor;
-  }
-  template <typename T, typename Predicate>
-  const T& prefer(std::uint64_t choice, const std::vector<T>& all, Predicate ok) const {
-    std::vector<const T*> good;
-    for (const T& x : all) {
-      if (ok(x)) good.push_back(&x);
-    }
-    if (good.empty() || (choice & 3) == 0) return pick_of(choice >> 2, all);
-    return *good[pick(choice >> 2, good.size())];
-  }
+  if (!found.empty() && (choice & 3) != 0) return found[pick(choice >> 2, found.size())];
+  return insert_tensor(std::move(fallback), choice >> 2);
+}
+Tensor Applier::target_tensor(std::string name, std::vector<std::uint64_t> dims,
+                              std::uint32_t type) {
+  Tensor t;
+  t.name = std::move(name);
+  t.dims = std::move(dims);
+  t.type = type;
+  return t;
+}
+std::string Applier::tensor_label(std::size_t i) const {
+  return "tensor[" + std::to_string(i) + "] \"" + shown(doc_c().tensors[i].name) + "\"";
+}
+std::string Applier::pair_label(std::size_t i) const {
+  return "kv[" + std::to_string(i) + "] \"" + shown(doc_c().metadata[i].key) + "\"";
+}
 
-  // The header's impossible-count checks for a file cut at `at` (bytes after the header);
-  // returns false when kv_count fails them (nothing after the header is read).
-  bool header_counts_after_cut(std::uint64_t at) {
-    const std::uint64_t remaining = at - kHeaderSize;
-    if (tensor_count() > remaining / kMinTensor) expect(Code::ImpossibleCount, 8, kSizeWidth);
-    if (kv_count() > remaining / kMinPair) {
-      expect(Code::ImpossibleCount, 16, kSizeWidth);
-      reach_.pairs = 0;
-      reach_.tensors = 0;
-      target_at(16);
-      return false;
-    }
-    return true;
+bool Applier::header_counts_pass(std::uint64_t at) const {
+  const std::uint64_t remaining = at - kHeaderSize;
+  return tensor_count() <= remaining / kMinTensor && kv_count() <= remaining / kMinPair;
+}
+bool Applier::tensor_count_passes(std::uint64_t at) const {
+  return tensor_count() <= (at - infos_start()) / kMinTensor;
+}
+template <typename T, typename Predicate>
+const T& Applier::prefer(std::uint64_t choice, const std::vector<T>& all, Predicate ok) const {
+  std::vector<const T*> good;
+  for (const T& x : all) {
+    if (ok(x)) good.push_back(&x);
   }
-  // A cut inside pair k: GGUF2001 or GGUF2002 at `offset` unless the header checks fail first.
-  void cut_in_pair(std::size_t k, std::uint64_t at, Code code, std::uint64_t offset) {
-    cut(at);
-    reach_.pairs = k;
+  if (good.empty() || (choice & 3) == 0) return pick_of(choice >> 2, all);
+  return *good[pick(choice >> 2, good.size())];
+}
+
+bool Applier::header_counts_after_cut(std::uint64_t at) {
+  const std::uint64_t remaining = at - kHeaderSize;
+  if (tensor_count() > remaining / kMinTensor) expect(Code::ImpossibleCount, 8, kSizeWidth);
+  if (kv_count() > remaining / kMinPair) {
+    expect(Code::ImpossibleCount, 16, kSizeWidth);
+    reach_.pairs = 0;
     reach_.tensors = 0;
-    if (!header_counts_after_cut(at)) return;
-    expect(code, offset, at - offset);
-    target_at(offset);
+    target_at(16);
+    return false;
   }
-  // A cut inside tensor info t: GGUF3001 or GGUF2002 unless tensor_count fails first.
-  void cut_in_tensor(std::size_t t, std::uint64_t at, Code code, std::uint64_t offset) {
-    cut(at);
-    const std::uint64_t remaining = at - infos_start();
-    if (tensor_count() > remaining / kMinTensor) {
-      expect(Code::ImpossibleCount, 8, kSizeWidth);
-      reach_.tensors = 0;
-      target_at(8);
-      return;
-    }
-    reach_.tensors = t;
-    expect(code, offset, at - offset);
-    target_at(offset);
+  return true;
+}
+void Applier::cut_in_pair(std::size_t k, std::uint64_t at, Code code, std::uint64_t offset) {
+  cut(at);
+  reach_.pairs = k;
+  reach_.tensors = 0;
+  if (!header_counts_after_cut(at)) return;
+  expect(code, offset, at - offset);
+  target_at(offset);
+}
+void Applier::cut_in_tensor(std::size_t t, std::uint64_t at, Code code, std::uint64_t offset) {
+  cut(at);
+  const std::uint64_t remaining = at - infos_start();
+  if (tensor_count() > remaining / kMinTensor) {
+    expect(Code::ImpossibleCount, 8, kSizeWidth);
+    reach_.tensors = 0;
+    target_at(8);
+    return;
   }
-
-  // --- the faults ---------------------------------------------------------------------------
-  void truncated_header();
-  void bad_magic();
-  void unsupported_version();
-  void obsolete_version();
-  void old_version();
-  void byte_swapped_version();
-  void count_impossible(bool kv);
-  void truncated_metadata();
-  void string_length();
-  void truncated_in_string();
-  void empty_key();
-  void duplicate_key();
-  void key_byte(bool conventional_breaking);
-  void long_key();
-  void value_type();
-  void array_type();
-  void nested_array();
-  void array_count();
-  void bool_byte();
-  void string_byte(bool nul);
-  void truncated_tensor_info();
-  void long_tensor_name();
-  void empty_tensor_name();
-  void duplicate_tensor_name();
-  void tensor_name_byte();
-  void extra_dims();
-  void n_dims_huge();
-  void dim_fault(Fault fault);
-  void tensor_type_fault(bool unknown);
-  void offset_wraps();
-  void new_tensor_type();
-  void scalar_tensor();
-  void misaligned_offset();
-  void overlapping_offset();
-  void offset_out_of_bounds();
-  void truncated_data();
-  void gap();
-  void padding_byte();
-  void truncated_before_data();
-  void truncated_final_padding();
-  void trailing_bytes();
-  void alignment_fault(Fault fault);
-  void key_letter(std::string_view key);
-  void standard_key_type();
-  void tokenizer_array_length();
-  void token_id();
-
-  void tensor_name_duplicates(const std::vector<std::string>& names);
-  void ensure_vocab(std::size_t at_least);
-  void set_alignment_32();
-  std::pair<std::size_t, std::string> target_string_pair(bool array);
-};
+  reach_.tensors = t;
+  expect(code, offset, at - offset);
+  target_at(offset);
+}
 
 Corrupted Applier::run() {
-  switch (c_.fault) {
-#define GGUFCHECK_FAULT(fault, name, target, exact, apply, edit) \
-  case Fault::fault:                                             \
-    apply;                                                       \
-    break;
-#include "faults.def"
-#undef GGUFCHECK_FAULT
-  }
+  fault_info(c_.fault).apply(*this);
   out_.host = m_;
   out_.layout = w_.layout;
   out_.bytes = std::move(bytes_);
@@ -611,20 +548,6 @@ void Applier::value_type() {
   say("value type of " + pair_label(k) + " := " + hex(v));
 }
 
-Value target_array(std::uint64_t choice) {
-  switch (pick(choice, 7)) {
-    case 0: return Value::array(ValueType::Uint8, {Value::u8(1), Value::u8(2)});
-    case 1: return Value::array(ValueType::Int32, {});
-    case 2: return Value::array(ValueType::Float32, {Value::f32(1.0F)});
-    case 3: return Value::array(ValueType::String, {Value::string("a"), Value::string("bc")});
-    case 4:
-      return Value::array(ValueType::Bool,
-                          {Value::boolean(false), Value::boolean(true), Value::boolean(true)});
-    case 5: return Value::array(ValueType::Uint64, {Value::u64(kU64Max)});
-    default: return Value::array(ValueType::String, {});
-  }
-}
-
 void Applier::array_type() {
   std::vector<std::size_t> arrays;
   for (std::size_t k = 0; k < kv_count(); ++k) {
@@ -898,11 +821,11 @@ void Applier::n_dims_huge() {
       " bytes left)");
 }
 
-void Applier::dim_fault(Fault fault) {
+void Applier::dim_fault(DimEdit edit) {
   const auto any_dims = [](const Tensor& x) { return !x.dims.empty(); };
   std::size_t t = 0;
-  switch (fault) {
-    case Fault::ElementCountOverflow:
+  switch (edit) {
+    case DimEdit::ElementCount:
       t = tensor_where(
           [](const Tensor& x) {
             for (std::size_t d = 0; d < x.dims.size(); ++d) {
@@ -912,12 +835,12 @@ void Applier::dim_fault(Fault fault) {
           },
           target_tensor("0fault.tensor", {4, 2}), ch(0));
       break;
-    case Fault::RowNotBlockMultiple:
+    case DimEdit::RowNotBlockMultiple:
       t = tensor_where(
           [](const Tensor& x) { return !x.dims.empty() && tensor_type(x.type)->block_size > 1; },
           target_tensor("0fault.tensor", {32}, 8), ch(0));
       break;
-    case Fault::ByteSizeOverflow:
+    case DimEdit::ByteSize:
       t = tensor_where(
           [](const Tensor& x) {
             return !x.dims.empty() && (x.type == 0 || x.type == 26 || x.type == 27 || x.type == 28);
@@ -932,14 +855,14 @@ void Applier::dim_fault(Fault fault) {
   const std::uint64_t all_dims = kSizeWidth * x.dims.size();
   std::size_t d = pick(ch(1), x.dims.size());
   std::uint64_t v = 0;
-  switch (fault) {
-    case Fault::NegativeDim: {
+  switch (edit) {
+    case DimEdit::Negative: {
       v = candidate(ch(2), {kPow63, kPow63 + 1, kU64Max, kPow63 | ch(3)});
       expect(Code::NegativeDim, wt.dims_offset + kSizeWidth * d, kSizeWidth);
       target_at(wt.dims_offset + kSizeWidth * d);
       break;
     }
-    case Fault::ZeroDim: {
+    case DimEdit::Zero: {
       v = 0;
       expect(Code::ZeroDim, wt.dims_offset + kSizeWidth * d, kSizeWidth);
       target_at(wt.dims_offset + kSizeWidth * d);
@@ -952,7 +875,7 @@ void Applier::dim_fault(Fault fault) {
       }
       break;
     }
-    case Fault::ElementCountOverflow: {
+    case DimEdit::ElementCount: {
       std::vector<std::size_t> ds;
       for (std::size_t k = 0; k < x.dims.size(); ++k) {
         if (product_except(x.dims, k) >= 2) ds.push_back(k);
@@ -965,7 +888,7 @@ void Applier::dim_fault(Fault fault) {
       target_at(wt.dims_offset);
       break;
     }
-    case Fault::RowNotBlockMultiple: {
+    case DimEdit::RowNotBlockMultiple: {
       d = 0;
       const std::uint64_t block = tensor_type(x.type)->block_size;
       v = block * pick(ch(2), 4) + 1 + pick(ch(3), block - 1);
@@ -1261,8 +1184,8 @@ void Applier::set_alignment_32() {
   }
 }
 
-void Applier::alignment_fault(Fault fault) {
-  if (fault == Fault::AlignmentType || fault == Fault::AlignmentZero) {
+void Applier::alignment_fault(AlignmentEdit edit) {
+  if (edit == AlignmentEdit::Type || edit == AlignmentEdit::Zero) {
     set_alignment_32();  // the alignment then used is the one the file was written with
   } else {
     doc().tensors.clear();  // nothing depends on the alignment
@@ -1274,7 +1197,7 @@ void Applier::alignment_fault(Fault fault) {
   write();
   const std::size_t k = *pair_index(doc(), "general.alignment");
   const WrittenPair& p = layout().pairs[k];
-  if (fault == Fault::AlignmentType) {
+  if (edit == AlignmentEdit::Type) {
     const std::uint64_t v = candidate(ch(1), {5, 6});
     patch(p.type_offset, v, 4);
     expect(Code::AlignmentWrongType, p.type_offset, 4);
@@ -1283,14 +1206,14 @@ void Applier::alignment_fault(Fault fault) {
     return;
   }
   std::uint64_t v = 0;
-  if (fault == Fault::AlignmentNotPowerOfTwo) {
+  if (edit == AlignmentEdit::NotPowerOfTwo) {
     v = candidate(ch(1), {3, 5, 6, 7, 9, 12, 24, 33, 48, 65537, 0x7FFFFFFF, 0xFFFFFFFF,
                           3 + ch(2) % 0xFFFFFFFD});
     if (is_power_of_two(v)) ++v;
-  } else if (fault == Fault::AlignmentBelow8) {
+  } else if (edit == AlignmentEdit::Below8) {
     v = candidate(ch(1), {1, 2, 4, 3, 5, 6, 7, 12, 20, 100, 1 + ch(2) % 0xFFFFFFFE});
     if (v % 8 == 0) ++v;
-  } else if (fault == Fault::AlignmentAbove65536) {
+  } else if (edit == AlignmentEdit::Above65536) {
     v = candidate(ch(1), {65537, 131072, 1 << 20, 1ULL << 31, 0xFFFFFFFF,
                           65537 + ch(2) % (0xFFFFFFFF - 65537)});
   }
@@ -1301,7 +1224,7 @@ void Applier::alignment_fault(Fault fault) {
   if (v != 0 && v % 8 != 0) expect(Code::AlignmentNotMultipleOf8, p.value_offset, 4);
   if (v > 65536) expect(Code::AlignmentTooLarge, p.value_offset, 4);
   say("general.alignment := " + std::to_string(v) +
-      (fault == Fault::AlignmentZero ? "" : " (in a file without tensors)"));
+      (edit == AlignmentEdit::Zero ? "" : " (in a file without tensors)"));
 }
 
 void Applier::key_letter(std::string_view key) {
@@ -1335,13 +1258,6 @@ void Applier::key_letter(std::string_view key) {
   std::string renamed(key);
   renamed[i] = c;
   say("key " + std::string(key) + " := " + renamed);
-}
-
-bool is_token_id_key(std::string_view key) {
-  constexpr std::string_view kPrefix = "tokenizer.ggml.";
-  constexpr std::string_view kSuffix = "_token_id";
-  return key.size() > kPrefix.size() + kSuffix.size() && key.substr(0, kPrefix.size()) == kPrefix &&
-         key.substr(key.size() - kSuffix.size()) == kSuffix;
 }
 
 void Applier::standard_key_type() {
@@ -1475,8 +1391,6 @@ void Applier::token_id() {
   say(pair_label(k) + " := " + std::to_string(v) + " (vocabulary of " + std::to_string(vocab) +
       ")");
 }
-
-}  // namespace
 
 Corrupted apply(const Corruption& corruption) {
   return Applier(corruption).run();

@@ -1,7 +1,8 @@
 // Targeted faults: one edit of a valid file (ValidModel) per catalogue code a single edit can
 // cause, applied through the writer's WrittenLayout. apply() returns the broken bytes with the
-// exact findings each profile must report and the offset of the finding the fault targets. The list
-// of faults is faults.def.
+// exact findings each profile must report and the offset of the finding the fault targets. Each
+// fault is written once, in the entry of the code it targets in the code table (code_table.cpp);
+// the edits are the Applier's (fault_applier.hpp).
 #pragma once
 
 #include <array>
@@ -17,22 +18,22 @@
 
 namespace ggufcheck::testing {
 
-enum class Fault : std::uint8_t {
-#define GGUFCHECK_FAULT(fault, name, target, exact, apply, edit) fault,
-#include "faults.def"
-#undef GGUFCHECK_FAULT
-};
+class Applier;
+
+// A fault is named by its name in the code table: "truncated-header", "kv-count", ...
+using Fault = std::string_view;
 
 struct FaultInfo {
-  Fault fault;
-  std::string_view name;
-  Code target;  // the code the fault exists for
+  Fault name;
+  Code target;  // the code the fault exists for: that of its entry in the code table
   bool exact;   // false: the rest of the file is re-read in another layout (see the edit)
   std::string_view edit;
+  void (*apply)(Applier&);  // makes the edit
 };
 
-// Every fault, in the order of faults.def.
+// Every fault, in the order of the code table (by the code it targets).
 [[nodiscard]] const std::vector<FaultInfo>& fault_table();
+// std::out_of_range for a name no fault has.
 [[nodiscard]] const FaultInfo& fault_info(Fault fault);
 [[nodiscard]] std::vector<Fault> all_faults();
 
@@ -40,14 +41,14 @@ struct FaultInfo {
 // position in it and the new value (each taken modulo the number of options, so shrinking them
 // towards 0 picks the first, simplest option).
 struct Corruption {
-  Fault fault = Fault::TruncatedHeader;
+  Fault fault = "truncated-header";
   ValidModel host;
   std::array<std::uint64_t, 4> choices{};
 };
 
 // The broken file and what validating it must report.
 struct Corrupted {
-  Fault fault = Fault::TruncatedHeader;
+  Fault fault = "truncated-header";
   Code target{};
   bool exact = true;
   ValidModel host;       // after the fault's preparation (what was written before the edit)

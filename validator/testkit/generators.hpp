@@ -13,10 +13,10 @@
 //   with implied_findings(), the notes (and the big-endian error) its content implies.
 // - rc::Arbitrary<AnyDocument>: any document the writer can write and read_document reads back
 //   (v1/v2/v3, both byte orders, any key/string/name bytes, nested arrays, hostile shapes).
-// - rc::Arbitrary<Corruption>: one targeted fault (faults.def: one per catalogue code a single
-//   edit can cause) applied to a generated valid file via the writer's WrittenLayout; apply()
-//   returns the broken bytes with the exact findings each profile must report and the offset of the
-//   finding the fault targets.
+// - rc::Arbitrary<Corruption>: one targeted fault (the code table's, code_table.cpp: one or more
+//   per catalogue code a single edit can cause) applied to a generated valid file via the writer's
+//   WrittenLayout; apply() returns the broken bytes with the exact findings each profile must
+//   report and the offset of the finding the fault targets.
 // - rc::Arbitrary<Mutation>: a blind edit (byte flip, 4- or 8-byte boundary overwrite).
 //
 // Every type has a showValue overload (show.hpp) so a counterexample prints as a readable

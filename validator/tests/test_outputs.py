@@ -3,7 +3,7 @@
 
 Runs `ggufcheck check --format json` and `--format sarif` over the sample files, the real files
 and the example file of every code (written by ggufcheck_testkit_files from the test kit's
-validator/testkit/code_examples.hpp, the corpus's codes/ files), under every profile and a few
+validator/testkit/code_table.hpp, the corpus's codes/ files), under every profile and a few
 option sets, then checks:
 
 - every JSON output against docs/json-output.schema.json, plus the cross-field rules the

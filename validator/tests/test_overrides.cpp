@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "cli_run.hpp"
-#include "code_examples.hpp"
+#include "code_table.hpp"
 #ifdef GGUFCHECK_TEST_C_INTERFACE
 #include "ggufcheck.h"
 #endif
