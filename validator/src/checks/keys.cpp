@@ -38,10 +38,10 @@ bool is_conventional_key(std::string_view key, Profile profile) {
   return segment_length != 0;
 }
 
-void check_key(const FileIndex& model, std::size_t index, std::string_view key, Sink& sink) {
-  const std::uint64_t key_offset = model.metadata[index].key_offset();
+void check_key(const FileIndex& file_index, std::size_t index, std::string_view key, Sink& sink) {
+  const std::uint64_t key_offset = file_index.metadata[index].key_offset();
   const Field path = kv_path(index, key);
-  const std::uint64_t width = model.size_width();
+  const std::uint64_t width = file_index.size_width();
   if (key.empty()) {
     sink.report(Code::EmptyKey, key_offset, width, path + " key",
                 "llama.cpp 2025-02 aborts on an empty key", "empty key");
@@ -112,7 +112,7 @@ void inspect_string(std::string_view text, std::uint64_t index, std::uint64_t of
 
 class ValueChecker {
  public:
-  ValueChecker(const FileIndex& model, Sink& sink) : model_(model), sink_(sink) {}
+  ValueChecker(const FileIndex& index, Sink& sink) : model_(index), sink_(sink) {}
 
   void check(std::size_t index) {
     const MetadataEntry& entry = model_.metadata[index];
@@ -242,29 +242,29 @@ class ValueChecker {
 
 }  // namespace
 
-void check_keys(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
+void check_keys(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
   // Keys are fetched by index (the finder keeps indices, not views, to stay small).
-  const auto key_of = [&model](std::size_t i) { return model.key(i); };
-  DuplicateFinder seen(model.metadata.size());
+  const auto key_of = [&index](std::size_t i) { return index.key(i); };
+  DuplicateFinder seen(index.metadata.size());
   constexpr std::size_t kAhead = 8;
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    if (i + kAhead < model.metadata.size()) seen.prefetch(key_of(i + kAhead));
-    const std::string_view key = model.key(i);
-    check_key(model, i, key, sink);
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+    if (i + kAhead < index.metadata.size()) seen.prefetch(key_of(i + kAhead));
+    const std::string_view key = index.key(i);
+    check_key(index, i, key, sink);
     // Byte for byte in every profile: ggml too rejects only keys equal as std::string (it looks
     // them up as C strings, which key_identity models for the lookups).
     if (const auto earlier = seen.insert(key, i, key_of)) {
-      sink.report(Code::DuplicateKey, model.metadata[i].key_offset(),
-                  model.size_width() + key.size(), kv_path(i, key) + " key",
+      sink.report(Code::DuplicateKey, index.metadata[i].key_offset(),
+                  index.size_width() + key.size(), kv_path(i, key) + " key",
                   "readers disagree on which value wins; write each key once",
                   "key \"{}\" already appears as kv[{}] at 0x{:x}", escape(key), *earlier,
-                  model.metadata[*earlier].key_offset());
+                  index.metadata[*earlier].key_offset());
     }
   }
 }
 
-void check_values(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) ValueChecker(model, sink).check(i);
+void check_values(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) ValueChecker(index, sink).check(i);
 }
 
 }  // namespace ggufcheck::detail

@@ -109,12 +109,12 @@ std::string kind_counts(const DataTally& t) {
 
 }  // namespace
 
-DataScan::DataScan(const FileIndex& model, const DataLayout& layout, const Options& options,
+DataScan::DataScan(const FileIndex& index, const DataLayout& layout, const Options& options,
                    std::optional<std::uint64_t> available)
-    : model_(model), options_(options) {
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const auto extent = layout.tensor(model, i);
-    const TensorTypeInfo* info = tensor_type(model.tensors[i].type);
+    : model_(index), options_(options) {
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    const auto extent = layout.tensor(index, i);
+    const TensorTypeInfo* info = tensor_type(index.tensors[i].type);
     if (!extent || !extent->begin || extent->nbytes == 0 || info == nullptr || info->removed()) {
       continue;
     }
@@ -150,15 +150,15 @@ DataScan::DataScan(const FileIndex& model, const DataLayout& layout, const Optio
 
 DataScan::~DataScan() = default;
 
-bool DataScan::has_data(const FileIndex& model, const DataLayout& layout) {
-  return !cannot_run(model, layout);
+bool DataScan::has_data(const FileIndex& index, const DataLayout& layout) {
+  return !cannot_run(index, layout);
 }
 
-std::optional<std::string_view> DataScan::cannot_run(const FileIndex& model,
+std::optional<std::string_view> DataScan::cannot_run(const FileIndex& index,
                                                      const DataLayout& layout) {
-  if (!model.tensors_complete) return "the tensor infos were not all read";
+  if (!index.tensors_complete) return "the tensor infos were not all read";
   if (!layout.data_start) return "the data section's start is not known";
-  if (model.endian != Endian::Little) {
+  if (index.endian != Endian::Little) {
     return "the file is big-endian, and the data check reads little-endian tensor data only";
   }
   return std::nullopt;

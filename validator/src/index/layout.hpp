@@ -36,17 +36,17 @@ class DataLayout {
   // Tensor i's extent, or nullopt when its type and dims define no byte size (the reasons are
   // reported by the tensor-info checks). Computed from the record on each call: a model keeps
   // no per-tensor state beyond what the reader recorded.
-  [[nodiscard]] std::optional<TensorExtent> tensor(const FileIndex& model, std::size_t i) const;
+  [[nodiscard]] std::optional<TensorExtent> tensor(const FileIndex& index, std::size_t i) const;
 
   // Where the layout check may look for padding after each tensor, as [begin, end) file
   // offsets: a superset of the ranges it reads (each begins where a tensor's data ends and
   // reaches at most the next multiple of the alignment), begins clamped to at least `from`.
   // Used to scan a stream's tensor data as it passes.
   [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> padding_ranges(
-      const FileIndex& model, std::uint64_t from) const;
+      const FileIndex& index, std::uint64_t from) const;
 };
 
 // Resolves the layout, reporting what is wrong with general.alignment.
-[[nodiscard]] DataLayout resolve_layout(const FileIndex& model, Sink& sink);
+[[nodiscard]] DataLayout resolve_layout(const FileIndex& file_index, Sink& sink);
 
 }  // namespace ggufcheck::detail

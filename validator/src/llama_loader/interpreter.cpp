@@ -322,14 +322,14 @@ struct Variable {
 
 class Loader {
  public:
-  Loader(const FileIndex& model, std::string_view architecture, std::span<const TensorRef> tensors,
-         LoaderVerdict& verdict)
-      : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
+  Loader(const FileIndex& file_index, std::string_view architecture,
+         std::span<const TensorRef> tensors, LoaderVerdict& verdict)
+      : model_(file_index), arch_(architecture), tensors_(tensors), verdict_(verdict) {
     // Only the keys the loading code can ask for are kept (a few hundred names), never one entry
     // per key of the file, which may hold millions.
     const std::unordered_set<std::string>& wanted = arch_keys(architecture).wanted;
-    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-      const std::string_view key = c_string_prefix(model.key(i));
+    for (std::size_t i = 0; i < file_index.metadata.size(); ++i) {
+      const std::string_view key = c_string_prefix(file_index.key(i));
       if (const auto it = wanted.find(std::string(key)); it != wanted.end()) {
         keys_.emplace(*it, i);  // first wins: llama.cpp finds the first
       }

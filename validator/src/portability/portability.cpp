@@ -54,10 +54,10 @@ bool has_prototype_segment(std::string_view key) {
 
 // --- keys ----------------------------------------------------------------------------------
 
-void check_key_names(const FileIndex& model, std::size_t i, Sink& sink) {
-  const std::string_view key = model.key(i);
-  const std::uint64_t offset = model.metadata[i].key_offset();
-  const std::uint64_t length = model.size_width() + key.size();
+void check_key_names(const FileIndex& index, std::size_t i, Sink& sink) {
+  const std::string_view key = index.key(i);
+  const std::uint64_t offset = index.metadata[i].key_offset();
+  const std::uint64_t length = index.size_width() + key.size();
   const Field path = kv_path(i, key) + " key";
   if (key == "version" || key == "tensor_count" || key == "kv_count") {
     sink.report(Code::HeaderFieldKey, offset, length, path,
@@ -124,13 +124,13 @@ bool is_flat_parent(std::string_view prefix) {
 // key's hash goes in a sorted table; each key's dotted prefixes are hashed in one pass over it
 // and looked up (O(n log n) in the keys, linear in their bytes). A hit is compared byte for
 // byte; each key is reported once, naming the first longer key found.
-void check_prefix_conflicts(const FileIndex& model, Sink& sink) {
-  const std::size_t n = model.metadata.size();
+void check_prefix_conflicts(const FileIndex& file_index, Sink& sink) {
+  const std::size_t n = file_index.metadata.size();
   std::vector<KeyHash> table;
   table.reserve(n);
   bool any_dot = false;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string_view key = model.key(i);
+    const std::string_view key = file_index.key(i);
     any_dot = any_dot || key.find('.') != std::string_view::npos;
     table.push_back({hash_of(key), key.size(), i});
   }
@@ -138,18 +138,18 @@ void check_prefix_conflicts(const FileIndex& model, Sink& sink) {
   std::sort(table.begin(), table.end());
   std::vector<bool> reported(n, false);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string_view key = model.key(i);
+    const std::string_view key = file_index.key(i);
     std::uint64_t h = kFnvOffset;
     for (std::size_t p = 0; p < key.size(); ++p) {
       if (key[p] == '.' && !is_flat_parent(key.substr(0, p))) {
         const KeyHash probe{h, p, 0};
         for (auto it = std::lower_bound(table.begin(), table.end(), probe);
              it != table.end() && it->hash == h && it->length == p; ++it) {
-          if (reported[it->index] || model.key(it->index) != key.substr(0, p)) continue;
+          if (reported[it->index] || file_index.key(it->index) != key.substr(0, p)) continue;
           reported[it->index] = true;
-          const std::string_view prefix = model.key(it->index);
-          sink.report(Code::KeyPrefixConflict, model.metadata[it->index].key_offset(),
-                      model.size_width() + prefix.size(), kv_path(it->index, prefix) + " key",
+          const std::string_view prefix = file_index.key(it->index);
+          sink.report(Code::KeyPrefixConflict, file_index.metadata[it->index].key_offset(),
+                      file_index.size_width() + prefix.size(), kv_path(it->index, prefix) + " key",
                       "node-llama-cpp 3.22.1 nests keys by their dots ({general: {architecture}}) "
                       "and cannot nest under a key that holds a value; rename one of the keys",
                       "key \"{}\" is the dotted prefix of kv[{}] \"{}\": node-llama-cpp cannot "
@@ -185,7 +185,7 @@ struct ValueNeeds {
 
 class NeedsWalker {
  public:
-  NeedsWalker(const FileIndex& model, ValueNeeds& out) : model_(model), out_(out) {}
+  NeedsWalker(const FileIndex& index, ValueNeeds& out) : model_(index), out_(out) {}
 
   bool begin_array(ValueType, std::uint64_t count, std::uint64_t count_offset) {
     const std::uint64_t hf_depth = depth_;
@@ -263,8 +263,8 @@ struct CutString {
 
 class HuggingFaceReading {
  public:
-  HuggingFaceReading(const FileIndex& model, Sink& sink)
-      : model_(model), sink_(sink), had_errors_(sink.has_profile_errors()) {}
+  HuggingFaceReading(const FileIndex& index, Sink& sink)
+      : model_(index), sink_(sink), had_errors_(sink.has_profile_errors()) {}
 
   void run() {
     // Only a file read whole: past the end it reads zeros, and impossible counts are reported
@@ -481,23 +481,23 @@ class HuggingFaceReading {
 
 // --- values and names -------------------------------------------------------------------------
 
-void check_string_values(const FileIndex& model, Sink& sink) {
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    if (model.metadata[i].type() != ValueType::String) continue;
-    const std::string_view text = model.string_value(i);
+void check_string_values(const FileIndex& index, Sink& sink) {
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+    if (index.metadata[i].type() != ValueType::String) continue;
+    const std::string_view text = index.string_value(i);
     if (!starts_with(text, kByteOrderMark)) continue;
-    const ByteRange value = model.value_range(i);
-    sink.report(Code::LeadingByteOrderMark, value.offset, value.length, kv_path(i, model.key(i)),
+    const ByteRange value = index.value_range(i);
+    sink.report(Code::LeadingByteOrderMark, value.offset, value.length, kv_path(i, index.key(i)),
                 "@huggingface/gguf decodes strings with TextDecoder, which drops a leading "
                 "U+FEFF; remove it",
                 "string value \"{}\" starts with U+FEFF: @huggingface/gguf reads it without",
                 escape(text, 40));
   }
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const std::string_view name = model.name(i);
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    const std::string_view name = index.name(i);
     if (!starts_with(name, kByteOrderMark)) continue;
-    sink.report(Code::LeadingByteOrderMark, model.tensors[i].name_offset,
-                model.size_width() + name.size(), tensor_path(i, name) + " name",
+    sink.report(Code::LeadingByteOrderMark, index.tensors[i].name_offset,
+                index.size_width() + name.size(), tensor_path(i, name) + " name",
                 "@huggingface/gguf decodes names with TextDecoder, which drops a leading U+FEFF, "
                 "so this tensor can take another's name; remove it",
                 "tensor name \"{}\" starts with U+FEFF: @huggingface/gguf reads \"{}\"",
@@ -505,12 +505,12 @@ void check_string_values(const FileIndex& model, Sink& sink) {
   }
 }
 
-void check_architecture(const FileIndex& model, Sink& sink) {
-  const auto arch = find_key(model, "general.architecture", Profile::Strict);
-  if (!arch || model.metadata[*arch].type() != ValueType::String) return;
-  const std::string_view text = model.string_value(*arch);
+void check_architecture(const FileIndex& index, Sink& sink) {
+  const auto arch = find_key(index, "general.architecture", Profile::Strict);
+  if (!arch || index.metadata[*arch].type() != ValueType::String) return;
+  const std::string_view text = index.string_value(*arch);
   if (text.find('\0') == std::string_view::npos) return;
-  const ByteRange value = model.value_range(*arch);
+  const ByteRange value = index.value_range(*arch);
   sink.report(Code::NulInArchitecture, value.offset, value.length,
               kv_path(*arch, "general.architecture"),
               "llama.cpp reads strings as C strings; gguf-py and the JavaScript parsers keep "
@@ -521,12 +521,12 @@ void check_architecture(const FileIndex& model, Sink& sink) {
 
 }  // namespace
 
-void check_portability(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) check_key_names(model, i, sink);
-  check_prefix_conflicts(model, sink);
-  check_string_values(model, sink);
-  check_architecture(model, sink);
-  HuggingFaceReading(model, sink).run();
+void check_portability(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) check_key_names(index, i, sink);
+  check_prefix_conflicts(index, sink);
+  check_string_values(index, sink);
+  check_architecture(index, sink);
+  HuggingFaceReading(index, sink).run();
 }
 
 }  // namespace ggufcheck::detail

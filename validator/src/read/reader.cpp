@@ -43,8 +43,8 @@ struct StringLengths {
 
 class Reader {
  public:
-  Reader(FileIndex& model, Sink& sink, StringArrayObserver* observer)
-      : model_(model), sink_(sink), limits_(sink.options().limits), observer_(observer) {}
+  Reader(FileIndex& index, Sink& sink, StringArrayObserver* observer)
+      : model_(index), sink_(sink), limits_(sink.options().limits), observer_(observer) {}
 
   void run() {
     if (!read_header()) return;
@@ -611,8 +611,8 @@ class Reader {
 
 }  // namespace
 
-void read_model(FileIndex& model, Sink& sink, StringArrayObserver* observer) {
-  Reader(model, sink, observer).run();
+void read_model(FileIndex& index, Sink& sink, StringArrayObserver* observer) {
+  Reader(index, sink, observer).run();
 }
 
 }  // namespace ggufcheck::detail

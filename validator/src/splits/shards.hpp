@@ -51,8 +51,8 @@ struct SplitKeys {
 class TensorSkeleton {
  public:
   TensorSkeleton() = default;
-  // Copies the tensor records of `model` and the bytes they describe.
-  static TensorSkeleton of(const FileIndex& model);
+  // Copies the tensor records of `index` and the bytes they describe.
+  static TensorSkeleton of(const FileIndex& index);
   [[nodiscard]] const FileIndex& model() const { return model_; }
 
  private:
