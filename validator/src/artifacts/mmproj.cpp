@@ -66,29 +66,29 @@ constexpr std::uint64_t kInt32Max = 0x7fffffff;
 
 class ClipKeyReader {
  public:
-  ClipKeyReader(const FileIndex& index, Sink& sink) : model_(index), sink_(sink) {}
+  ClipKeyReader(const FileIndex& index, Sink& sink) : index_(index), sink_(sink) {}
   [[nodiscard]] bool refused() const { return refused_; }
 
   // The pair of `key` when it has `type`; a finding (and nullopt) when it has another, or when
   // it is required and missing.
   std::optional<std::size_t> typed(std::string_view key, ValueType type, bool required,
                                    std::string_view reader) {
-    const auto kv = ggml_key(model_, key);
+    const auto kv = ggml_key(index_, key);
     if (!kv) {
       if (required) {
         refused_ = true;
-        report_file(sink_, model_, Code::MmprojKeyInvalid, "metadata",
+        report_file(sink_, index_, Code::MmprojKeyInvalid, "metadata",
                     "write the key: every projector type reads it",
                     "no {}: mtmd's clip loader refuses the file (Key not found)", key);
       }
       return std::nullopt;
     }
-    if (model_.metadata[*kv].type() != type) {
+    if (index_.metadata[*kv].type() != type) {
       refused_ = true;
-      report_pair(sink_, model_, Code::MmprojKeyInvalid, *kv,
+      report_pair(sink_, index_, Code::MmprojKeyInvalid, *kv,
                   fmt::format("write {} as a {}", key, to_string(type)),
                   "{} is {}, not {}: mtmd's clip loader aborts ({})", key,
-                  to_string(model_.metadata[*kv].type()), to_string(type), reader);
+                  to_string(index_.metadata[*kv].type()), to_string(type), reader);
       return std::nullopt;
     }
     return kv;
@@ -98,10 +98,10 @@ class ClipKeyReader {
   std::optional<std::uint64_t> u32(std::string_view key, bool required) {
     const auto kv = typed(key, ValueType::Uint32, required, "gguf_get_val_u32");
     if (!kv) return std::nullopt;
-    const std::uint64_t value = model_.metadata[*kv].payload() & 0xffffffffU;
+    const std::uint64_t value = index_.metadata[*kv].payload() & 0xffffffffU;
     if (value > kInt32Max) {
       refused_ = true;
-      report_pair(sink_, model_, Code::MmprojKeyInvalid, *kv, "write a value below 2^31",
+      report_pair(sink_, index_, Code::MmprojKeyInvalid, *kv, "write a value below 2^31",
                   "{} is {}, above INT32_MAX: mtmd's clip loader refuses the file", key, value);
       return std::nullopt;
     }
@@ -110,12 +110,12 @@ class ClipKeyReader {
 
   // get_arr_f32 / get_arr_int: an array of `element` (else refused). Its pair, or nullopt.
   std::optional<std::size_t> array(std::string_view key, ValueType element) {
-    const auto kv = ggml_key(model_, key);
+    const auto kv = ggml_key(index_, key);
     if (!kv) return std::nullopt;
-    if (model_.metadata[*kv].type() != ValueType::Array ||
-        model_.array(*kv).elements() != element) {
+    if (index_.metadata[*kv].type() != ValueType::Array ||
+        index_.array(*kv).elements() != element) {
       refused_ = true;
-      report_pair(sink_, model_, Code::MmprojKeyInvalid, *kv,
+      report_pair(sink_, index_, Code::MmprojKeyInvalid, *kv,
                   fmt::format("write {} as an array of {}", key, to_string(element)),
                   "{} is not an array of {}: mtmd's clip loader refuses the file", key,
                   to_string(element));
@@ -126,24 +126,24 @@ class ClipKeyReader {
 
   // Element j of the i32 array at pair kv.
   [[nodiscard]] std::int64_t i32_at(std::size_t kv, std::uint64_t j) const {
-    const std::uint64_t at = model_.elements_offset(kv) + 4 * j;
-    const auto raw = model_.input.number_at(at, 4, model_.endian).value_or(0);
+    const std::uint64_t at = index_.elements_offset(kv) + 4 * j;
+    const auto raw = index_.input.number_at(at, 4, index_.endian).value_or(0);
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(raw));
   }
 
   void refuse(std::size_t kv, std::string_view hint, std::string message) {
     refused_ = true;
-    report_pair(sink_, model_, Code::MmprojKeyInvalid, kv, hint, "{}", message);
+    report_pair(sink_, index_, Code::MmprojKeyInvalid, kv, hint, "{}", message);
   }
   void refuse_file(std::string_view hint, std::string message) {
     refused_ = true;
-    report_file(sink_, model_, Code::MmprojKeyInvalid, "metadata", hint, "{}", message);
+    report_file(sink_, index_, Code::MmprojKeyInvalid, "metadata", hint, "{}", message);
   }
 
-  [[nodiscard]] const FileIndex& model() const { return model_; }
+  [[nodiscard]] const FileIndex& model() const { return index_; }
 
  private:
-  const FileIndex& model_;
+  const FileIndex& index_;
   Sink& sink_;
   bool refused_ = false;
 };

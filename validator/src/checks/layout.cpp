@@ -43,15 +43,15 @@ struct Extent {
 class ExtentWalk {
  public:
   ExtentWalk(const FileIndex& index, std::uint64_t data_start, std::uint64_t alignment, Sink& sink)
-      : model_(index), data_start_(data_start), alignment_(alignment), sink_(sink) {}
+      : file_index_(index), data_start_(data_start), alignment_(alignment), sink_(sink) {}
 
   void add(const Extent& e) {
     if (pending_) finish(e.begin);
     if (count_ > 0 && e.begin < max_end_) {
-      sink_.report(Code::OverlappingTensors, model_.data_offset_offset(e.index), 8,
-                   tensor_path(e.index, model_.name(e.index)) + " offset", "",
+      sink_.report(Code::OverlappingTensors, file_index_.data_offset_offset(e.index), 8,
+                   tensor_path(e.index, file_index_.name(e.index)) + " offset", "",
                    "tensor data 0x{:x}..0x{:x} overlaps tensor[{}] \"{}\" (ends at 0x{:x})",
-                   e.begin, e.end, max_index_, escape(model_.name(max_index_)), max_end_);
+                   e.begin, e.end, max_index_, escape(file_index_.name(max_index_)), max_end_);
     }
     if (e.end > max_end_ || count_ == 0) {
       max_end_ = e.end;
@@ -73,12 +73,13 @@ class ExtentWalk {
     (void)checked_round_up(last_.end, alignment_, pad_end);  // end <= data size: no overflow
     pad_end = std::min(pad_end, next_begin);
     if (pad_end > last_.end) {
-      check_zero_padding(model_, data_start_ + last_.end, data_start_ + pad_end,
-                         tensor_path(last_.index, model_.name(last_.index)) + " padding", sink_);
+      check_zero_padding(file_index_, data_start_ + last_.end, data_start_ + pad_end,
+                         tensor_path(last_.index, file_index_.name(last_.index)) + " padding",
+                         sink_);
     }
   }
 
-  const FileIndex& model_;
+  const FileIndex& file_index_;
   std::uint64_t data_start_;
   std::uint64_t alignment_;
   Sink& sink_;

@@ -111,7 +111,7 @@ std::string kind_counts(const DataTally& t) {
 
 DataScan::DataScan(const FileIndex& index, const DataLayout& layout, const Options& options,
                    std::optional<std::uint64_t> available)
-    : model_(index), options_(options) {
+    : index_(index), options_(options) {
   for (std::size_t i = 0; i < index.tensors.size(); ++i) {
     const auto extent = layout.tensor(index, i);
     const TensorTypeInfo* info = tensor_type(index.tensors[i].type);
@@ -203,7 +203,7 @@ void DataScan::progress_now() {
   p.done = scanned();
   p.total = total_;
   const std::size_t at = current_.load(std::memory_order_relaxed);
-  if (at < targets_.size()) p.tensor = escape(model_.name(targets_[at].tensor), 60);
+  if (at < targets_.size()) p.tensor = escape(index_.name(targets_[at].tensor), 60);
   options_.data.progress(p);
 }
 
@@ -417,7 +417,7 @@ void DataScan::report(Sink& sink) const {
     const Target& t = targets_[i];
     // A stream that ended early: the tensor's bytes are not all here (GGUF4003 says so).
     if (t.seen != t.nbytes) continue;
-    const std::string_view name = model_.name(t.tensor);
+    const std::string_view name = index_.name(t.tensor);
     const Field field = Field::tensor(t.tensor, name) + " data";
     const TensorTypeInfo* info = tensor_type(t.type);
     const std::uint64_t blocks = t.nbytes / t.type_size;

@@ -94,7 +94,7 @@ class DataScan {
   void progress_now();
   [[nodiscard]] WorkerPool& pool();
 
-  const FileIndex& model_;
+  const FileIndex& index_;
   const Options& options_;
   std::vector<Target> targets_;
   std::uint64_t total_ = 0;

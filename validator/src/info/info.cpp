@@ -454,13 +454,13 @@ class KeyFinder {
   // Finds the first pair of each of `keys` (by the profile's key identity) in one pass: only the
   // keys info looks up are kept, not every key of a file of millions.
   KeyFinder(const FileIndex& index, Profile profile, const InfoOptions& options)
-      : model_(index), profile_(profile), options_(options) {}
+      : file_index_(index), profile_(profile), options_(options) {}
 
   void want(const std::vector<std::string>& keys) {
     std::unordered_map<std::string_view, std::optional<std::size_t>> wanted;
     for (const std::string& k : keys) wanted.emplace(k, std::nullopt);
-    for (std::size_t i = 0; i < model_.metadata.size(); ++i) {
-      const auto it = wanted.find(detail::key_identity(model_.key(i), profile_));
+    for (std::size_t i = 0; i < file_index_.metadata.size(); ++i) {
+      const auto it = wanted.find(detail::key_identity(file_index_.key(i), profile_));
       if (it != wanted.end() && !it->second) it->second = i;
     }
     for (const auto& [key, index] : wanted) {
@@ -477,15 +477,15 @@ class KeyFinder {
   // The raw bytes (cut at kInfoRawLimit: a hostile name may be a gigabyte).
   [[nodiscard]] std::optional<std::string> string(std::string_view key) const {
     const auto i = find(key);
-    if (!i || model_.metadata[*i].type() != ValueType::String) return std::nullopt;
-    return std::string(model_.string_value(*i).substr(0, kInfoRawLimit));
+    if (!i || file_index_.metadata[*i].type() != ValueType::String) return std::nullopt;
+    return std::string(file_index_.string_value(*i).substr(0, kInfoRawLimit));
   }
   // Any integer type holding a value >= 0.
   [[nodiscard]] std::optional<std::uint64_t> unsigned_value(std::string_view key) const {
     const auto i = find(key);
     if (!i) return std::nullopt;
-    const ValueType type = model_.metadata[*i].type();
-    const std::uint64_t bits = model_.metadata[*i].payload();
+    const ValueType type = file_index_.metadata[*i].type();
+    const std::uint64_t bits = file_index_.metadata[*i].payload();
     switch (type) {
       case ValueType::Uint8:
       case ValueType::Uint16:
@@ -504,15 +504,15 @@ class KeyFinder {
   }
   [[nodiscard]] std::optional<std::uint64_t> array_count(std::string_view key) const {
     const auto i = find(key);
-    if (!i || model_.metadata[*i].type() != ValueType::Array) return std::nullopt;
-    return model_.array(*i).count;
+    if (!i || file_index_.metadata[*i].type() != ValueType::Array) return std::nullopt;
+    return file_index_.array(*i).count;
   }
   // The value rendered (text and JSON); with `lazy`, its type and count only (a streamed run
   // renders it as it writes it).
   [[nodiscard]] InfoValue value(std::size_t i, bool lazy = false) const {
     InfoValue v;
-    v.type = value_type(model_, i);
-    v.count = value_count(model_, i);
+    v.type = value_type(file_index_, i);
+    v.count = value_count(file_index_, i);
     if (lazy) return v;
     const InfoOutput text_output = [&v](std::string_view t) {
       v.text.append(t);
@@ -525,7 +525,7 @@ class KeyFinder {
     {
       Out text(text_output), json(json_output);
       ValueRender render(head(), limit(), &text, &json);
-      if (!detail::walk_value(model_, i, render)) render.finish();
+      if (!detail::walk_value(file_index_, i, render)) render.finish();
       v.elided = render.elided();
     }
     return v;
@@ -539,7 +539,7 @@ class KeyFinder {
   }
 
  private:
-  const FileIndex& model_;
+  const FileIndex& file_index_;
   Profile profile_;
   const InfoOptions& options_;
   std::map<std::string, std::size_t> first_;  // a wanted key -> its first pair

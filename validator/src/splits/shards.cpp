@@ -95,7 +95,7 @@ struct TensorSkeleton::Mapping {
 
 TensorSkeleton TensorSkeleton::of(const FileIndex& index) {
   TensorSkeleton skeleton;
-  FileIndex& kept = skeleton.model_;
+  FileIndex& kept = skeleton.index_;
   kept.version = index.version;
   kept.endian = index.endian;
   kept.dialect = index.dialect;

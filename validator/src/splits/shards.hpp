@@ -53,12 +53,12 @@ class TensorSkeleton {
   TensorSkeleton() = default;
   // Copies the tensor records of `index` and the bytes they describe.
   static TensorSkeleton of(const FileIndex& index);
-  [[nodiscard]] const FileIndex& model() const { return model_; }
+  [[nodiscard]] const FileIndex& model() const { return index_; }
 
  private:
   struct Mapping;
   std::shared_ptr<Mapping> bytes_;
-  FileIndex model_;
+  FileIndex index_;
 };
 
 struct SetShard {
