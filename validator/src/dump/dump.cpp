@@ -1,4 +1,4 @@
-// dump renders the model and layout that validation kept (checks.hpp's Validated), streaming:
+// dump renders the index and layout that validation kept (checks.hpp's Validated), streaming:
 // values are written as the walker reaches them (index/values.hpp) and tensor data is hashed
 // in the input's bounded chunks, so no value, list or output is ever held whole.
 #include "ggufcheck/dump.hpp"

@@ -1,4 +1,4 @@
-// Finding keys in the model, by the profile's rule for what makes two keys the same.
+// Finding keys in the index, by the profile's rule for what makes two keys the same.
 #pragma once
 
 #include <array>
@@ -28,7 +28,7 @@ namespace ggufcheck::detail {
 }
 
 // The indices of several keys in one pass over the pairs (the first match of each, or nullopt):
-// a model of a million pairs is walked once, not once per key.
+// an index of a million pairs is walked once, not once per key.
 template <std::size_t N>
 [[nodiscard]] std::array<std::optional<std::size_t>, N> find_keys(
     const FileIndex& index, const std::array<std::string_view, N>& keys, Profile profile) {

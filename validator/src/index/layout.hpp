@@ -1,4 +1,4 @@
-// The layout: resolved once, after the tensor infos, from the model, and read-only after. The
+// The layout: resolved once, after the tensor infos, from the index, and read-only after. The
 // alignment in force (by the profile's rule for finding general.alignment: the byte-exact key,
 // or the C-string key llama.cpp compares), where the data section starts, and for each tensor
 // its element count, byte size, padded size and byte range. Every later stage (the layout
@@ -34,7 +34,7 @@ class DataLayout {
   std::optional<std::uint64_t> data_start;
 
   // Tensor i's extent, or nullopt when its type and dims define no byte size (the reasons are
-  // reported by the tensor-info checks). Computed from the record on each call: a model keeps
+  // reported by the tensor-info checks). Computed from the record on each call: the index keeps
   // no per-tensor state beyond what the reader recorded.
   [[nodiscard]] std::optional<TensorExtent> tensor(const FileIndex& index, std::size_t i) const;
 

@@ -1,6 +1,6 @@
 // `ggufcheck info` (ggufcheck/info.hpp): a summary of what the reader recorded, for people and
 // for machines. Nothing here decides anything: the verdict is validation's, and every value is
-// read back through the model as the checks read it, so a rejected file shows what was read.
+// read back through the index as the checks read it, so a rejected file shows what was read.
 #include "ggufcheck/info.hpp"
 
 #include <fmt/format.h>
@@ -1350,7 +1350,7 @@ int InfoWriter::file(const std::string& path, const Options& options,
                      const InfoOptions& info_options) {
   const std::string shown = path == "-" ? "<stdin>" : path;
   // The verdict first (check's, as info_file says), so that the file's own read below is the
-  // only model held while it is written.
+  // only index held while it is written.
   std::optional<Report> set_report;
   if (options.model_checks && path != "-") {
     const std::vector<std::vector<std::string>> groups = group_inputs({path});

@@ -88,8 +88,8 @@ class Reader {
   // The file's bytes after the cursor: the input's, and on a prefix the tail's too. Whether a
   // count or a length is possible is decided by the file, not by the bytes read so far.
   [[nodiscard]] std::uint64_t file_left() const { return to_end(cursor_.pos()); }
-  // On a prefix (the file goes on past the input, model.hpp's Shortfall): records that the input
-  // must be `needed` bytes long for the reader to go on, and returns true: the caller stops
+  // On a prefix (the file goes on past the input, file_index.hpp's Shortfall): records that the
+  // input must be `needed` bytes long for the reader to go on, and returns true: the caller stops
   // without a finding, since the bytes are the file's, just not read yet. False on a whole input.
   bool short_of(std::uint64_t needed) {
     const std::uint64_t have = file_index_.input.size();
@@ -121,7 +121,7 @@ class Reader {
                    "file is {} bytes long; a GGUF header needs at least 24", size);
       return false;
     }
-    if (file_index_.size() >= kOffsetLimit) {  // offsets are kept in 60 bits (model.hpp)
+    if (file_index_.size() >= kOffsetLimit) {  // offsets are kept in 60 bits (file_index.hpp)
       sink_.report(Code::LimitExceeded, 0, 4, "header", "",
                    "the input is {} bytes long, more than 2^60", file_index_.size());
       return false;

@@ -78,7 +78,7 @@ struct SetShard {
 };
 
 // Validates shard.path and fills `shard`. `use` is called while its bytes are mapped, with its
-// model (null when it was not read: missing, not a regular file, unreadable); a report that the
+// index (null when it was not read: missing, not a regular file, unreadable); a report that the
 // file changed meanwhile replaces its report afterwards. A file `alone` that is not a regular
 // file is validated as validate_file does (a stream); in a set it is unreadable.
 void visit_shard(SetShard& shard, bool alone, const Options& options, const ShardProgress& progress,

@@ -39,7 +39,7 @@ void finish_report(Report& report, std::vector<Finding> findings,
 
 namespace {
 
-// What a check needs of the model before it can run.
+// What a check needs of the index before it can run.
 enum class Needs : std::uint8_t {
   Nothing,  // runs on whatever was read, even a cut file
   Header,   // a complete header (the version and counts are known)
