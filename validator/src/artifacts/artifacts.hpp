@@ -39,32 +39,32 @@ void check_model_stage(const FileIndex& index, const DataLayout& layout, Sink& s
 
 // The judges: each reports what its loader refuses or aborts on, and GGUF7016 where ggufcheck
 // cannot follow it. They run on a model whose metadata was read whole.
-void check_adapter(const FileIndex& model, Sink& sink, ValidateBase validate_base);
-void check_mmproj(const FileIndex& model, Sink& sink);
-void check_imatrix(const FileIndex& model, Sink& sink);
+void check_adapter(const FileIndex& index, Sink& sink, ValidateBase validate_base);
+void check_mmproj(const FileIndex& index, Sink& sink);
+void check_imatrix(const FileIndex& index, Sink& sink);
 
 // --- shared by the judges ------------------------------------------------------------------------
 
 // A finding about pair kv / tensor i, spanning its record.
 template <typename... Args>
-void report_pair(Sink& sink, const FileIndex& model, Code code, std::size_t kv,
+void report_pair(Sink& sink, const FileIndex& index, Code code, std::size_t kv,
                  std::string_view hint, fmt::format_string<Args...> format, Args&&... args) {
-  const std::uint64_t at = model.metadata[kv].key_offset();
-  sink.report(code, at, model.pair_end(kv) - at, Field::kv(kv, model.key(kv)), hint, format,
+  const std::uint64_t at = index.metadata[kv].key_offset();
+  sink.report(code, at, index.pair_end(kv) - at, Field::kv(kv, index.key(kv)), hint, format,
               std::forward<Args>(args)...);
 }
 template <typename... Args>
-void report_tensor(Sink& sink, const FileIndex& model, Code code, std::size_t i,
+void report_tensor(Sink& sink, const FileIndex& index, Code code, std::size_t i,
                    std::string_view hint, fmt::format_string<Args...> format, Args&&... args) {
-  const std::uint64_t at = model.tensors[i].name_offset;
-  sink.report(code, at, model.info_end(i) - at, Field::tensor(i, model.name(i)), hint, format,
+  const std::uint64_t at = index.tensors[i].name_offset;
+  sink.report(code, at, index.info_end(i) - at, Field::tensor(i, index.name(i)), hint, format,
               std::forward<Args>(args)...);
 }
 // A finding about the file as a whole (a key that is not there): at its first pair.
 template <typename... Args>
-void report_file(Sink& sink, const FileIndex& model, Code code, std::string_view field,
+void report_file(Sink& sink, const FileIndex& index, Code code, std::string_view field,
                  std::string_view hint, fmt::format_string<Args...> format, Args&&... args) {
-  const std::uint64_t at = model.metadata.size() > 0 ? model.metadata[0].key_offset() : 0;
+  const std::uint64_t at = index.metadata.size() > 0 ? index.metadata[0].key_offset() : 0;
   sink.report(code, at, 0, Field(std::string(field)), hint, format, std::forward<Args>(args)...);
 }
 

@@ -23,9 +23,9 @@ constexpr std::string_view kCounts = ".counts";
 
 }  // namespace
 
-void check_imatrix(const FileIndex& model, Sink& sink) {
-  if (model.tensor_count == 0) {
-    report_file(sink, model, Code::ImatrixInvalid, "tensors",
+void check_imatrix(const FileIndex& index, Sink& sink) {
+  if (index.tensor_count == 0) {
+    report_file(sink, index, Code::ImatrixInvalid, "tensors",
                 "write each weight's <name>.in_sum2 and <name>.counts tensors (llama-imatrix "
                 "writes them)",
                 "the importance matrix has no tensors: llama.cpp's imatrix reader refuses it "
@@ -34,25 +34,25 @@ void check_imatrix(const FileIndex& model, Sink& sink) {
   }
   for (const std::string_view key :
        {"imatrix.datasets", "imatrix.chunk_count", "imatrix.chunk_size"}) {
-    if (ggml_key(model, key)) continue;
-    report_file(sink, model, Code::ImatrixInvalid, "metadata",
+    if (ggml_key(index, key)) continue;
+    report_file(sink, index, Code::ImatrixInvalid, "metadata",
                 "write imatrix.datasets (strings), imatrix.chunk_count and imatrix.chunk_size "
                 "(uint32), as llama-imatrix does",
                 "no {}: llama-quantize refuses the importance matrix (missing imatrix metadata)",
                 key);
   }
   for (const std::string_view key : {"imatrix.chunk_count", "imatrix.chunk_size"}) {
-    const auto kv = ggml_key(model, key);
-    if (!kv || model.metadata[*kv].type() == ValueType::Uint32) continue;
-    report_pair(sink, model, Code::ImatrixInvalid, *kv, "write it as a uint32",
+    const auto kv = ggml_key(index, key);
+    if (!kv || index.metadata[*kv].type() == ValueType::Uint32) continue;
+    report_pair(sink, index, Code::ImatrixInvalid, *kv, "write it as a uint32",
                 "{} is {}, not uint32: llama.cpp's imatrix reader aborts (gguf_get_val_u32)", key,
-                to_string(model.metadata[*kv].type()));
+                to_string(index.metadata[*kv].type()));
   }
-  if (!model.tensors_complete || sink.structure_broken(Area::TensorInfo)) {
+  if (!index.tensors_complete || sink.structure_broken(Area::TensorInfo)) {
     sink.report(Code::StageNotRun, 0, 0, Field("model"),
                 "fix the tensor infos first; the imatrix reader reads every one",
                 "the importance matrix's tensor checks did not run: {}",
-                model.tensors_complete ? "a tensor info is malformed"
+                index.tensors_complete ? "a tensor info is malformed"
                                        : "the tensor infos were not all read");
     return;
   }
@@ -60,8 +60,8 @@ void check_imatrix(const FileIndex& model, Sink& sink) {
   // later tensor of the same name (a duplicate, itself an error) takes the place, as in the map.
   constexpr std::size_t kNone = SIZE_MAX;
   std::map<std::string, std::pair<std::size_t, std::size_t>> pairs;
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const std::string_view name = ggml_name(model, i);
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    const std::string_view name = ggml_name(index, i);
     if (name.empty()) continue;
     if (name.ends_with(kSums)) {
       auto& p =
@@ -79,28 +79,28 @@ void check_imatrix(const FileIndex& model, Sink& sink) {
     const auto [sums, counts] = halves;
     if (sums == kNone || counts == kNone) {
       const std::size_t there = sums == kNone ? counts : sums;
-      report_tensor(sink, model, Code::ImatrixInvalid, there,
+      report_tensor(sink, index, Code::ImatrixInvalid, there,
                     "write both tensors of every weight, or neither",
                     "\"{}\" has no {} tensor: llama.cpp's imatrix reader refuses the file "
                     "(mismatched sums and counts)",
                     escape(name), sums == kNone ? "in_sum2" : "counts");
       continue;
     }
-    if (const auto dims = model.dims(counts);
+    if (const auto dims = index.dims(counts);
         dims[0] == 0 || dims[1] == 0 || dims[2] == 0 || dims[3] == 0) {
-      report_tensor(sink, model, Code::ImatrixInvalid, counts,
+      report_tensor(sink, index, Code::ImatrixInvalid, counts,
                     "write one count per expert: counts is [1, n_mat]",
                     "{} has no elements: llama-quantize divides by their number and crashes",
-                    escape(ggml_name(model, counts)));
+                    escape(ggml_name(index, counts)));
     }
     for (const std::size_t i : {sums, counts}) {
-      if (model.tensors[i].type == kF32) continue;
-      const TensorTypeInfo* type = tensor_type(model.tensors[i].type);
-      report_tensor(sink, model, Code::ImatrixInvalid, i, "write the imatrix tensors as F32",
+      if (index.tensors[i].type == kF32) continue;
+      const TensorTypeInfo* type = tensor_type(index.tensors[i].type);
+      report_tensor(sink, index, Code::ImatrixInvalid, i, "write the imatrix tensors as F32",
                     "{} is {}, not F32: llama.cpp's imatrix reader refuses the file",
-                    escape(ggml_name(model, i)),
+                    escape(ggml_name(index, i)),
                     type != nullptr ? std::string(type->name)
-                                    : fmt::format("type {}", model.tensors[i].type));
+                                    : fmt::format("type {}", index.tensors[i].type));
     }
   }
 }

@@ -66,29 +66,29 @@ constexpr std::uint64_t kInt32Max = 0x7fffffff;
 
 class ClipKeyReader {
  public:
-  ClipKeyReader(const FileIndex& model, Sink& sink) : model_(model), sink_(sink) {}
+  ClipKeyReader(const FileIndex& index, Sink& sink) : index_(index), sink_(sink) {}
   [[nodiscard]] bool refused() const { return refused_; }
 
   // The pair of `key` when it has `type`; a finding (and nullopt) when it has another, or when
   // it is required and missing.
   std::optional<std::size_t> typed(std::string_view key, ValueType type, bool required,
                                    std::string_view reader) {
-    const auto kv = ggml_key(model_, key);
+    const auto kv = ggml_key(index_, key);
     if (!kv) {
       if (required) {
         refused_ = true;
-        report_file(sink_, model_, Code::MmprojKeyInvalid, "metadata",
+        report_file(sink_, index_, Code::MmprojKeyInvalid, "metadata",
                     "write the key: every projector type reads it",
                     "no {}: mtmd's clip loader refuses the file (Key not found)", key);
       }
       return std::nullopt;
     }
-    if (model_.metadata[*kv].type() != type) {
+    if (index_.metadata[*kv].type() != type) {
       refused_ = true;
-      report_pair(sink_, model_, Code::MmprojKeyInvalid, *kv,
+      report_pair(sink_, index_, Code::MmprojKeyInvalid, *kv,
                   fmt::format("write {} as a {}", key, to_string(type)),
                   "{} is {}, not {}: mtmd's clip loader aborts ({})", key,
-                  to_string(model_.metadata[*kv].type()), to_string(type), reader);
+                  to_string(index_.metadata[*kv].type()), to_string(type), reader);
       return std::nullopt;
     }
     return kv;
@@ -98,10 +98,10 @@ class ClipKeyReader {
   std::optional<std::uint64_t> u32(std::string_view key, bool required) {
     const auto kv = typed(key, ValueType::Uint32, required, "gguf_get_val_u32");
     if (!kv) return std::nullopt;
-    const std::uint64_t value = model_.metadata[*kv].payload() & 0xffffffffU;
+    const std::uint64_t value = index_.metadata[*kv].payload() & 0xffffffffU;
     if (value > kInt32Max) {
       refused_ = true;
-      report_pair(sink_, model_, Code::MmprojKeyInvalid, *kv, "write a value below 2^31",
+      report_pair(sink_, index_, Code::MmprojKeyInvalid, *kv, "write a value below 2^31",
                   "{} is {}, above INT32_MAX: mtmd's clip loader refuses the file", key, value);
       return std::nullopt;
     }
@@ -110,12 +110,12 @@ class ClipKeyReader {
 
   // get_arr_f32 / get_arr_int: an array of `element` (else refused). Its pair, or nullopt.
   std::optional<std::size_t> array(std::string_view key, ValueType element) {
-    const auto kv = ggml_key(model_, key);
+    const auto kv = ggml_key(index_, key);
     if (!kv) return std::nullopt;
-    if (model_.metadata[*kv].type() != ValueType::Array ||
-        model_.array(*kv).elements() != element) {
+    if (index_.metadata[*kv].type() != ValueType::Array ||
+        index_.array(*kv).elements() != element) {
       refused_ = true;
-      report_pair(sink_, model_, Code::MmprojKeyInvalid, *kv,
+      report_pair(sink_, index_, Code::MmprojKeyInvalid, *kv,
                   fmt::format("write {} as an array of {}", key, to_string(element)),
                   "{} is not an array of {}: mtmd's clip loader refuses the file", key,
                   to_string(element));
@@ -126,24 +126,24 @@ class ClipKeyReader {
 
   // Element j of the i32 array at pair kv.
   [[nodiscard]] std::int64_t i32_at(std::size_t kv, std::uint64_t j) const {
-    const std::uint64_t at = model_.elements_offset(kv) + 4 * j;
-    const auto raw = model_.input.number_at(at, 4, model_.endian).value_or(0);
+    const std::uint64_t at = index_.elements_offset(kv) + 4 * j;
+    const auto raw = index_.input.number_at(at, 4, index_.endian).value_or(0);
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(raw));
   }
 
   void refuse(std::size_t kv, std::string_view hint, std::string message) {
     refused_ = true;
-    report_pair(sink_, model_, Code::MmprojKeyInvalid, kv, hint, "{}", message);
+    report_pair(sink_, index_, Code::MmprojKeyInvalid, kv, hint, "{}", message);
   }
   void refuse_file(std::string_view hint, std::string message) {
     refused_ = true;
-    report_file(sink_, model_, Code::MmprojKeyInvalid, "metadata", hint, "{}", message);
+    report_file(sink_, index_, Code::MmprojKeyInvalid, "metadata", hint, "{}", message);
   }
 
-  [[nodiscard]] const FileIndex& model() const { return model_; }
+  [[nodiscard]] const FileIndex& model() const { return index_; }
 
  private:
-  const FileIndex& model_;
+  const FileIndex& index_;
   Sink& sink_;
   bool refused_ = false;
 };
@@ -404,10 +404,10 @@ struct Encoder {
   std::optional<std::uint64_t> width;  // clip_n_mmproj_embd, when known exactly
 };
 
-std::optional<std::uint64_t> u32_value(const FileIndex& model, std::string_view key) {
-  const auto kv = ggml_key(model, key);
-  if (!kv || model.metadata[*kv].type() != ValueType::Uint32) return std::nullopt;
-  const std::uint64_t value = model.metadata[*kv].payload() & 0xffffffffU;
+std::optional<std::uint64_t> u32_value(const FileIndex& index, std::string_view key) {
+  const auto kv = ggml_key(index, key);
+  if (!kv || index.metadata[*kv].type() != ValueType::Uint32) return std::nullopt;
+  const std::uint64_t value = index.metadata[*kv].payload() & 0xffffffffU;
   if (value > kInt32Max) return std::nullopt;
   return value;
 }
@@ -431,19 +431,19 @@ void read_encoder(ClipKeyReader& r, std::string_view encoder, std::vector<Encode
   (void)r.u32(key("attention.head_dim"), false);
   (void)r.typed(key("attention.layer_norm_epsilon"), ValueType::Float32, true, "gguf_get_val_f32");
   (void)r.u32(key("attention.head_count_kv"), false);
-  const FileIndex& model = r.model();
-  e.n_embd = u32_value(model, key("embedding_length"));
-  e.n_layer = u32_value(model, key("block_count"));
+  const FileIndex& index = r.model();
+  e.n_embd = u32_value(index, key("embedding_length"));
+  e.n_layer = u32_value(index, key("block_count"));
   if (encoder == "vision") {
     (void)r.u32("clip.vision.image_size", true);
     (void)r.u32("clip.vision.patch_size", true);
     (void)r.typed("clip.minicpmv_version", ValueType::Int32, false, "gguf_get_val_i32");
     (void)r.u32("clip.minicpmv_query_num", false);
-    e.image_size = u32_value(model, "clip.vision.image_size");
-    e.patch_size = u32_value(model, "clip.vision.patch_size");
+    e.image_size = u32_value(index, "clip.vision.image_size");
+    e.patch_size = u32_value(index, "clip.vision.patch_size");
   } else if (encoder == "audio") {
     (void)r.u32("clip.audio.num_mel_bins", true);
-    e.n_mel_bins = u32_value(model, "clip.audio.num_mel_bins");
+    e.n_mel_bins = u32_value(index, "clip.audio.num_mel_bins");
     e.image_size = 0;
     e.patch_size = 1;
   } else {
@@ -454,16 +454,16 @@ void read_encoder(ClipKeyReader& r, std::string_view encoder, std::vector<Encode
   if (!first) {
     // The rest was read for the first encoder already.
   } else if (const auto kv = r.array("clip.vision.image_grid_pinpoints", ValueType::Int32);
-             kv && model.array(*kv).count % 2 != 0) {
+             kv && index.array(*kv).count % 2 != 0) {
     r.refuse(*kv, "write width, height pairs",
              fmt::format("clip.vision.image_grid_pinpoints has {} elements, an odd number: mtmd's "
                          "clip loader refuses the file",
-                         model.array(*kv).count));
+                         index.array(*kv).count));
   }
   const bool gelu = first && flag(r, "clip.use_gelu");
   const bool silu = first && flag(r, "clip.use_silu");
   if (gelu && silu) {
-    r.refuse(*ggml_key(model, "clip.use_silu"), "set at most one of them",
+    r.refuse(*ggml_key(index, "clip.use_silu"), "set at most one of them",
              "clip.use_gelu and clip.use_silu are both true: mtmd's clip loader refuses the file");
   }
   if (first) {
@@ -473,7 +473,7 @@ void read_encoder(ClipKeyReader& r, std::string_view encoder, std::vector<Encode
     std::uint64_t shortest = UINT64_MAX;
     for (const std::string_view name : {"clip.vision.image_mean", "clip.vision.image_std"}) {
       const auto kv = r.array(name, ValueType::Float32);
-      shortest = std::min<std::uint64_t>(shortest, kv ? model.array(*kv).count : 0);
+      shortest = std::min<std::uint64_t>(shortest, kv ? index.array(*kv).count : 0);
     }
     if (shortest < 3) {
       r.refuse_file("write clip.vision.image_mean and clip.vision.image_std, 3 float32 each",
@@ -482,7 +482,7 @@ void read_encoder(ClipKeyReader& r, std::string_view encoder, std::vector<Encode
     }
   }
   if (const auto kv = r.array(key("feature_layer"), ValueType::Int32); kv && e.n_layer) {
-    const std::uint64_t count = model.array(*kv).count;
+    const std::uint64_t count = index.array(*kv).count;
     for (std::uint64_t j = 0; j < count; ++j) {
       const std::int64_t v = r.i32_at(*kv, j);
       if (v > static_cast<std::int64_t>(*e.n_layer)) {
@@ -683,7 +683,7 @@ void read_type_hparams(ClipKeyReader& r, const ProjectorRules& rules, Encoder& e
 
 // The tensors load_tensors asks for (the layers every type but a few has, then the type's own)
 // and the one clip_n_mmproj_embd reads in init_ctx.
-void read_type_tensors(Sink& sink, const FileIndex& model, const ProjectorRules& rules, Encoder& e,
+void read_type_tensors(Sink& sink, const FileIndex& index, const ProjectorRules& rules, Encoder& e,
                        const std::unordered_map<std::string_view, std::size_t>& tensors,
                        bool& refused) {
   const std::string prefix = e.encoder == "vision"  ? "v"
@@ -694,7 +694,7 @@ void read_type_tensors(Sink& sink, const FileIndex& model, const ProjectorRules&
                                "write the tensor: the projector type's loader "
                                "asks for it") {
     refused = true;
-    report_file(sink, model, Code::MissingTensor, "tensors", hint,
+    report_file(sink, index, Code::MissingTensor, "tensors", hint,
                 "no tensor {}: {} (projector type {})", name, why, rules.name);
   };
   constexpr std::string_view kLayerHint =
@@ -703,7 +703,7 @@ void read_type_tensors(Sink& sink, const FileIndex& model, const ProjectorRules&
   if (e.n_layer) {
     // Layer il needs its own attn_out tensor, so past the tensor count one is surely missing:
     // the search stops there rather than at a file-supplied block_count.
-    const std::uint64_t layers = std::min<std::uint64_t>(*e.n_layer, model.tensors.size() + 1);
+    const std::uint64_t layers = std::min<std::uint64_t>(*e.n_layer, index.tensors.size() + 1);
     for (std::uint64_t il = 0; il < layers; ++il) {
       const std::string blk = fmt::format("{}.blk.{}.", prefix, il);
       std::string name = blk + "attn_out.weight";
@@ -753,13 +753,13 @@ void read_type_tensors(Sink& sink, const FileIndex& model, const ProjectorRules&
     if (!refused) missing(embd, "clip_n_mmproj_embd reads its width on load, and mtmd crashes");
     return;
   }
-  if (rules.embd_exact) e.width = model.dims(at->second)[dim];
+  if (rules.embd_exact) e.width = index.dims(at->second)[dim];
 }
 
 }  // namespace
 
-void check_mmproj(const FileIndex& model, Sink& sink) {
-  ClipKeyReader r(model, sink);
+void check_mmproj(const FileIndex& index, Sink& sink) {
+  ClipKeyReader r(index, sink);
   const bool vision = flag(r, "clip.has_vision_encoder");
   const bool audio = flag(r, "clip.has_audio_encoder");
   const bool gen_audio = flag(r, "clip.has_gen_audio_encoder");
@@ -777,15 +777,15 @@ void check_mmproj(const FileIndex& model, Sink& sink) {
   if (gen_audio) read_encoder(r, "gen.audio", encoders);
   // The types' own keys and tensors, where ggufcheck follows them.
   std::unordered_map<std::string_view, std::size_t> tensors;
-  if (model.tensors_complete) {
-    tensors.reserve(model.tensors.size());
-    for (std::size_t i = 0; i < model.tensors.size(); ++i) tensors.emplace(ggml_name(model, i), i);
+  if (index.tensors_complete) {
+    tensors.reserve(index.tensors.size());
+    for (std::size_t i = 0; i < index.tensors.size(); ++i) tensors.emplace(ggml_name(index, i), i);
   }
   // mtmd_context, after clip_init: the preprocessor of each encoder's type (whatever clip_init
   // made of the file, mtmd refuses it without one).
   for (const Encoder& e : encoders) {
     if (e.encoder == "gen.audio" || has_preprocessor(e.type, e.encoder)) continue;
-    const auto at = ggml_key(model, "clip.projector_type");
+    const auto at = ggml_key(index, "clip.projector_type");
     const std::string message = fmt::format(
         "projector type {} has no {} preprocessor in mtmd: it refuses the file (unexpected {} "
         "projector type)",
@@ -799,10 +799,10 @@ void check_mmproj(const FileIndex& model, Sink& sink) {
   }
   if (!encoders.empty() && encoders.front().encoder == "vision" &&
       encoders.front().type == "resampler") {
-    if (const auto kv = ggml_key(model, "clip.minicpmv_version");
-        kv && model.metadata[*kv].type() == ValueType::Int32) {
+    if (const auto kv = ggml_key(index, "clip.minicpmv_version");
+        kv && index.metadata[*kv].type() == ValueType::Int32) {
       const auto version = static_cast<std::int32_t>(
-          static_cast<std::uint32_t>(model.metadata[*kv].payload() & 0xffffffffU));
+          static_cast<std::uint32_t>(index.metadata[*kv].payload() & 0xffffffffU));
       if (version != 0 && std::find(std::begin(kMinicpmvVersions), std::end(kMinicpmvVersions),
                                     version) == std::end(kMinicpmvVersions)) {
         r.refuse(*kv, "write a minicpmv version mtmd knows (2, 3, 4, 5, 6 or 100045)",
@@ -821,7 +821,7 @@ void check_mmproj(const FileIndex& model, Sink& sink) {
       continue;
     }
     read_type_hparams(r, *rules, e);
-    if (model.tensors_complete) read_type_tensors(sink, model, *rules, e, tensors, tensor_refused);
+    if (index.tensors_complete) read_type_tensors(sink, index, *rules, e, tensors, tensor_refused);
   }
   if (r.refused() || tensor_refused || sink.has_profile_errors()) return;
   // mtmd_context: a vision and an audio encoder must project to the same width.
@@ -853,7 +853,7 @@ void check_mmproj(const FileIndex& model, Sink& sink) {
     }
   }
   if (unfollowed.empty()) return;
-  report_file(sink, model, Code::LoaderNotPredicted, "model",
+  report_file(sink, index, Code::LoaderNotPredicted, "model",
               "load it with llama.cpp's mtmd (llama-mtmd-cli --mmproj) to learn its verdict",
               "{}; so ggufcheck cannot say whether mtmd loads the file",
               fmt::join(unfollowed, "; "));

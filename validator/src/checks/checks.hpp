@@ -11,7 +11,7 @@ namespace ggufcheck::detail {
 void check_keys(const FileIndex& index, const DataLayout& layout, Sink& sink);
 void check_values(const FileIndex& index, const DataLayout& layout, Sink& sink);
 void check_tensor_infos(const FileIndex& index, const DataLayout& layout, Sink& sink);
-void check_layout(const FileIndex& index, const DataLayout& layout, Sink& sink);
+void check_layout(const FileIndex& file_index, const DataLayout& layout, Sink& sink);
 void check_standard_keys(const FileIndex& index, const DataLayout& layout, Sink& sink);
 
 }  // namespace ggufcheck::detail

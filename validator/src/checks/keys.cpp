@@ -38,10 +38,10 @@ bool is_conventional_key(std::string_view key, Profile profile) {
   return segment_length != 0;
 }
 
-void check_key(const FileIndex& model, std::size_t index, std::string_view key, Sink& sink) {
-  const std::uint64_t key_offset = model.metadata[index].key_offset();
+void check_key(const FileIndex& file_index, std::size_t index, std::string_view key, Sink& sink) {
+  const std::uint64_t key_offset = file_index.metadata[index].key_offset();
   const Field path = kv_path(index, key);
-  const std::uint64_t width = model.size_width();
+  const std::uint64_t width = file_index.size_width();
   if (key.empty()) {
     sink.report(Code::EmptyKey, key_offset, width, path + " key",
                 "llama.cpp 2025-02 aborts on an empty key", "empty key");
@@ -112,17 +112,17 @@ void inspect_string(std::string_view text, std::uint64_t index, std::uint64_t of
 
 class ValueChecker {
  public:
-  ValueChecker(const FileIndex& model, Sink& sink) : model_(model), sink_(sink) {}
+  ValueChecker(const FileIndex& index, Sink& sink) : file_index_(index), sink_(sink) {}
 
   void check(std::size_t index) {
-    const MetadataEntry& entry = model_.metadata[index];
+    const MetadataEntry& entry = file_index_.metadata[index];
     // Numbers hold nothing to check: the common pair costs no look at its key or bytes.
     if (entry.type() != ValueType::Bool && entry.type() != ValueType::String &&
         entry.type() != ValueType::Array) {
       return;
     }
-    path_ = kv_path(index, model_.key(index));
-    const ByteRange value = model_.value_range(index);
+    path_ = kv_path(index, file_index_.key(index));
+    const ByteRange value = file_index_.value_range(index);
     switch (entry.type()) {
       case ValueType::Bool:
         if (entry.payload() > 1) {
@@ -131,7 +131,7 @@ class ValueChecker {
         }
         return;
       case ValueType::String: {
-        const std::string_view text = model_.string_value(index);
+        const std::string_view text = file_index_.string_value(index);
         StringTallies tallies;
         inspect_string(text, 0, value.offset, value.length, tallies, false);
         if (!is_valid_utf8_region(text)) {
@@ -141,16 +141,16 @@ class ValueChecker {
         return;
       }
       case ValueType::Array: {
-        const ArrayRecord& array = model_.array(index);
+        const ArrayRecord& array = file_index_.array(index);
         if (array.count > kReferenceArrayLimit) {
-          long_arrays_.add(array.count, model_.count_offset(index), model_.size_width());
+          long_arrays_.add(array.count, file_index_.count_offset(index), file_index_.size_width());
         }
         // What the reader learnt makes the walk needless for a clean vocabulary, and for arrays
         // of numbers (which hold nothing to check).
         const bool walk = array.elements() == ValueType::Bool ||
                           array.elements() == ValueType::Array ||
                           (array.elements() == ValueType::String && !array.strings_clean);
-        if (walk) (void)walk_value(model_, index, *this);
+        if (walk) (void)walk_value(file_index_, index, *this);
         report_strings(strings_, true);
         if (bools_.count != 0) {
           sink_.report(Code::NonCanonicalBool, bools_.first_offset, 1,
@@ -159,7 +159,7 @@ class ValueChecker {
                        bools_.count, bools_.first_index);
         }
         if (long_arrays_.count != 0) {
-          sink_.report(Code::ArrayTooLong, long_arrays_.first_offset, model_.size_width(),
+          sink_.report(Code::ArrayTooLong, long_arrays_.first_offset, file_index_.size_width(),
                        path_ + " count", "ggml rejects arrays of more than 2^30 elements",
                        "array of {} elements exceeds the reference limit of 2^30",
                        long_arrays_.first_index);
@@ -174,7 +174,7 @@ class ValueChecker {
   bool begin_array(ValueType, std::uint64_t count, std::uint64_t count_offset) {
     // The top-level array's count was tallied from its record.
     if (depth_++ > 0 && count > kReferenceArrayLimit) {
-      long_arrays_.add(count, count_offset, model_.size_width());
+      long_arrays_.add(count, count_offset, file_index_.size_width());
     }
     index_.push_back(0);
     return true;
@@ -197,7 +197,7 @@ class ValueChecker {
   }
 
  private:
-  const FileIndex& model_;
+  const FileIndex& file_index_;
   Sink& sink_;
   Field path_{""};
   StringTallies strings_;
@@ -242,29 +242,29 @@ class ValueChecker {
 
 }  // namespace
 
-void check_keys(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
+void check_keys(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
   // Keys are fetched by index (the finder keeps indices, not views, to stay small).
-  const auto key_of = [&model](std::size_t i) { return model.key(i); };
-  DuplicateFinder seen(model.metadata.size());
+  const auto key_of = [&index](std::size_t i) { return index.key(i); };
+  DuplicateFinder seen(index.metadata.size());
   constexpr std::size_t kAhead = 8;
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    if (i + kAhead < model.metadata.size()) seen.prefetch(key_of(i + kAhead));
-    const std::string_view key = model.key(i);
-    check_key(model, i, key, sink);
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+    if (i + kAhead < index.metadata.size()) seen.prefetch(key_of(i + kAhead));
+    const std::string_view key = index.key(i);
+    check_key(index, i, key, sink);
     // Byte for byte in every profile: ggml too rejects only keys equal as std::string (it looks
     // them up as C strings, which key_identity models for the lookups).
     if (const auto earlier = seen.insert(key, i, key_of)) {
-      sink.report(Code::DuplicateKey, model.metadata[i].key_offset(),
-                  model.size_width() + key.size(), kv_path(i, key) + " key",
+      sink.report(Code::DuplicateKey, index.metadata[i].key_offset(),
+                  index.size_width() + key.size(), kv_path(i, key) + " key",
                   "readers disagree on which value wins; write each key once",
                   "key \"{}\" already appears as kv[{}] at 0x{:x}", escape(key), *earlier,
-                  model.metadata[*earlier].key_offset());
+                  index.metadata[*earlier].key_offset());
     }
   }
 }
 
-void check_values(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) ValueChecker(model, sink).check(i);
+void check_values(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) ValueChecker(index, sink).check(i);
 }
 
 }  // namespace ggufcheck::detail

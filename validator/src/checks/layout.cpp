@@ -16,16 +16,16 @@ void report_nonzero_padding(std::uint64_t at, std::uint8_t value, std::uint64_t 
 // Reports non-zero bytes in [begin, end) once, at the first one. The input hands the bytes over
 // in bounded chunks (holes of a sparse file without reading them); past the bytes kept of a
 // stream, the answer was recorded while the stream passed (StreamTail).
-void check_zero_padding(const FileIndex& model, std::uint64_t begin, std::uint64_t end,
+void check_zero_padding(const FileIndex& index, std::uint64_t begin, std::uint64_t end,
                         const Field& path, Sink& sink) {
-  end = std::min(end, model.size());
-  const std::uint64_t kept = model.input.size();
-  if (const auto nonzero = model.input.first_nonzero(begin, std::min(end, kept))) {
+  end = std::min(end, index.size());
+  const std::uint64_t kept = index.input.size();
+  if (const auto nonzero = index.input.first_nonzero(begin, std::min(end, kept))) {
     report_nonzero_padding(nonzero->first, nonzero->second, end, path, sink);
     return;
   }
-  if (end > kept && model.tail != nullptr) {
-    if (const auto* probe = model.tail->first_nonzero(std::max(begin, kept), end)) {
+  if (end > kept && index.tail != nullptr) {
+    if (const auto* probe = index.tail->first_nonzero(std::max(begin, kept), end)) {
       report_nonzero_padding(probe->nonzero, probe->value, end, path, sink);
     }
   }
@@ -42,16 +42,16 @@ struct Extent {
 // first, so an extent is finished when the next one arrives.
 class ExtentWalk {
  public:
-  ExtentWalk(const FileIndex& model, std::uint64_t data_start, std::uint64_t alignment, Sink& sink)
-      : model_(model), data_start_(data_start), alignment_(alignment), sink_(sink) {}
+  ExtentWalk(const FileIndex& index, std::uint64_t data_start, std::uint64_t alignment, Sink& sink)
+      : file_index_(index), data_start_(data_start), alignment_(alignment), sink_(sink) {}
 
   void add(const Extent& e) {
     if (pending_) finish(e.begin);
     if (count_ > 0 && e.begin < max_end_) {
-      sink_.report(Code::OverlappingTensors, model_.data_offset_offset(e.index), 8,
-                   tensor_path(e.index, model_.name(e.index)) + " offset", "",
+      sink_.report(Code::OverlappingTensors, file_index_.data_offset_offset(e.index), 8,
+                   tensor_path(e.index, file_index_.name(e.index)) + " offset", "",
                    "tensor data 0x{:x}..0x{:x} overlaps tensor[{}] \"{}\" (ends at 0x{:x})",
-                   e.begin, e.end, max_index_, escape(model_.name(max_index_)), max_end_);
+                   e.begin, e.end, max_index_, escape(file_index_.name(max_index_)), max_end_);
     }
     if (e.end > max_end_ || count_ == 0) {
       max_end_ = e.end;
@@ -73,12 +73,13 @@ class ExtentWalk {
     (void)checked_round_up(last_.end, alignment_, pad_end);  // end <= data size: no overflow
     pad_end = std::min(pad_end, next_begin);
     if (pad_end > last_.end) {
-      check_zero_padding(model_, data_start_ + last_.end, data_start_ + pad_end,
-                         tensor_path(last_.index, model_.name(last_.index)) + " padding", sink_);
+      check_zero_padding(file_index_, data_start_ + last_.end, data_start_ + pad_end,
+                         tensor_path(last_.index, file_index_.name(last_.index)) + " padding",
+                         sink_);
     }
   }
 
-  const FileIndex& model_;
+  const FileIndex& file_index_;
   std::uint64_t data_start_;
   std::uint64_t alignment_;
   Sink& sink_;
@@ -91,14 +92,14 @@ class ExtentWalk {
 
 }  // namespace
 
-void check_layout(const FileIndex& model, const DataLayout& layout, Sink& sink) {
-  if (!model.tensors_complete || !layout.data_start) return;
-  const std::uint64_t size = model.size();
+void check_layout(const FileIndex& file_index, const DataLayout& layout, Sink& sink) {
+  if (!file_index.tensors_complete || !layout.data_start) return;
+  const std::uint64_t size = file_index.size();
   const std::uint64_t alignment = layout.alignment;
   const std::uint64_t data_start = *layout.data_start;
-  if (model.tensors.empty()) {
+  if (file_index.tensors.empty()) {
     // gguf-py ends such a file after the last pair; ggml's C writer pads it: both are valid.
-    check_zero_padding(model, model.infos_end, data_start, "padding", sink);
+    check_zero_padding(file_index, file_index.infos_end, data_start, "padding", sink);
     if (size > data_start) {
       sink.report(Code::TrailingBytes, data_start, size - data_start, "trailing", "",
                   "{} bytes after the end of the file's content at 0x{:x}", size - data_start,
@@ -107,16 +108,17 @@ void check_layout(const FileIndex& model, const DataLayout& layout, Sink& sink) 
     return;
   }
   if (data_start > size) {
-    sink.report(Code::TruncatedBeforeData, model.infos_end, size - model.infos_end, "padding", "",
-                "file ends at 0x{:x}, before the tensor data section at 0x{:x}", size, data_start);
+    sink.report(Code::TruncatedBeforeData, file_index.infos_end, size - file_index.infos_end,
+                "padding", "", "file ends at 0x{:x}, before the tensor data section at 0x{:x}",
+                size, data_start);
     return;
   }
-  check_zero_padding(model, model.infos_end, data_start, "padding", sink);
+  check_zero_padding(file_index, file_index.infos_end, data_start, "padding", sink);
 
   const std::uint64_t data_size = size - data_start;
   // The extents the overlap and padding checks look at: in bounds and not empty.
   const auto placed = [&](std::size_t i) -> std::optional<Extent> {
-    const auto extent = layout.tensor(model, i);
+    const auto extent = layout.tensor(file_index, i);
     if (!extent || extent->nbytes == 0 || extent->data_offset > data_size ||
         extent->nbytes > data_size - extent->data_offset) {
       return std::nullopt;
@@ -137,16 +139,16 @@ void check_layout(const FileIndex& model, const DataLayout& layout, Sink& sink) 
   bool after_previous_known = true;
   std::uint64_t running = 0;
   bool running_known = true;
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const std::uint64_t data_offset = model.data_offset(i);
-    const std::uint64_t offset_at = model.data_offset_offset(i);
-    const auto path = [&] { return tensor_path(i, model.name(i)) + " offset"; };
+  for (std::size_t i = 0; i < file_index.tensors.size(); ++i) {
+    const std::uint64_t data_offset = file_index.data_offset(i);
+    const std::uint64_t offset_at = file_index.data_offset_offset(i);
+    const auto path = [&] { return tensor_path(i, file_index.name(i)) + " offset"; };
     if (data_offset % alignment != 0) {
       sink.report(Code::MisalignedOffset, offset_at, 8, path(),
                   "offsets are relative to the data section and padded to general.alignment",
                   "offset 0x{:x} is not a multiple of alignment {}", data_offset, alignment);
     }
-    const auto tsize = layout.tensor(model, i);
+    const auto tsize = layout.tensor(file_index, i);
     if (!tsize) {
       all_known = false;
       after_previous_known = false;
@@ -195,14 +197,14 @@ void check_layout(const FileIndex& model, const DataLayout& layout, Sink& sink) 
     }
   }
 
-  ExtentWalk walk(model, data_start, alignment, sink);
+  ExtentWalk walk(file_index, data_start, alignment, sink);
   if (in_order) {
-    for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    for (std::size_t i = 0; i < file_index.tensors.size(); ++i) {
       if (const auto e = placed(i)) walk.add(*e);
     }
   } else {
     std::vector<Extent> extents;
-    for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+    for (std::size_t i = 0; i < file_index.tensors.size(); ++i) {
       if (const auto e = placed(i)) extents.push_back(*e);
     }
     std::sort(extents.begin(), extents.end(), [](const Extent& a, const Extent& b) {

@@ -93,15 +93,15 @@ std::string describe(const Expected& e) {
   return std::string(to_string(e.type));
 }
 
-std::string describe(const FileIndex& model, std::size_t i) {
-  const ValueType type = model.metadata[i].type();
-  if (type == ValueType::Array) return fmt::format("{}[]", to_string(model.array(i).elements()));
+std::string describe(const FileIndex& index, std::size_t i) {
+  const ValueType type = index.metadata[i].type();
+  if (type == ValueType::Array) return fmt::format("{}[]", to_string(index.array(i).elements()));
   return std::string(to_string(type));
 }
 
-bool matches(const FileIndex& model, std::size_t i, const Expected& e) {
-  const ValueType type = model.metadata[i].type();
-  if (e.is_array) return type == ValueType::Array && model.array(i).elements() == e.element_type;
+bool matches(const FileIndex& index, std::size_t i, const Expected& e) {
+  const ValueType type = index.metadata[i].type();
+  if (e.is_array) return type == ValueType::Array && index.array(i).elements() == e.element_type;
   return type == e.type || type == e.alternative;
 }
 
@@ -127,25 +127,25 @@ std::optional<Expected> expected_type(std::string_view key, std::string_view arc
 
 }  // namespace
 
-void check_standard_keys(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
+void check_standard_keys(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
   const Profile profile = sink.profile();
   const auto [arch, quantization_version, tokens, scores, token_type, split_no] =
-      find_keys<6>(model,
+      find_keys<6>(index,
                    {"general.architecture", "general.quantization_version", "tokenizer.ggml.tokens",
                     "tokenizer.ggml.scores", "tokenizer.ggml.token_type", "split.no"},
                    profile);
-  const std::string_view arch_name = arch && model.metadata[*arch].type() == ValueType::String
-                                         ? model.string_value(*arch)
+  const std::string_view arch_name = arch && index.metadata[*arch].type() == ValueType::String
+                                         ? index.string_value(*arch)
                                          : std::string_view();
 
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    const std::string_view key = model.key(i);
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+    const std::string_view key = index.key(i);
     if (key_identity(key, profile) == "general.alignment") continue;  // GGUF5001
     const auto expected = expected_type(key_identity(key, profile), arch_name);
-    if (expected && !matches(model, i, *expected)) {
-      sink.report(Code::KeyWrongType, model.type_offset(i), 4, kv_path(i, key) + " type",
+    if (expected && !matches(index, i, *expected)) {
+      sink.report(Code::KeyWrongType, index.type_offset(i), 4, kv_path(i, key) + " type",
                   "loaders read standard keys with a fixed type", "{} is {}, expected {}",
-                  escape(key), describe(model, i), describe(*expected));
+                  escape(key), describe(index, i), describe(*expected));
     }
   }
 
@@ -155,19 +155,19 @@ void check_standard_keys(const FileIndex& model, const DataLayout& /*layout*/, S
   // judged as that shard (neither key is missing from it); with them on, the set's checks
   // (splits/sets.cpp) judge it, and a later shard read alone is not a model llama.cpp loads.
   const bool as_later_shard = !sink.options().model_checks && split_no &&
-                              model.metadata[*split_no].type() == ValueType::Uint16 &&
-                              static_cast<std::uint16_t>(model.metadata[*split_no].payload()) >= 1;
-  if (model.metadata_complete && !arch && !as_later_shard) {
-    sink.report(Code::MissingArchitecture, 0, header_size(model.narrow()), "metadata",
+                              index.metadata[*split_no].type() == ValueType::Uint16 &&
+                              static_cast<std::uint16_t>(index.metadata[*split_no].payload()) >= 1;
+  if (index.metadata_complete && !arch && !as_later_shard) {
+    sink.report(Code::MissingArchitecture, 0, header_size(index.narrow()), "metadata",
                 "the spec requires general.architecture; llama.cpp cannot pick a model without it",
                 "no general.architecture key");
   }
-  if (model.tensors_complete && !quantization_version && !as_later_shard) {
-    for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-      const TensorTypeInfo* type = tensor_type(model.tensors[i].type);
+  if (index.tensors_complete && !quantization_version && !as_later_shard) {
+    for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+      const TensorTypeInfo* type = tensor_type(index.tensors[i].type);
       if (type == nullptr || !type->quantized()) continue;
-      sink.report(Code::MissingQuantizationVersion, model.type_offset_of_tensor(i), 4,
-                  tensor_path(i, model.name(i)) + " type",
+      sink.report(Code::MissingQuantizationVersion, index.type_offset_of_tensor(i), 4,
+                  tensor_path(i, index.name(i)) + " type",
                   "write general.quantization_version (uint32, currently 2)",
                   "tensor is quantized ({}) but general.quantization_version is missing",
                   type->name);
@@ -175,25 +175,25 @@ void check_standard_keys(const FileIndex& model, const DataLayout& /*layout*/, S
     }
   }
 
-  if (!tokens || !matches(model, *tokens, array_of(ValueType::String))) return;
-  const std::uint64_t vocab = model.array(*tokens).count;
+  if (!tokens || !matches(index, *tokens, array_of(ValueType::String))) return;
+  const std::uint64_t vocab = index.array(*tokens).count;
   const std::pair<std::string_view, std::optional<std::size_t>> parallel[] = {
       {"tokenizer.ggml.scores", scores}, {"tokenizer.ggml.token_type", token_type}};
   for (const auto& [name, other] : parallel) {
-    if (!other || model.metadata[*other].type() != ValueType::Array) continue;
-    const std::uint64_t count = model.array(*other).count;
+    if (!other || index.metadata[*other].type() != ValueType::Array) continue;
+    const std::uint64_t count = index.array(*other).count;
     if (count == vocab) continue;
-    sink.report(Code::TokenizerLengthMismatch, model.count_offset(*other), model.size_width(),
-                kv_path(*other, model.key(*other)) + " count",
+    sink.report(Code::TokenizerLengthMismatch, index.count_offset(*other), index.size_width(),
+                kv_path(*other, index.key(*other)) + " count",
                 "loaders index this array by token id",
                 "{} has {} entries but tokenizer.ggml.tokens has {}", name, count, vocab);
   }
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    const MetadataEntry& entry = model.metadata[i];
-    const std::string_view key = model.key(i);
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+    const MetadataEntry& entry = index.metadata[i];
+    const std::string_view key = index.key(i);
     if (!is_token_id_key(key_identity(key, profile)) || entry.type() != ValueType::Uint32) continue;
     if (entry.payload() >= vocab) {
-      sink.report(Code::TokenIdOutOfRange, model.value_range(i).offset, 4, kv_path(i, key),
+      sink.report(Code::TokenIdOutOfRange, index.value_range(i).offset, 4, kv_path(i, key),
                   "loaders index the vocabulary with this id (GHSA-g4cc-763q-h9h6)",
                   "{} is {} but the vocabulary has {} tokens", escape(key), entry.payload(), vocab);
     }

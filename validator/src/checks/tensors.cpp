@@ -15,10 +15,10 @@ bool has_zero_dim(const std::array<std::uint64_t, kMaxDims>& dims) {
   return std::find(dims.begin(), dims.end(), 0) != dims.end();
 }
 
-void check_name(const FileIndex& model, std::size_t index, std::string_view name, Sink& sink) {
-  const std::uint64_t name_offset = model.tensors[index].name_offset;
+void check_name(const FileIndex& file_index, std::size_t index, std::string_view name, Sink& sink) {
+  const std::uint64_t name_offset = file_index.tensors[index].name_offset;
   const Field path = tensor_path(index, name) + " name";
-  const std::uint64_t width = model.size_width();
+  const std::uint64_t width = file_index.size_width();
   // ggml requires length < 64 (it copies names into char[64]); the spec says "at most 64".
   const std::uint64_t limit =
       sink.profile() == Profile::Spec ? kReferenceTensorNameLimit : kReferenceTensorNameLimit - 1;
@@ -49,14 +49,14 @@ void check_name(const FileIndex& model, std::size_t index, std::string_view name
   }
 }
 
-void check_shape_and_type(const FileIndex& model, const DataLayout& layout, std::size_t index,
+void check_shape_and_type(const FileIndex& file_index, const DataLayout& layout, std::size_t index,
                           std::string_view name, Sink& sink) {
-  const TensorInfo& info = model.tensors[index];
-  const std::array<std::uint64_t, kMaxDims> dims = model.dims(index);
-  const std::uint32_t dim_width = model.size_width();
+  const TensorInfo& info = file_index.tensors[index];
+  const std::array<std::uint64_t, kMaxDims> dims = file_index.dims(index);
+  const std::uint32_t dim_width = file_index.size_width();
   const Field path = tensor_path(index, name);
   if (info.n_dims == 0) {
-    sink.report(Code::ScalarTensor, model.n_dims_offset(index), 4, path + " n_dims", "",
+    sink.report(Code::ScalarTensor, file_index.n_dims_offset(index), 4, path + " n_dims", "",
                 "n_dims is 0: a scalar tensor of one element");
   }
   bool dims_ok = info.n_dims <= kMaxDims;
@@ -64,26 +64,26 @@ void check_shape_and_type(const FileIndex& model, const DataLayout& layout, std:
   for (std::uint32_t d = 0; d < shown; ++d) {
     const auto dim_path = [&] { return path + fmt::format(" dims[{}]", d); };
     if (dims[d] >= kInt64Limit) {
-      sink.report(Code::NegativeDim, model.dim_offset(index, d), dim_width, dim_path(), "",
+      sink.report(Code::NegativeDim, file_index.dim_offset(index, d), dim_width, dim_path(), "",
                   "dims[{}] is 0x{:x}, negative as the reference reader's int64", d, dims[d]);
       dims_ok = false;
     } else if (dims[d] == 0) {
       sink.report(
-          Code::ZeroDim, model.dim_offset(index, d), dim_width, dim_path(),
+          Code::ZeroDim, file_index.dim_offset(index, d), dim_width, dim_path(),
           d > 0 ? "llama.cpp 2025-01..2026-08 divides by ne[1..3] in its overflow guard" : "",
           "dims[{}] is 0", d);
     }
   }
   const TensorTypeInfo* type = tensor_type(info.type);
   if (type == nullptr) {
-    sink.report(Code::UnknownTensorType, model.type_offset_of_tensor(index), 4, path + " type",
+    sink.report(Code::UnknownTensorType, file_index.type_offset_of_tensor(index), 4, path + " type",
                 "ggml type ids are 0..42", "unknown ggml type {} (0x{:x})", info.type, info.type);
   } else if (type->removed()) {
-    sink.report(Code::RemovedTensorType, model.type_offset_of_tensor(index), 4, path + " type",
+    sink.report(Code::RemovedTensorType, file_index.type_offset_of_tensor(index), 4, path + " type",
                 "re-quantize the tensor with a current type",
                 "ggml type {} ({}) was removed from ggml", info.type, type->name);
   } else if (type->recent()) {
-    sink.report(Code::NewTensorType, model.type_offset_of_tensor(index), 4, path + " type", "",
+    sink.report(Code::NewTensorType, file_index.type_offset_of_tensor(index), 4, path + " type", "",
                 "ggml type {} ({}) is recent: older runtimes reject the file", info.type,
                 type->name);
   }
@@ -91,7 +91,7 @@ void check_shape_and_type(const FileIndex& model, const DataLayout& layout, std:
   std::uint64_t elements = 1;
   for (std::uint32_t d = 0; d < kMaxDims && !has_zero_dim(dims); ++d) {
     if (!checked_mul(elements, dims[d], elements) || elements >= kInt64Limit) {
-      sink.report(Code::ElementCountOverflow, model.dims_offset(index),
+      sink.report(Code::ElementCountOverflow, file_index.dims_offset(index),
                   static_cast<std::uint64_t>(shown) * dim_width, path + " dims",
                   "ggml 2026-08 accepts dims whose product wraps to 0 as an empty tensor",
                   "element count {} x {} x {} x {} does not fit in 63 bits", dims[0], dims[1],
@@ -101,13 +101,13 @@ void check_shape_and_type(const FileIndex& model, const DataLayout& layout, std:
   }
   if (type == nullptr || type->removed()) return;
   if (dims[0] % type->block_size != 0) {
-    sink.report(Code::RowNotBlockMultiple, model.dims_offset(index), dim_width, path + " dims[0]",
-                "", "dims[0] is {}, not a multiple of the {} block size {}", dims[0], type->name,
-                type->block_size);
+    sink.report(Code::RowNotBlockMultiple, file_index.dims_offset(index), dim_width,
+                path + " dims[0]", "", "dims[0] is {}, not a multiple of the {} block size {}",
+                dims[0], type->name, type->block_size);
     return;
   }
-  if (!layout.tensor(model, index)) {
-    sink.report(Code::ByteSizeOverflow, model.dims_offset(index),
+  if (!layout.tensor(file_index, index)) {
+    sink.report(Code::ByteSizeOverflow, file_index.dims_offset(index),
                 static_cast<std::uint64_t>(shown) * dim_width, path + " dims",
                 "the element count fits but the byte size does not (CVE-2026-33298)",
                 "byte size of {} x {} x {} x {} {} (padded to {}) overflows 64 bits", dims[0],
@@ -117,22 +117,22 @@ void check_shape_and_type(const FileIndex& model, const DataLayout& layout, std:
 
 }  // namespace
 
-void check_tensor_infos(const FileIndex& model, const DataLayout& layout, Sink& sink) {
-  const auto name_of = [&model](std::size_t i) { return c_string_prefix(model.name(i)); };
-  DuplicateFinder seen(model.tensors.size());
+void check_tensor_infos(const FileIndex& index, const DataLayout& layout, Sink& sink) {
+  const auto name_of = [&index](std::size_t i) { return c_string_prefix(index.name(i)); };
+  DuplicateFinder seen(index.tensors.size());
   constexpr std::size_t kAhead = 8;
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    if (i + kAhead < model.tensors.size()) seen.prefetch(name_of(i + kAhead));
-    const std::string_view name = model.name(i);
-    check_name(model, i, name, sink);
-    check_shape_and_type(model, layout, i, name, sink);
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    if (i + kAhead < index.tensors.size()) seen.prefetch(name_of(i + kAhead));
+    const std::string_view name = index.name(i);
+    check_name(index, i, name, sink);
+    check_shape_and_type(index, layout, i, name, sink);
     // Names are C strings in ggml: "a\0b" and "a\0c" are the same tensor there.
     if (const auto earlier = seen.insert(c_string_prefix(name), i, name_of)) {
-      sink.report(Code::DuplicateTensorName, model.tensors[i].name_offset,
-                  model.size_width() + name.size(), tensor_path(i, name) + " name",
+      sink.report(Code::DuplicateTensorName, index.tensors[i].name_offset,
+                  index.size_width() + name.size(), tensor_path(i, name) + " name",
                   "lookups by name become ambiguous",
                   "tensor name \"{}\" already used by tensor[{}]{}", escape(name), *earlier,
-                  model.name(*earlier) == name
+                  index.name(*earlier) == name
                       ? ""
                       : " (the names are equal up to a NUL; ggml compares them as C strings)");
     }

@@ -109,12 +109,12 @@ std::string kind_counts(const DataTally& t) {
 
 }  // namespace
 
-DataScan::DataScan(const FileIndex& model, const DataLayout& layout, const Options& options,
+DataScan::DataScan(const FileIndex& index, const DataLayout& layout, const Options& options,
                    std::optional<std::uint64_t> available)
-    : model_(model), options_(options) {
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const auto extent = layout.tensor(model, i);
-    const TensorTypeInfo* info = tensor_type(model.tensors[i].type);
+    : index_(index), options_(options) {
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    const auto extent = layout.tensor(index, i);
+    const TensorTypeInfo* info = tensor_type(index.tensors[i].type);
     if (!extent || !extent->begin || extent->nbytes == 0 || info == nullptr || info->removed()) {
       continue;
     }
@@ -150,15 +150,15 @@ DataScan::DataScan(const FileIndex& model, const DataLayout& layout, const Optio
 
 DataScan::~DataScan() = default;
 
-bool DataScan::has_data(const FileIndex& model, const DataLayout& layout) {
-  return !cannot_run(model, layout);
+bool DataScan::has_data(const FileIndex& index, const DataLayout& layout) {
+  return !cannot_run(index, layout);
 }
 
-std::optional<std::string_view> DataScan::cannot_run(const FileIndex& model,
+std::optional<std::string_view> DataScan::cannot_run(const FileIndex& index,
                                                      const DataLayout& layout) {
-  if (!model.tensors_complete) return "the tensor infos were not all read";
+  if (!index.tensors_complete) return "the tensor infos were not all read";
   if (!layout.data_start) return "the data section's start is not known";
-  if (model.endian != Endian::Little) {
+  if (index.endian != Endian::Little) {
     return "the file is big-endian, and the data check reads little-endian tensor data only";
   }
   return std::nullopt;
@@ -203,7 +203,7 @@ void DataScan::progress_now() {
   p.done = scanned();
   p.total = total_;
   const std::size_t at = current_.load(std::memory_order_relaxed);
-  if (at < targets_.size()) p.tensor = escape(model_.name(targets_[at].tensor), 60);
+  if (at < targets_.size()) p.tensor = escape(index_.name(targets_[at].tensor), 60);
   options_.data.progress(p);
 }
 
@@ -417,7 +417,7 @@ void DataScan::report(Sink& sink) const {
     const Target& t = targets_[i];
     // A stream that ended early: the tensor's bytes are not all here (GGUF4003 says so).
     if (t.seen != t.nbytes) continue;
-    const std::string_view name = model_.name(t.tensor);
+    const std::string_view name = index_.name(t.tensor);
     const Field field = Field::tensor(t.tensor, name) + " data";
     const TensorTypeInfo* info = tensor_type(t.type);
     const std::uint64_t blocks = t.nbytes / t.type_size;

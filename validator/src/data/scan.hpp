@@ -37,7 +37,7 @@ class DataScan {
   // that it hides no tensor it would overlap. A stream's size is known only at its end, so its
   // scan applies the overlap rule first: a tensor overlapping one that turns out to run past the
   // end (GGUF4002 and GGUF4003, both errors) is not scanned there.
-  DataScan(const FileIndex& model, const DataLayout& layout, const Options& options,
+  DataScan(const FileIndex& index, const DataLayout& layout, const Options& options,
            std::optional<std::uint64_t> available = std::nullopt);
   ~DataScan();
   DataScan(const DataScan&) = delete;
@@ -45,11 +45,11 @@ class DataScan {
 
   // Whether the bytes have tensor data to scan: every tensor info read, a data section, and
   // little-endian data (the kernels read little-endian). A stream starts its scan on this.
-  [[nodiscard]] static bool has_data(const FileIndex& model, const DataLayout& layout);
+  [[nodiscard]] static bool has_data(const FileIndex& index, const DataLayout& layout);
   // Why the scan cannot run on these bytes (the tensor infos not all read, no data section,
   // big-endian data), or nothing when it can. Other findings never stop it: each tensor with a
   // byte range inside the file is scanned.
-  [[nodiscard]] static std::optional<std::string_view> cannot_run(const FileIndex& model,
+  [[nodiscard]] static std::optional<std::string_view> cannot_run(const FileIndex& index,
                                                                   const DataLayout& layout);
 
   [[nodiscard]] std::uint64_t total() const { return total_; }
@@ -94,7 +94,7 @@ class DataScan {
   void progress_now();
   [[nodiscard]] WorkerPool& pool();
 
-  const FileIndex& model_;
+  const FileIndex& index_;
   const Options& options_;
   std::vector<Target> targets_;
   std::uint64_t total_ = 0;

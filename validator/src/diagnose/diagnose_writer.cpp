@@ -43,24 +43,24 @@ Dialect dialect_of(unsigned mask) {
 // The file's structure read under the dialect with the strict profile's rules: the findings
 // (value contents are not checked: they do not depend on the dialect).
 std::vector<Finding> read_structure(const Input& input, const StreamTail* tail, Dialect dialect,
-                                    FileIndex& model, Sink::Details details,
+                                    FileIndex& index, Sink::Details details,
                                     StructureChecks structure_checks) {
   const Options options;
   Sink sink(options, details);
-  model = FileIndex{};
-  model.input = input;
-  model.tail = tail;
-  model.dialect = dialect;
-  structure_checks(model, sink);
+  index = FileIndex{};
+  index.input = input;
+  index.tail = tail;
+  index.dialect = dialect;
+  structure_checks(index, sink);
   return sink.take();
 }
 
 // The first error of the file's structure (by offset), when the structure is broken.
 std::optional<Finding> first_structural_error(const Input& input, const StreamTail* tail,
                                               StructureChecks structure_checks) {
-  FileIndex model;
+  FileIndex index;
   const std::vector<Finding> findings =
-      read_structure(input, tail, Dialect{}, model, Sink::Details::Kept, structure_checks);
+      read_structure(input, tail, Dialect{}, index, Sink::Details::Kept, structure_checks);
   const bool broken = std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity == Severity::Error && breaks_structure(f.code);
   });
@@ -75,24 +75,24 @@ std::optional<Finding> first_structural_error(const Input& input, const StreamTa
 // Under the dialect, every declared entry is read (at least one: an empty file has nothing a
 // dialect could explain, and a cut header would otherwise read as an empty v1-width one), with
 // no structural finding, no garbage key or name and nothing left over.
-bool parses_cleanly(const Input& input, const StreamTail* tail, Dialect dialect, FileIndex& model,
+bool parses_cleanly(const Input& input, const StreamTail* tail, Dialect dialect, FileIndex& index,
                     StructureChecks structure_checks) {
   const std::vector<Finding> findings =
-      read_structure(input, tail, dialect, model, Sink::Details::Dropped, structure_checks);
-  if (!model.tensors_complete || (model.metadata.empty() && model.tensors.empty())) return false;
+      read_structure(input, tail, dialect, index, Sink::Details::Dropped, structure_checks);
+  if (!index.tensors_complete || (index.metadata.empty() && index.tensors.empty())) return false;
   return std::none_of(findings.begin(), findings.end(), [](const Finding& f) {
     return f.severity >= Severity::Warning && explains_garbage(f.code);
   });
 }
 
-std::string message(Code code, const FileIndex& model) {
+std::string message(Code code, const FileIndex& index) {
   switch (code) {
     case Code::WriterNulTerminatedStrings: {
       // The hypothesis is needed only when the file has a string: a key or a tensor name.
       const std::uint64_t first =
-          !model.metadata.empty() ? model.key_bytes_offset(0) + model.key_length(0)
-          : !model.tensors.empty()
-              ? model.tensors[0].name_offset + model.size_width() + model.name_length(0)
+          !index.metadata.empty() ? index.key_bytes_offset(0) + index.key_length(0)
+          : !index.tensors.empty()
+              ? index.tensors[0].name_offset + index.size_width() + index.name_length(0)
               : 0;
       return fmt::format(
           "the file parses cleanly when every string is read as its length, its bytes and a "
@@ -103,20 +103,20 @@ std::string message(Code code, const FileIndex& model) {
       return fmt::format(
           "the file parses cleanly with a u32 alignment ({}) and 4 padding bytes after the "
           "counts at 0x{:x}: the writer puts an alignment field in the header",
-          model.header_alignment, model.narrow() ? 16 : 24);
+          index.header_alignment, index.narrow() ? 16 : 24);
     case Code::WriterOffsetBeforeType: {
       // Needed only when the file has a tensor info.
-      const bool any = !model.tensors.empty();
+      const bool any = !index.tensors.empty();
       return fmt::format(
           "the tensor infos parse cleanly with the offset written before the type (tensor[0] "
           "offset 0x{:x}, type {}): the writer swaps the two fields",
-          any ? model.data_offset(0) : 0, any ? model.tensors[0].type : 0);
+          any ? index.data_offset(0) : 0, any ? index.tensors[0].type : 0);
     }
     default:
       return fmt::format(
           "the file parses cleanly with 32-bit counts and lengths, the widths of version 1, "
           "although it declares version {}: the writer uses the old field widths",
-          model.version);
+          index.version);
   }
 }
 
@@ -155,17 +155,17 @@ void diagnose_writer(const Input& input, const StreamTail* tail, Sink& sink,
   }
   const std::optional<Finding> anchor = first_structural_error(input, tail, structure_checks);
   if (!anchor) return;
-  FileIndex model;
+  FileIndex index;
   for (int size = 1; size <= static_cast<int>(kHypothesisCount); ++size) {  // fewest first
     for (unsigned mask = 1; mask < (1U << kHypothesisCount); ++mask) {
       if (std::popcount(mask) != size ||
-          !parses_cleanly(input, tail, dialect_of(mask), model, structure_checks))
+          !parses_cleanly(input, tail, dialect_of(mask), index, structure_checks))
         continue;
       for (unsigned i = 0; i < kHypothesisCount; ++i) {
         if ((mask & (1U << i)) == 0) continue;
         const Code code = kHypotheses[i].code;
         sink.report(code, anchor->offset, anchor->length, Field(anchor->path), hint(code), "{}",
-                    message(code, model));
+                    message(code, index));
       }
       return;
     }

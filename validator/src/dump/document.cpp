@@ -48,40 +48,40 @@ std::optional<Document> read_document(Bytes bytes) {
   Options options;
   options.profile = Profile::Spec;  // nested arrays allowed: read what the bytes define
   detail::Sink sink(options);
-  FileIndex model;
-  model.input = detail::Input(bytes);
-  detail::read_model(model, sink);
-  if (!model.tensors_complete) return std::nullopt;
-  const detail::DataLayout layout = detail::resolve_layout(model, sink);
+  FileIndex index;
+  index.input = detail::Input(bytes);
+  detail::read_model(index, sink);
+  if (!index.tensors_complete) return std::nullopt;
+  const detail::DataLayout layout = detail::resolve_layout(index, sink);
 
   Document doc;
-  doc.version = model.version;
-  doc.endian = model.endian;
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
+  doc.version = index.version;
+  doc.endian = index.endian;
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
     ValueBuilder builder;
-    if (!detail::walk_value(model, i, builder)) return std::nullopt;  // the reader read it
-    doc.metadata.push_back(KeyValue{std::string(model.key(i)), std::move(builder.result), {}});
+    if (!detail::walk_value(index, i, builder)) return std::nullopt;  // the reader read it
+    doc.metadata.push_back(KeyValue{std::string(index.key(i)), std::move(builder.result), {}});
   }
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
     Tensor tensor;
-    tensor.name = std::string(model.name(i));
-    const auto dims = model.dims(i);
-    for (std::uint32_t d = 0; d < model.tensors[i].n_dims; ++d) {
+    tensor.name = std::string(index.name(i));
+    const auto dims = index.dims(i);
+    for (std::uint32_t d = 0; d < index.tensors[i].n_dims; ++d) {
       if (d < kMaxDims) {
         tensor.dims.push_back(dims[d]);
-      } else if (const auto dim = model.dim(i, d)) {
+      } else if (const auto dim = index.dim(i, d)) {
         tensor.dims.push_back(*dim);
       }
     }
-    tensor.type = model.tensors[i].type;
-    tensor.offset = model.data_offset(i);
+    tensor.type = index.tensors[i].type;
+    tensor.offset = index.data_offset(i);
     // The data, when the layout places it inside the bytes.
     const auto nbytes = tensor_nbytes(tensor.type, tensor.dims);
     std::uint64_t start = 0;
     std::string_view data;
     if (nbytes && layout.data_start &&
         detail::checked_add(*layout.data_start, *tensor.offset, start) &&
-        model.input.view(start, *nbytes, data)) {
+        index.input.view(start, *nbytes, data)) {
       tensor.data = std::vector<std::uint8_t>(data.begin(), data.end());
     }
     doc.tensors.push_back(std::move(tensor));

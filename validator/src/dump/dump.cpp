@@ -1,4 +1,4 @@
-// dump renders the model and layout that validation kept (checks.hpp's Validated), streaming:
+// dump renders the index and layout that validation kept (checks.hpp's Validated), streaming:
 // values are written as the walker reaches them (index/values.hpp) and tensor data is hashed
 // in the input's bounded chunks, so no value, list or output is ever held whole.
 #include "ggufcheck/dump.hpp"
@@ -158,13 +158,13 @@ class ValueRenderer {
 };
 
 // False when the output failed.
-bool write_pair(const FileIndex& model, std::size_t i, JsonWriter& out) {
+bool write_pair(const FileIndex& index, std::size_t i, JsonWriter& out) {
   out.begin_object();
-  put_text(out, "key", "key_bytes_hex", model.key(i));
+  put_text(out, "key", "key_bytes_hex", index.key(i));
   out.key("type");
-  out.string(to_string(model.metadata[i].type()));
+  out.string(to_string(index.metadata[i].type()));
   ValueRenderer renderer(out);
-  if (!detail::walk_value(model, i, renderer)) {
+  if (!detail::walk_value(index, i, renderer)) {
     if (out.failed()) return false;
     // The reader read this value: a walk that fails is a bug, not a property of the file.
     throw std::logic_error(fmt::format("dump: metadata pair {} cannot be walked again", i));
@@ -193,11 +193,11 @@ class Sha256 {
   Sha256Digest digest_{};
 };
 
-void write_tensor(const FileIndex& model, const DataLayout& layout, std::size_t i, Sha256* hash,
+void write_tensor(const FileIndex& index, const DataLayout& layout, std::size_t i, Sha256* hash,
                   JsonWriter& out) {
-  const detail::TensorInfo& info = model.tensors[i];
+  const detail::TensorInfo& info = index.tensors[i];
   out.begin_object();
-  put_text(out, "name", "name_bytes_hex", model.name(i));
+  put_text(out, "name", "name_bytes_hex", index.name(i));
   const TensorTypeInfo* type = tensor_type(info.type);
   out.key("type");
   out.string(type != nullptr ? type->name : "unknown");
@@ -205,25 +205,25 @@ void write_tensor(const FileIndex& model, const DataLayout& layout, std::size_t 
   number(out, info.type);
   out.key("dims");
   out.begin_array();
-  const auto dims = model.dims(i);
+  const auto dims = index.dims(i);
   for (std::uint32_t d = 0; d < info.n_dims; ++d) {
     if (d < kMaxDims) {
       number(out, dims[d]);
-    } else if (const auto dim = model.dim(i, d)) {
+    } else if (const auto dim = index.dim(i, d)) {
       number(out, *dim);  // beyond ggml's four: only when overrides let the file pass
     }
   }
   out.end_array();
   out.key("offset");
-  number(out, model.data_offset(i));
+  number(out, index.data_offset(i));
   if (hash != nullptr) {
     out.key("data_sha256");
     // An accepted file has every tensor's data inside it; "" if the layout says otherwise.
-    const auto extent = layout.tensor(model, i);
-    const std::uint64_t size = model.input.size();
+    const auto extent = layout.tensor(index, i);
+    const std::uint64_t size = index.input.size();
     if (extent && extent->begin && *extent->begin <= size &&
         extent->nbytes <= size - *extent->begin) {
-      out.hex_string(hash->digest(model.input, *extent->begin, extent->nbytes));
+      out.hex_string(hash->digest(index.input, *extent->begin, extent->nbytes));
     } else {
       out.string("");
     }
@@ -279,9 +279,9 @@ int write_rejected(const Report& report, JsonWriter& out) {
 // The dump of what validation kept, without its final newline; returns the exit status.
 int write_dump(const detail::Validated& validated, DumpLevel level, JsonWriter& out) {
   if (!validated.report.passed()) return write_rejected(validated.report, out);
-  const FileIndex& model = validated.index;
+  const FileIndex& index = validated.index;
   const DataLayout& layout = validated.layout;
-  if (level != DumpLevel::Verdict && !model.tensors_complete) {
+  if (level != DumpLevel::Verdict && !index.tensors_complete) {
     // Only with overrides that silence a structural error: the bytes cannot be shown.
     write_failure(out, "the file passes under these options but its structure cannot be read");
     return 1;
@@ -291,35 +291,35 @@ int write_dump(const detail::Validated& validated, DumpLevel level, JsonWriter& 
   out.boolean(true);
   if (level >= DumpLevel::Header) {
     out.key("version");
-    number(out, model.version);
+    number(out, index.version);
     out.key("endianness");
-    out.string(model.endian == Endian::Little ? "little" : "big");
+    out.string(index.endian == Endian::Little ? "little" : "big");
     // The layout's: it follows the profile's rule for finding general.alignment.
     out.key("alignment");
     number(out, layout.alignment);
     out.key("tensor_count");
-    number(out, model.tensors.size());
+    number(out, index.tensors.size());
     out.key("kv_count");
-    number(out, model.metadata.size());
+    number(out, index.metadata.size());
   }
   if (level >= DumpLevel::Structure) {
     // Readers disagree on where the data of a file without tensors starts: only with tensors.
-    if (!model.tensors.empty()) {
+    if (!index.tensors.empty()) {
       out.key("data_offset");
       number(out, layout.data_start.value_or(0));
     }
     out.key("metadata");
     out.begin_array();
-    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-      if (!write_pair(model, i, out)) return 0;  // the output failed: the writer knows
+    for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+      if (!write_pair(index, i, out)) return 0;  // the output failed: the writer knows
     }
     out.end_array();
     std::optional<Sha256> hash;
     if (level == DumpLevel::Data) hash.emplace();
     out.key("tensors");
     out.begin_array();
-    for (std::size_t i = 0; i < model.tensors.size() && !out.failed(); ++i) {
-      write_tensor(model, layout, i, hash ? &*hash : nullptr, out);
+    for (std::size_t i = 0; i < index.tensors.size() && !out.failed(); ++i) {
+      write_tensor(index, layout, i, hash ? &*hash : nullptr, out);
     }
     out.end_array();
   }

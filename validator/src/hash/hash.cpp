@@ -54,30 +54,30 @@ struct FileRead {
 // then its tensors in tensor-info order).
 FileRead read_file(const detail::Validated& v, std::uint64_t size, const HashOptions& options,
                    HashResult& result, std::vector<Segment>& segments) {
-  const detail::FileIndex& model = v.index;
+  const detail::FileIndex& index = v.index;
   const detail::DataLayout& layout = v.layout;
   if (v.report.unreadable()) return {2, first_error(v.report)};
-  if (!model.header_complete || !model.metadata_complete || !model.tensors_complete) {
+  if (!index.header_complete || !index.metadata_complete || !index.tensors_complete) {
     return {1, first_error(v.report)};
   }
   const std::size_t file = result.files.size() - 1;
   FileHash& fh = result.files.back();
   fh.size = size;
-  fh.tensor_count = model.tensors.size();
+  fh.tensor_count = index.tensors.size();
   fh.data_start = size;
-  if (!model.tensors.empty()) {
+  if (!index.tensors.empty()) {
     if (!layout.data_start || *layout.data_start > size) {
       return {1, fmt::format("the tensor data would start past the end of the file ({})",
                              first_error(v.report))};
     }
     fh.data_start = *layout.data_start;
   }
-  if (const auto i = detail::find_key(model, "general.uuid", Profile::LlamaCpp)) {
-    if (model.metadata[*i].type() == ValueType::String) {
-      fh.general_uuid = std::string(model.string_value(*i));
+  if (const auto i = detail::find_key(index, "general.uuid", Profile::LlamaCpp)) {
+    if (index.metadata[*i].type() == ValueType::String) {
+      fh.general_uuid = std::string(index.string_value(*i));
     } else {
       fh.general_uuid_problem =
-          fmt::format("general.uuid is {}, not a string", to_string(model.metadata[*i].type()));
+          fmt::format("general.uuid is {}, not a string", to_string(index.metadata[*i].type()));
     }
   }
   if (options.manifest) segments.push_back({0, fh.data_start, Segment::Kind::Header, file});
@@ -85,9 +85,9 @@ FileRead read_file(const detail::Validated& v, std::uint64_t size, const HashOpt
   // overlapping: the bytes read are then at most the file's size.
   std::vector<std::pair<std::uint64_t, std::size_t>> starts;
   const std::size_t first = result.tensors.size();
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const std::string_view name = model.name(i);
-    const auto extent = layout.tensor(model, i);
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    const std::string_view name = index.name(i);
+    const auto extent = layout.tensor(index, i);
     const auto path = [&] { return fmt::format("tensor[{}] \"{}\"", i, detail::escape(name)); };
     if (!extent) {
       return {1, fmt::format("{}: its type and dims give no byte size ({})", path(),
@@ -101,9 +101,9 @@ FileRead read_file(const detail::Validated& v, std::uint64_t size, const HashOpt
     }
     TensorHash t;
     t.name = std::string(name);
-    t.type = model.tensors[i].type;
-    const auto dims = model.dims(i);
-    t.shape.assign(dims.begin(), dims.begin() + model.tensors[i].n_dims);
+    t.type = index.tensors[i].type;
+    const auto dims = index.dims(i);
+    t.shape.assign(dims.begin(), dims.begin() + index.tensors[i].n_dims);
     t.offset = extent->data_offset;
     t.nbytes = extent->nbytes;
     t.file = file;

@@ -1,4 +1,4 @@
-// The model of a GGUF file as the reader recorded it: where each element is and what the
+// The index of a GGUF file as the reader recorded it: where each element is and what the
 // checks need to know of it, compactly (16 bytes per metadata pair and per tensor info, 16 more
 // per array), and no bytes: keys, strings, dims and offsets are read back through the input's
 // cursor from the positions recorded here. Records are contiguous in a file, so each one ends

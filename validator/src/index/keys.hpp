@@ -1,4 +1,4 @@
-// Finding keys in the model, by the profile's rule for what makes two keys the same.
+// Finding keys in the index, by the profile's rule for what makes two keys the same.
 #pragma once
 
 #include <array>
@@ -19,23 +19,23 @@ namespace ggufcheck::detail {
   return profile == Profile::LlamaCpp ? c_string_prefix(key) : key;
 }
 // The index of the pair with this key, or nullopt (first match, by the profile's key identity).
-[[nodiscard]] inline std::optional<std::size_t> find_key(const FileIndex& model,
+[[nodiscard]] inline std::optional<std::size_t> find_key(const FileIndex& index,
                                                          std::string_view key, Profile profile) {
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    if (key_identity(model.key(i), profile) == key) return i;
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+    if (key_identity(index.key(i), profile) == key) return i;
   }
   return std::nullopt;
 }
 
 // The indices of several keys in one pass over the pairs (the first match of each, or nullopt):
-// a model of a million pairs is walked once, not once per key.
+// an index of a million pairs is walked once, not once per key.
 template <std::size_t N>
 [[nodiscard]] std::array<std::optional<std::size_t>, N> find_keys(
-    const FileIndex& model, const std::array<std::string_view, N>& keys, Profile profile) {
+    const FileIndex& index, const std::array<std::string_view, N>& keys, Profile profile) {
   std::array<std::optional<std::size_t>, N> found{};
   std::size_t missing = N;
-  for (std::size_t i = 0; i < model.metadata.size() && missing > 0; ++i) {
-    const std::string_view key = key_identity(model.key(i), profile);
+  for (std::size_t i = 0; i < index.metadata.size() && missing > 0; ++i) {
+    const std::string_view key = key_identity(index.key(i), profile);
     for (std::size_t k = 0; k < N; ++k) {
       if (!found[k] && keys[k] == key) {
         found[k] = i;

@@ -13,11 +13,11 @@ bool is_power_of_two(std::uint64_t v) {
 
 }  // namespace
 
-std::optional<TensorExtent> DataLayout::tensor(const FileIndex& model, std::size_t i) const {
-  const TensorInfo& info = model.tensors[i];
+std::optional<TensorExtent> DataLayout::tensor(const FileIndex& index, std::size_t i) const {
+  const TensorInfo& info = index.tensors[i];
   if (info.n_dims > kMaxDims) return std::nullopt;
   // Unused dims are 1, so all four give the size of the n_dims the file has.
-  const std::array<std::uint64_t, kMaxDims> dims = model.dims(i);
+  const std::array<std::uint64_t, kMaxDims> dims = index.dims(i);
   const auto nbytes = tensor_nbytes(info.type, dims);
   if (!nbytes) return std::nullopt;
   TensorExtent extent;
@@ -29,23 +29,23 @@ std::optional<TensorExtent> DataLayout::tensor(const FileIndex& model, std::size
     for (const std::uint64_t d : dims) extent.elements *= d;
   }
   if (!checked_round_up(extent.nbytes, alignment, extent.padded)) return std::nullopt;
-  extent.data_offset = model.data_offset(i);
+  extent.data_offset = index.data_offset(i);
   std::uint64_t begin = 0;
   if (data_start && checked_add(*data_start, extent.data_offset, begin)) extent.begin = begin;
   return extent;
 }
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>> DataLayout::padding_ranges(
-    const FileIndex& model, std::uint64_t from) const {
+    const FileIndex& index, std::uint64_t from) const {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
   if (!data_start) return ranges;
   const auto add = [&](std::uint64_t begin, std::uint64_t end) {
     begin = std::max(begin, from);
     if (begin < end) ranges.emplace_back(begin, end);
   };
-  add(model.infos_end, *data_start);
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const auto extent = tensor(model, i);
+  add(index.infos_end, *data_start);
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    const auto extent = tensor(index, i);
     std::uint64_t end = 0;
     std::uint64_t begin = 0;
     std::uint64_t padded_end = 0;
@@ -59,16 +59,17 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> DataLayout::padding_ranges(
   return ranges;
 }
 
-DataLayout resolve_layout(const FileIndex& model, Sink& sink) {
+DataLayout resolve_layout(const FileIndex& file_index, Sink& sink) {
   DataLayout layout;
   // The header's alignment field exists only under writer diagnosis (Dialect).
-  layout.alignment = model.header_alignment != 0 ? model.header_alignment : kDefaultAlignment;
-  if (const auto index = find_key(model, "general.alignment", sink.profile())) {
-    const MetadataEntry& entry = model.metadata[*index];
-    const Field path = kv_path(*index, model.key(*index));
-    const std::uint64_t value_offset = model.value_range(*index).offset;
+  layout.alignment =
+      file_index.header_alignment != 0 ? file_index.header_alignment : kDefaultAlignment;
+  if (const auto index = find_key(file_index, "general.alignment", sink.profile())) {
+    const MetadataEntry& entry = file_index.metadata[*index];
+    const Field path = kv_path(*index, file_index.key(*index));
+    const std::uint64_t value_offset = file_index.value_range(*index).offset;
     if (entry.type() != ValueType::Uint32) {
-      sink.report(Code::AlignmentWrongType, model.type_offset(*index), 4, path + " type",
+      sink.report(Code::AlignmentWrongType, file_index.type_offset(*index), 4, path + " type",
                   "store general.alignment as uint32 (type 4); llama.cpp 2025-02 aborts on "
                   "any other type",
                   "general.alignment is {}, not uint32; alignment 32 is used",
@@ -96,11 +97,12 @@ DataLayout resolve_layout(const FileIndex& model, Sink& sink) {
       layout.alignment_key = *index;
     }
   }
-  if (model.tensors_complete) {
+  if (file_index.tensors_complete) {
     // infos_end <= file size and alignment < 2^32: cannot overflow, checked all the same.
     std::uint64_t data_start = 0;
-    layout.data_start =
-        checked_round_up(model.infos_end, layout.alignment, data_start) ? data_start : UINT64_MAX;
+    layout.data_start = checked_round_up(file_index.infos_end, layout.alignment, data_start)
+                            ? data_start
+                            : UINT64_MAX;
   }
   return layout;
 }

@@ -1,4 +1,4 @@
-// The layout: resolved once, after the tensor infos, from the model, and read-only after. The
+// The layout: resolved once, after the tensor infos, from the index, and read-only after. The
 // alignment in force (by the profile's rule for finding general.alignment: the byte-exact key,
 // or the C-string key llama.cpp compares), where the data section starts, and for each tensor
 // its element count, byte size, padded size and byte range. Every later stage (the layout
@@ -34,19 +34,19 @@ class DataLayout {
   std::optional<std::uint64_t> data_start;
 
   // Tensor i's extent, or nullopt when its type and dims define no byte size (the reasons are
-  // reported by the tensor-info checks). Computed from the record on each call: a model keeps
+  // reported by the tensor-info checks). Computed from the record on each call: the index keeps
   // no per-tensor state beyond what the reader recorded.
-  [[nodiscard]] std::optional<TensorExtent> tensor(const FileIndex& model, std::size_t i) const;
+  [[nodiscard]] std::optional<TensorExtent> tensor(const FileIndex& index, std::size_t i) const;
 
   // Where the layout check may look for padding after each tensor, as [begin, end) file
   // offsets: a superset of the ranges it reads (each begins where a tensor's data ends and
   // reaches at most the next multiple of the alignment), begins clamped to at least `from`.
   // Used to scan a stream's tensor data as it passes.
   [[nodiscard]] std::vector<std::pair<std::uint64_t, std::uint64_t>> padding_ranges(
-      const FileIndex& model, std::uint64_t from) const;
+      const FileIndex& index, std::uint64_t from) const;
 };
 
 // Resolves the layout, reporting what is wrong with general.alignment.
-[[nodiscard]] DataLayout resolve_layout(const FileIndex& model, Sink& sink);
+[[nodiscard]] DataLayout resolve_layout(const FileIndex& file_index, Sink& sink);
 
 }  // namespace ggufcheck::detail

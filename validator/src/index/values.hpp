@@ -28,10 +28,10 @@ namespace ggufcheck::detail {
 //   bool end_array()
 class ValueWalker {
  public:
-  ValueWalker(const FileIndex& model, std::uint64_t offset)
-      : cursor_(model.input.cursor(offset, model.endian)),
-        width_(model.size_width()),
-        terminator_(model.terminator()) {}
+  ValueWalker(const FileIndex& index, std::uint64_t offset)
+      : cursor_(index.input.cursor(offset, index.endian)),
+        width_(index.size_width()),
+        terminator_(index.terminator()) {}
 
   // One value of `type` at the walker's position.
   template <typename Visitor>
@@ -83,9 +83,9 @@ class ValueWalker {
 
 // Walks pair i's value.
 template <typename Visitor>
-bool walk_value(const FileIndex& model, std::size_t i, Visitor& visit) {
-  ValueWalker walker(model, model.value_range(i).offset);
-  return walker.value(model.metadata[i].type(), visit);
+bool walk_value(const FileIndex& index, std::size_t i, Visitor& visit) {
+  ValueWalker walker(index, index.value_range(i).offset);
+  return walker.value(index.metadata[i].type(), visit);
 }
 
 }  // namespace ggufcheck::detail

@@ -1,6 +1,6 @@
 // `ggufcheck info` (ggufcheck/info.hpp): a summary of what the reader recorded, for people and
 // for machines. Nothing here decides anything: the verdict is validation's, and every value is
-// read back through the model as the checks read it, so a rejected file shows what was read.
+// read back through the index as the checks read it, so a rejected file shows what was read.
 #include "ggufcheck/info.hpp"
 
 #include <fmt/format.h>
@@ -433,19 +433,19 @@ class ValueRender {
 };
 
 // The type info shows for pair i: "u32", "string", "array[string]", ...
-std::string value_type(const FileIndex& model, std::size_t i) {
-  const ValueType type = model.metadata[i].type();
+std::string value_type(const FileIndex& index, std::size_t i) {
+  const ValueType type = index.metadata[i].type();
   if (type == ValueType::Array) {
-    return fmt::format("array[{}]", type_text(model.array(i).elements()));
+    return fmt::format("array[{}]", type_text(index.array(i).elements()));
   }
   return type_text(type);
 }
 
 // Arrays: the element count; strings: the byte length.
-std::uint64_t value_count(const FileIndex& model, std::size_t i) {
-  const ValueType type = model.metadata[i].type();
-  if (type == ValueType::Array) return model.array(i).count;
-  if (type == ValueType::String) return model.metadata[i].payload();
+std::uint64_t value_count(const FileIndex& index, std::size_t i) {
+  const ValueType type = index.metadata[i].type();
+  if (type == ValueType::Array) return index.array(i).count;
+  if (type == ValueType::String) return index.metadata[i].payload();
   return 0;
 }
 
@@ -453,14 +453,14 @@ class KeyFinder {
  public:
   // Finds the first pair of each of `keys` (by the profile's key identity) in one pass: only the
   // keys info looks up are kept, not every key of a file of millions.
-  KeyFinder(const FileIndex& model, Profile profile, const InfoOptions& options)
-      : model_(model), profile_(profile), options_(options) {}
+  KeyFinder(const FileIndex& index, Profile profile, const InfoOptions& options)
+      : file_index_(index), profile_(profile), options_(options) {}
 
   void want(const std::vector<std::string>& keys) {
     std::unordered_map<std::string_view, std::optional<std::size_t>> wanted;
     for (const std::string& k : keys) wanted.emplace(k, std::nullopt);
-    for (std::size_t i = 0; i < model_.metadata.size(); ++i) {
-      const auto it = wanted.find(detail::key_identity(model_.key(i), profile_));
+    for (std::size_t i = 0; i < file_index_.metadata.size(); ++i) {
+      const auto it = wanted.find(detail::key_identity(file_index_.key(i), profile_));
       if (it != wanted.end() && !it->second) it->second = i;
     }
     for (const auto& [key, index] : wanted) {
@@ -477,15 +477,15 @@ class KeyFinder {
   // The raw bytes (cut at kInfoRawLimit: a hostile name may be a gigabyte).
   [[nodiscard]] std::optional<std::string> string(std::string_view key) const {
     const auto i = find(key);
-    if (!i || model_.metadata[*i].type() != ValueType::String) return std::nullopt;
-    return std::string(model_.string_value(*i).substr(0, kInfoRawLimit));
+    if (!i || file_index_.metadata[*i].type() != ValueType::String) return std::nullopt;
+    return std::string(file_index_.string_value(*i).substr(0, kInfoRawLimit));
   }
   // Any integer type holding a value >= 0.
   [[nodiscard]] std::optional<std::uint64_t> unsigned_value(std::string_view key) const {
     const auto i = find(key);
     if (!i) return std::nullopt;
-    const ValueType type = model_.metadata[*i].type();
-    const std::uint64_t bits = model_.metadata[*i].payload();
+    const ValueType type = file_index_.metadata[*i].type();
+    const std::uint64_t bits = file_index_.metadata[*i].payload();
     switch (type) {
       case ValueType::Uint8:
       case ValueType::Uint16:
@@ -504,15 +504,15 @@ class KeyFinder {
   }
   [[nodiscard]] std::optional<std::uint64_t> array_count(std::string_view key) const {
     const auto i = find(key);
-    if (!i || model_.metadata[*i].type() != ValueType::Array) return std::nullopt;
-    return model_.array(*i).count;
+    if (!i || file_index_.metadata[*i].type() != ValueType::Array) return std::nullopt;
+    return file_index_.array(*i).count;
   }
   // The value rendered (text and JSON); with `lazy`, its type and count only (a streamed run
   // renders it as it writes it).
   [[nodiscard]] InfoValue value(std::size_t i, bool lazy = false) const {
     InfoValue v;
-    v.type = value_type(model_, i);
-    v.count = value_count(model_, i);
+    v.type = value_type(file_index_, i);
+    v.count = value_count(file_index_, i);
     if (lazy) return v;
     const InfoOutput text_output = [&v](std::string_view t) {
       v.text.append(t);
@@ -525,7 +525,7 @@ class KeyFinder {
     {
       Out text(text_output), json(json_output);
       ValueRender render(head(), limit(), &text, &json);
-      if (!detail::walk_value(model_, i, render)) render.finish();
+      if (!detail::walk_value(file_index_, i, render)) render.finish();
       v.elided = render.elided();
     }
     return v;
@@ -539,7 +539,7 @@ class KeyFinder {
   }
 
  private:
-  const FileIndex& model_;
+  const FileIndex& file_index_;
   Profile profile_;
   const InfoOptions& options_;
   std::map<std::string, std::size_t> first_;  // a wanted key -> its first pair
@@ -608,23 +608,23 @@ std::string type_name(std::uint32_t id) {
 }
 
 // What --full lists of tensor i.
-InfoTensor tensor_record(const FileIndex& model, const detail::DataLayout& layout, std::size_t i) {
+InfoTensor tensor_record(const FileIndex& index, const detail::DataLayout& layout, std::size_t i) {
   InfoTensor t;
-  t.name = std::string(model.name(i).substr(0, kInfoRawLimit));
-  t.type = type_name(model.tensors[i].type);
-  const auto dims = model.dims(i);
+  t.name = std::string(index.name(i).substr(0, kInfoRawLimit));
+  t.type = type_name(index.tensors[i].type);
+  const auto dims = index.dims(i);
   t.shape.assign(dims.begin(),
-                 dims.begin() + std::min<std::uint32_t>(model.tensors[i].n_dims, kMaxDims));
-  if (const auto extent = layout.tensor(model, i)) {
+                 dims.begin() + std::min<std::uint32_t>(index.tensors[i].n_dims, kMaxDims));
+  if (const auto extent = layout.tensor(index, i)) {
     t.offset = extent->begin;
     t.bytes = extent->nbytes;
   }
   return t;
 }
 
-// A file being written while it is mapped: what a streamed run renders from the model itself.
+// A file being written while it is mapped: what a streamed run renders from the index itself.
 struct Live {
-  const FileIndex& model;
+  const FileIndex& index;
   const detail::DataLayout& layout;
   std::size_t head;   // kInfoArrayHead, or SIZE_MAX with --full
   std::size_t limit;  // kInfoStringHead, or SIZE_MAX with --full
@@ -632,28 +632,28 @@ struct Live {
 
   void text_value(Out& out, std::size_t i) const {
     ValueRender render(head, limit, &out, nullptr);
-    if (!detail::walk_value(model, i, render)) render.finish();
+    if (!detail::walk_value(index, i, render)) render.finish();
   }
   // Writes the value; whether it was elided.
   [[nodiscard]] bool json_value(Out& out, std::size_t i) const {
     ValueRender render(head, limit, nullptr, &out);
-    if (!detail::walk_value(model, i, render)) render.finish();
+    if (!detail::walk_value(index, i, render)) render.finish();
     return render.elided();
   }
   // Each tensor's record (--full), one at a time.
   template <typename Each>
   void tensors(Each&& each) const {
     if (!full) return;
-    for (std::size_t i = 0; i < model.tensors.size(); ++i) each(tensor_record(model, layout, i));
+    for (std::size_t i = 0; i < index.tensors.size(); ++i) each(tensor_record(index, layout, i));
   }
 };
 
 // What info shows of a file. `lazy` (a streamed run): the pairs, the tensor list and the
-// hyperparameters' values are left out, to be rendered from the model as they are written, so
+// hyperparameters' values are left out, to be rendered from the index as they are written, so
 // that nothing in proportion to the pairs or the values is held.
 void fill(Info& info, const detail::Validated& v, const Options& options,
           const InfoOptions& info_options, bool lazy = false) {
-  const FileIndex& model = v.index;
+  const FileIndex& file_index = v.index;
   const detail::DataLayout& layout = v.layout;
   const Facts& facts = v.report.facts;
   info.file_size = facts.file_size;
@@ -664,9 +664,9 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
   info.tensor_count = facts.tensor_count;
   info.data_offset = layout.data_start;
 
-  if (model.header_complete)
-    info.kind = std::string(detail::kind_name(detail::file_kind(model).kind));
-  KeyFinder r(model, options.profile, info_options);
+  if (file_index.header_complete)
+    info.kind = std::string(detail::kind_name(detail::file_kind(file_index).kind));
+  KeyFinder r(file_index, options.profile, info_options);
   {
     std::vector<std::string> keys = {
         "general.architecture",  "general.name",          "general.size_label",
@@ -690,8 +690,8 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
     }
   }
   if (const auto i = r.find("general.architecture");
-      i && model.metadata[*i].type() == ValueType::String) {
-    const std::string arch(model.string_value(*i));
+      i && file_index.metadata[*i].type() == ValueType::String) {
+    const std::string arch(file_index.string_value(*i));
     std::vector<std::string> keys;
     for (const auto& [label, suffix] : kHyperparameters)
       keys.push_back(arch + "." + std::string(suffix));
@@ -718,20 +718,20 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
   }
   if (!texts.empty()) {
     TokenTexts walk(texts);
-    (void)detail::walk_value(model, *r.find("tokenizer.ggml.tokens"), walk);
+    (void)detail::walk_value(file_index, *r.find("tokenizer.ggml.tokens"), walk);
     for (InfoSpecialToken& t : info.special_tokens) {
       if (const auto it = texts.find(t.id); it != texts.end()) t.text = it->second;
     }
   }
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    const std::string_view key = model.key(i);
+  for (std::size_t i = 0; i < file_index.metadata.size(); ++i) {
+    const std::string_view key = file_index.key(i);
     if (key != "tokenizer.chat_template" && key.rfind("tokenizer.chat_template.", 0) != 0) {
       continue;
     }
     InfoTemplate t;
     t.key = std::string(key.substr(0, kInfoRawLimit));
-    if (model.metadata[i].type() == ValueType::String) {
-      const std::string_view text = model.string_value(i);
+    if (file_index.metadata[i].type() == ValueType::String) {
+      const std::string_view text = file_index.string_value(i);
       t.bytes = text.size();
       if (const auto* known = detail::find_identical(text)) {
         t.known = std::string(known->name);
@@ -742,16 +742,16 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
     info.chat_templates.push_back(std::move(t));
   }
 
-  info.tensors_read = model.tensors.size();
+  info.tensors_read = file_index.tensors.size();
   std::map<std::uint32_t, InfoTypeRow> rows;
   std::uint64_t parameters = 0, bytes = 0;
   bool parameters_known = true, bytes_known = true;
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const std::uint32_t type = model.tensors[i].type;
+  for (std::size_t i = 0; i < file_index.tensors.size(); ++i) {
+    const std::uint32_t type = file_index.tensors[i].type;
     InfoTypeRow& row = rows[type];
     row.type = type_name(type);
     ++row.tensors;
-    const auto extent = layout.tensor(model, i);
+    const auto extent = layout.tensor(file_index, i);
     if (extent) {
       parameters_known =
           parameters_known && detail::checked_add(parameters, extent->elements, parameters);
@@ -761,10 +761,10 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
     } else {
       parameters_known = bytes_known = false;
     }
-    if (info_options.full && !lazy) info.tensors.push_back(tensor_record(model, layout, i));
+    if (info_options.full && !lazy) info.tensors.push_back(tensor_record(file_index, layout, i));
   }
-  if (parameters_known && model.tensors_complete) info.parameters = parameters;
-  if (bytes_known && model.tensors_complete) info.tensor_bytes = bytes;
+  if (parameters_known && file_index.tensors_complete) info.parameters = parameters;
+  if (bytes_known && file_index.tensors_complete) info.tensor_bytes = bytes;
   for (auto& [type, row] : rows) info.tensor_types.push_back(std::move(row));
 
   info.split_no = r.unsigned_value("split.no");
@@ -780,8 +780,9 @@ void fill(Info& info, const detail::Validated& v, const Options& options,
   }
 
   if (!lazy) {
-    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-      info.metadata.push_back({std::string(model.key(i).substr(0, kInfoRawLimit)), r.value(i)});
+    for (std::size_t i = 0; i < file_index.metadata.size(); ++i) {
+      info.metadata.push_back(
+          {std::string(file_index.key(i).substr(0, kInfoRawLimit)), r.value(i)});
     }
   }
 }
@@ -877,7 +878,7 @@ std::string kind_text(std::string_view kind) {
 }
 
 // A file's text, written to `out`; with `live`, the pairs, the tensor list and the
-// hyperparameters' values rendered from the model as they are written.
+// hyperparameters' values rendered from the index as they are written.
 void write_text(Out& out, const Info& info, const Live* live, bool color) {
   const std::string name = shown_name(info.path == "-" ? "<stdin>" : info.path);
   if (info.report.unreadable()) {
@@ -992,15 +993,16 @@ void write_text(Out& out, const Info& info, const Live* live, bool color) {
     for (const std::string& shard : info.shards) out += fmt::format("    {}\n", shown_name(shard));
   }
   if (live != nullptr) {
-    const FileIndex& model = live->model;
-    line(out, "metadata", fmt::format("{} pairs", with_thousands(model.metadata.size())));
+    const FileIndex& file_index = live->index;
+    line(out, "metadata", fmt::format("{} pairs", with_thousands(file_index.metadata.size())));
     // The keys' width in a first pass, then each pair as it is written.
     std::size_t width = 0;
-    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-      width = std::max(width, std::min<std::size_t>(shown(model.key(i)).size(), 40));
+    for (std::size_t i = 0; i < file_index.metadata.size(); ++i) {
+      width = std::max(width, std::min<std::size_t>(shown(file_index.key(i)).size(), 40));
     }
-    for (std::size_t i = 0; i < model.metadata.size() && !out.failed(); ++i) {
-      out += fmt::format("    {:<{}} {:<14} ", shown(model.key(i)), width, value_type(model, i));
+    for (std::size_t i = 0; i < file_index.metadata.size() && !out.failed(); ++i) {
+      out += fmt::format("    {:<{}} {:<14} ", shown(file_index.key(i)), width,
+                         value_type(file_index, i));
       live->text_value(out, i);
       out += '\n';
     }
@@ -1207,7 +1209,7 @@ void write_json_file(JsonOut& json, const Info& info, const Live* live) {
     json.end_object();
   };
   const bool listed =
-      live != nullptr ? live->full && live->model.tensors.size() > 0 : !info.tensors.empty();
+      live != nullptr ? live->full && live->index.tensors.size() > 0 : !info.tensors.empty();
   if (listed) {
     json.key("list");
     json.begin_array();
@@ -1262,12 +1264,12 @@ void write_json_file(JsonOut& json, const Info& info, const Live* live) {
     json.end_object();
   };
   if (live != nullptr) {
-    const FileIndex& model = live->model;
-    for (std::size_t i = 0; i < model.metadata.size() && !json.out().failed(); ++i) {
+    const FileIndex& file_index = live->index;
+    for (std::size_t i = 0; i < file_index.metadata.size() && !json.out().failed(); ++i) {
       InfoValue v;
-      v.type = value_type(model, i);
-      v.count = value_count(model, i);
-      pair(model.key(i).substr(0, kInfoRawLimit), v, i);
+      v.type = value_type(file_index, i);
+      v.count = value_count(file_index, i);
+      pair(file_index.key(i).substr(0, kInfoRawLimit), v, i);
     }
   } else {
     for (std::size_t i = 0; i < info.metadata.size(); ++i) {
@@ -1348,7 +1350,7 @@ int InfoWriter::file(const std::string& path, const Options& options,
                      const InfoOptions& info_options) {
   const std::string shown = path == "-" ? "<stdin>" : path;
   // The verdict first (check's, as info_file says), so that the file's own read below is the
-  // only model held while it is written.
+  // only index held while it is written.
   std::optional<Report> set_report;
   if (options.model_checks && path != "-") {
     const std::vector<std::vector<std::string>> groups = group_inputs({path});

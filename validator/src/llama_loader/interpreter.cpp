@@ -322,14 +322,14 @@ struct Variable {
 
 class Loader {
  public:
-  Loader(const FileIndex& model, std::string_view architecture, std::span<const TensorRef> tensors,
-         LoaderVerdict& verdict)
-      : model_(model), arch_(architecture), tensors_(tensors), verdict_(verdict) {
+  Loader(const FileIndex& file_index, std::string_view architecture,
+         std::span<const TensorRef> tensors, LoaderVerdict& verdict)
+      : file_index_(file_index), arch_(architecture), tensors_(tensors), verdict_(verdict) {
     // Only the keys the loading code can ask for are kept (a few hundred names), never one entry
     // per key of the file, which may hold millions.
     const std::unordered_set<std::string>& wanted = arch_keys(architecture).wanted;
-    for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-      const std::string_view key = c_string_prefix(model.key(i));
+    for (std::size_t i = 0; i < file_index.metadata.size(); ++i) {
+      const std::string_view key = c_string_prefix(file_index.key(i));
       if (const auto it = wanted.find(std::string(key)); it != wanted.end()) {
         keys_.emplace(*it, i);  // first wins: llama.cpp finds the first
       }
@@ -386,12 +386,12 @@ class Loader {
     LoaderFinding f;
     f.code = code;
     if (kv) {
-      f.offset = model_.metadata[*kv].key_offset();
-      f.length = model_.pair_end(*kv) - f.offset;
-      f.field = Field::kv(*kv, model_.key(*kv)).text();
+      f.offset = file_index_.metadata[*kv].key_offset();
+      f.length = file_index_.pair_end(*kv) - f.offset;
+      f.field = Field::kv(*kv, file_index_.key(*kv)).text();
     } else {
       f.field = "metadata";
-      f.offset = model_.metadata.size() > 0 ? model_.metadata[0].key_offset() : 0;
+      f.offset = file_index_.metadata.size() > 0 ? file_index_.metadata[0].key_offset() : 0;
     }
     f.message = std::move(message);
     f.hint = std::move(hint);
@@ -1255,7 +1255,7 @@ class Loader {
   Value n_token_types() {
     const auto it = keys_.find("tokenizer.ggml.token_type_count");
     if (it == keys_.end()) return Value::integer(0);
-    if (model_.metadata[it->second].type() != ValueType::Uint32) return Value{};
+    if (file_index_.metadata[it->second].type() != ValueType::Uint32) return Value{};
     return scalar(it->second);
   }
 
@@ -1263,14 +1263,14 @@ class Loader {
   // loads none, whatever tokenizer.ggml.tokens holds (llama_vocab::impl::load returns early).
   Value n_tokens() {
     if (const auto model = keys_.find("tokenizer.ggml.model");
-        model != keys_.end() && model_.metadata[model->second].type() == ValueType::String) {
-      const std::string_view name = c_string_prefix(model_.string_value(model->second));
+        model != keys_.end() && file_index_.metadata[model->second].type() == ValueType::String) {
+      const std::string_view name = c_string_prefix(file_index_.string_value(model->second));
       if (name == "none" || name == "no_vocab") return Value::integer(0);
     }
     const auto it = keys_.find("tokenizer.ggml.tokens");
-    if (it == keys_.end() || model_.metadata[it->second].type() != ValueType::Array)
+    if (it == keys_.end() || file_index_.metadata[it->second].type() != ValueType::Array)
       return Value::integer(0);
-    return Value::integer(static_cast<std::int64_t>(model_.array(it->second).count));
+    return Value::integer(static_cast<std::int64_t>(file_index_.array(it->second).count));
   }
 
   // --- llama_model_loader ---------------------------------------------------------------------
@@ -1330,7 +1330,7 @@ class Loader {
   }
 
   Value scalar(std::size_t kv) {
-    const MetadataEntry& e = model_.metadata[kv];
+    const MetadataEntry& e = file_index_.metadata[kv];
     const std::uint64_t bits = e.payload();
     switch (e.type()) {
       case ValueType::Uint8: return Value::integer(static_cast<std::uint8_t>(bits));
@@ -1353,7 +1353,7 @@ class Loader {
         std::memcpy(&d, &bits, sizeof d);
         return Value::real(d);
       }
-      case ValueType::String: return Value::text(std::string(model_.string_value(kv)));
+      case ValueType::String: return Value::text(std::string(file_index_.string_value(kv)));
       default: return Value{};
     }
   }
@@ -1393,7 +1393,7 @@ class Loader {
     };
     Collect collect;
     collect.limit = limit;
-    (void)walk_value(model_, kv, collect);
+    (void)walk_value(file_index_, kv, collect);
     return collect.out;
   }
 
@@ -1440,7 +1440,7 @@ class Loader {
     }
     if (unmade) target = lvalue(n[3]);
     const std::size_t kv = found->second;
-    const ValueType type = model_.metadata[kv].type();
+    const ValueType type = file_index_.metadata[kv].type();
     const bool is_array = type == ValueType::Array;
     const std::string target_type = target != nullptr ? target->type : std::string();
     const bool target_is_array = target != nullptr && target->value.kind == Value::Kind::List;
@@ -1448,8 +1448,8 @@ class Loader {
     if (method == "get_arr_n") {
       if (!is_array) wrong_type(kv, key, "an array");
       if (target != nullptr) {
-        target->value =
-            convert(Value::integer(static_cast<std::int64_t>(model_.array(kv).count)), target_type);
+        target->value = convert(
+            Value::integer(static_cast<std::int64_t>(file_index_.array(kv).count)), target_type);
       }
       return Value::integer(1);
     }
@@ -1471,7 +1471,7 @@ class Loader {
                fmt::format("{} layers: llama.cpp reads per-layer values for at most 512", count.i));
       }
       if (is_array) {
-        const std::uint64_t length = model_.array(kv).count;
+        const std::uint64_t length = file_index_.array(kv).count;
         if (length != static_cast<std::uint64_t>(count.i)) {
           refuse(Code::LayerArrayLength, kv,
                  fmt::format("key \"{}\" has {} entries: llama.cpp wants one per layer, {}", key,
@@ -1507,7 +1507,7 @@ class Loader {
   [[noreturn]] void wrong_type(std::size_t kv, const std::string& key, std::string_view wanted) {
     refuse(Code::ModelKeyWrongType, kv,
            fmt::format("key \"{}\" is {}: llama.cpp reads {}", key,
-                       type_name(model_.metadata[kv].type()), wanted),
+                       type_name(file_index_.metadata[kv].type()), wanted),
            "write the key with the type llama.cpp reads");
   }
 
@@ -1522,7 +1522,7 @@ class Loader {
   // get_arr into a std::array or std::vector: the element types it accepts
   // (u32/i32/bool for integers, f32 for floats, strings for strings), at most 512.
   Value read_array(std::size_t kv, const std::string& key, Variable* target, std::size_t limit) {
-    const ArrayRecord& a = model_.array(kv);
+    const ArrayRecord& a = file_index_.array(kv);
     std::string element = element_type(target);
     const ValueType et = a.elements();
     if (element.starts_with("std::vector<") && element.ends_with(">")) {
@@ -1717,7 +1717,7 @@ class Loader {
     for (const TensorRef& ref : tensors_) {
       if (ref.shard == 0) return ref.file->tensors[ref.index].name_offset;
     }
-    return model_.metadata.size() > 0 ? model_.metadata[0].key_offset() : 0;
+    return file_index_.metadata.size() > 0 ? file_index_.metadata[0].key_offset() : 0;
   }
 
   static std::string shape_text(const std::vector<std::int64_t>& ne) {
@@ -1729,7 +1729,7 @@ class Loader {
       "GGML_TYPE_F32", "GGML_TYPE_F16", "GGML_TYPE_BF16", "GGML_TYPE_F64",
       "GGML_TYPE_I8",  "GGML_TYPE_I16", "GGML_TYPE_I32",  "GGML_TYPE_I64"};
 
-  const FileIndex& model_;
+  const FileIndex& file_index_;
   std::string arch_;
   std::span<const TensorRef> tensors_;
   LoaderVerdict& verdict_;

@@ -45,6 +45,6 @@ void check_tensor_set(const FileIndex& first, std::span<const TensorRef> tensors
 // The vocabulary as llama.cpp's llama_vocab::load reads it (vocab.cpp): tokenizer model and
 // pre-tokenizer names, merges, the types and lengths of the token arrays, duplicate token texts,
 // special token ids. Runs on models and on vocabulary-only files alike.
-void check_vocabulary(const FileIndex& model, Sink& sink, TokenIndexObserver* tokens = nullptr);
+void check_vocabulary(const FileIndex& index, Sink& sink, TokenIndexObserver* tokens = nullptr);
 
 }  // namespace ggufcheck::detail

@@ -10,17 +10,17 @@ namespace ggufcheck::detail {
 namespace {
 
 // general.architecture as llama.cpp reads it (a C string), when it is a string.
-std::optional<std::pair<std::size_t, std::string_view>> architecture(const FileIndex& model) {
-  const auto kv = find_key(model, "general.architecture", Profile::LlamaCpp);
-  if (!kv || model.metadata[*kv].type() != ValueType::String) return std::nullopt;
-  return std::pair{*kv, c_string_prefix(model.string_value(*kv))};
+std::optional<std::pair<std::size_t, std::string_view>> architecture(const FileIndex& index) {
+  const auto kv = find_key(index, "general.architecture", Profile::LlamaCpp);
+  if (!kv || index.metadata[*kv].type() != ValueType::String) return std::nullopt;
+  return std::pair{*kv, c_string_prefix(index.string_value(*kv))};
 }
 
 // split.count above 1: the file is one shard of a set, whose tensors are checked together.
-bool is_shard(const FileIndex& model) {
-  const auto kv = find_key(model, "split.count", Profile::LlamaCpp);
-  return kv && model.metadata[*kv].type() != ValueType::Array &&
-         model.metadata[*kv].type() != ValueType::String && model.metadata[*kv].payload() > 1;
+bool is_shard(const FileIndex& index) {
+  const auto kv = find_key(index, "split.count", Profile::LlamaCpp);
+  return kv && index.metadata[*kv].type() != ValueType::Array &&
+         index.metadata[*kv].type() != ValueType::String && index.metadata[*kv].payload() > 1;
 }
 
 void report(const LoaderFinding& f, Sink& sink) {
@@ -65,9 +65,9 @@ constexpr double kSlowLoadSeconds = 2.0;
 
 }  // namespace
 
-void check_reference_load_cost(const FileIndex& model, Sink& sink) {
-  const auto tensors = static_cast<double>(model.tensors.size());
-  const auto keys = static_cast<double>(model.metadata.size());
+void check_reference_load_cost(const FileIndex& index, Sink& sink) {
+  const auto tensors = static_cast<double>(index.tensors.size());
+  const auto keys = static_cast<double>(index.metadata.size());
   const double seconds =
       kSecondsPerTensorPair * tensors * tensors + kSecondsPerKeyPair * keys * keys;
   if (seconds < kSlowLoadSeconds) return;
@@ -76,15 +76,15 @@ void check_reference_load_cost(const FileIndex& model, Sink& sink) {
               "what the model needs",
               "{} keys and {} tensors: llama.cpp's reader takes about {:.0f} s to open the file "
               "(it checks for duplicates pair by pair)",
-              model.metadata.size(), model.tensors.size(), seconds);
+              index.metadata.size(), index.tensors.size(), seconds);
 }
 
-void check_model_loader(const FileIndex& model, const KindOf& kind, Sink& sink,
+void check_model_loader(const FileIndex& index, const KindOf& kind, Sink& sink,
                         TokenIndexObserver* tokens) {
   if (kind.unknown) {
     const std::size_t kv = *kind.type_kv;
-    sink.report(Code::UnknownFileKind, model.metadata[kv].key_offset(),
-                model.pair_end(kv) - model.metadata[kv].key_offset(), Field::kv(kv, model.key(kv)),
+    sink.report(Code::UnknownFileKind, index.metadata[kv].key_offset(),
+                index.pair_end(kv) - index.metadata[kv].key_offset(), Field::kv(kv, index.key(kv)),
                 "write \"model\" for a model (or leave the key out); \"adapter\", \"mmproj\" and "
                 "\"imatrix\" name the other kinds",
                 "general.type is \"{}\", a kind no converter writes: llama.cpp reads the file as a "
@@ -93,18 +93,18 @@ void check_model_loader(const FileIndex& model, const KindOf& kind, Sink& sink,
   }
   // Every file llama.cpp is given is read as a model: one with neither tensors nor a vocabulary
   // too (vocab_only: llama.cpp refuses it, "key not found in model: tokenizer.ggml.model").
-  check_vocabulary(model, sink, tokens);
-  const auto arch = architecture(model);
+  check_vocabulary(index, sink, tokens);
+  const auto arch = architecture(index);
   if (!arch) {
     // llama.cpp's loader reads the architecture first and refuses a file without one (the
     // container profiles' GGUF5006 / GGUF5008 say so too; llama.cpp's reader only warns).
-    const auto at = find_key(model, "general.architecture", Profile::LlamaCpp);
+    const auto at = find_key(index, "general.architecture", Profile::LlamaCpp);
     const std::uint64_t offset =
-        at ? model.metadata[*at].key_offset()
-           : (model.metadata.size() > 0 ? model.metadata[0].key_offset() : 0);
-    const std::uint64_t length = at ? model.pair_end(*at) - offset : 0;
+        at ? index.metadata[*at].key_offset()
+           : (index.metadata.size() > 0 ? index.metadata[0].key_offset() : 0);
+    const std::uint64_t length = at ? index.pair_end(*at) - offset : 0;
     sink.report(Code::UnknownArchitecture, offset, length,
-                at ? Field::kv(*at, model.key(*at)) : Field("metadata"),
+                at ? Field::kv(*at, index.key(*at)) : Field("metadata"),
                 "write general.architecture, a string such as \"llama\"",
                 "{}: llama.cpp's model loader cannot tell the architecture and refuses the file",
                 at ? "general.architecture is not a string" : "no general.architecture");
@@ -112,8 +112,8 @@ void check_model_loader(const FileIndex& model, const KindOf& kind, Sink& sink,
   }
   const auto [kv, name] = *arch;
   if (!known_architecture(name)) {
-    sink.report(Code::UnknownArchitecture, model.metadata[kv].key_offset(),
-                model.pair_end(kv) - model.metadata[kv].key_offset(), Field::kv(kv, model.key(kv)),
+    sink.report(Code::UnknownArchitecture, index.metadata[kv].key_offset(),
+                index.pair_end(kv) - index.metadata[kv].key_offset(), Field::kv(kv, index.key(kv)),
                 "check the spelling, or whether the architecture is newer than the llama.cpp "
                 "ggufcheck's tables come from",
                 "architecture \"{}\" is not one llama.cpp knows ({})", escape(name),
@@ -123,11 +123,11 @@ void check_model_loader(const FileIndex& model, const KindOf& kind, Sink& sink,
   // A vocabulary-only file (no tensors, as llama.cpp's ggml-vocab-*.gguf) is loaded with
   // vocab_only: its hyperparameters and tensors are not read. The model is created all the
   // same, which llama.cpp refuses for a name it has no model for (run_loader says so otherwise).
-  if (model.tensor_count == 0) {
+  if (index.tensor_count == 0) {
     if (!modelled_architecture(name)) {
-      sink.report(Code::UnknownArchitecture, model.metadata[kv].key_offset(),
-                  model.pair_end(kv) - model.metadata[kv].key_offset(),
-                  Field::kv(kv, model.key(kv)),
+      sink.report(Code::UnknownArchitecture, index.metadata[kv].key_offset(),
+                  index.pair_end(kv) - index.metadata[kv].key_offset(),
+                  Field::kv(kv, index.key(kv)),
                   "convert the model to an architecture llama.cpp implements",
                   "llama.cpp knows the name of architecture \"{}\" but has no model for it: it "
                   "refuses the file (\"unsupported model architecture\")",
@@ -135,23 +135,23 @@ void check_model_loader(const FileIndex& model, const KindOf& kind, Sink& sink,
     }
     return;
   }
-  if (!model.tensors_complete || sink.structure_broken(Area::TensorInfo)) {
+  if (!index.tensors_complete || sink.structure_broken(Area::TensorInfo)) {
     sink.report(Code::StageNotRun, 0, 0, Field("model"),
                 "fix the tensor infos first; llama.cpp reads every one before the model",
                 "the tensor-set checks did not run: {}",
-                model.tensors_complete ? "a tensor info is malformed"
+                index.tensors_complete ? "a tensor info is malformed"
                                        : "the tensor infos were not all read");
     return;
   }
-  const bool shard = is_shard(model);
+  const bool shard = is_shard(index);
   std::vector<TensorRef> tensors;
   if (!shard) {
-    tensors.reserve(model.tensors.size());
-    for (std::size_t i = 0; i < model.tensors.size(); ++i) tensors.push_back({&model, 0, i});
+    tensors.reserve(index.tensors.size());
+    for (std::size_t i = 0; i < index.tensors.size(); ++i) tensors.push_back({&index, 0, i});
   }
-  const LoaderVerdict verdict = run_loader(model, name, tensors, !shard);
+  const LoaderVerdict verdict = run_loader(index, name, tensors, !shard);
   Sink* const sinks[] = {&sink};
-  report_verdict(verdict, model, name, sinks, !shard);
+  report_verdict(verdict, index, name, sinks, !shard);
 }
 
 void check_tensor_set(const FileIndex& first, std::span<const TensorRef> tensors,

@@ -545,14 +545,14 @@ const TokenIndex* TokenIndexTask::get(std::uint64_t array_offset) {
   return &*index_;
 }
 
-void TokenIndexObserver::on_string_array(const FileIndex& model, std::string_view key,
+void TokenIndexObserver::on_string_array(const FileIndex& index, std::string_view key,
                                          std::uint64_t array_offset, std::uint64_t elements_offset,
                                          std::uint64_t count) {
   if (c_string_prefix(key) != "tokenizer.ggml.tokens" || task_ || count < kThreadMinimum) return;
-  if (model.dialect != Dialect{}) return;  // writer diagnosis re-reads: no model checks follow
+  if (index.dialect != Dialect{}) return;  // writer diagnosis re-reads: no model checks follow
   try {
-    task_ = std::make_unique<TokenIndexTask>(model.input, array_offset, elements_offset, count,
-                                             model.size_width(), model.endian);
+    task_ = std::make_unique<TokenIndexTask>(index.input, array_offset, elements_offset, count,
+                                             index.size_width(), index.endian);
   } catch (const std::system_error&) {  // no thread to be had: the check indexes inline
   }
 }

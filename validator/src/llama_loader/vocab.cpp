@@ -141,14 +141,14 @@ std::string_view type_name(ValueType type) {
   return to_string(type);
 }
 
-std::string describe_type(const FileIndex& model, std::size_t kv) {
-  const ValueType type = model.metadata[kv].type();
-  if (type == ValueType::Array) return fmt::format("{}[]", to_string(model.array(kv).elements()));
+std::string describe_type(const FileIndex& index, std::size_t kv) {
+  const ValueType type = index.metadata[kv].type();
+  if (type == ValueType::Array) return fmt::format("{}[]", to_string(index.array(kv).elements()));
   return std::string(to_string(type));
 }
 
-bool is_array_of(const FileIndex& model, std::size_t kv, ValueType element) {
-  return model.metadata[kv].type() == ValueType::Array && model.array(kv).elements() == element;
+bool is_array_of(const FileIndex& index, std::size_t kv, ValueType element) {
+  return index.metadata[kv].type() == ValueType::Array && index.array(kv).elements() == element;
 }
 
 bool marked(std::string_view text) {
@@ -227,8 +227,8 @@ const KeyNames* known_key_names(std::string_view arch) {
 
 class VocabularyCheck {
  public:
-  VocabularyCheck(const FileIndex& model, Sink& sink, TokenIndexObserver* tokens)
-      : m_(model), sink_(sink), token_index_(tokens) {}
+  VocabularyCheck(const FileIndex& index, Sink& sink, TokenIndexObserver* tokens)
+      : m_(index), sink_(sink), token_index_(tokens) {}
 
   void run() {
     index_keys();
@@ -1059,8 +1059,8 @@ class VocabularyCheck {
 
 }  // namespace
 
-void check_vocabulary(const FileIndex& model, Sink& sink, TokenIndexObserver* tokens) {
-  VocabularyCheck(model, sink, tokens).run();
+void check_vocabulary(const FileIndex& index, Sink& sink, TokenIndexObserver* tokens) {
+  VocabularyCheck(index, sink, tokens).run();
 }
 
 }  // namespace ggufcheck::detail

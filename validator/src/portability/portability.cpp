@@ -54,10 +54,10 @@ bool has_prototype_segment(std::string_view key) {
 
 // --- keys ----------------------------------------------------------------------------------
 
-void check_key_names(const FileIndex& model, std::size_t i, Sink& sink) {
-  const std::string_view key = model.key(i);
-  const std::uint64_t offset = model.metadata[i].key_offset();
-  const std::uint64_t length = model.size_width() + key.size();
+void check_key_names(const FileIndex& index, std::size_t i, Sink& sink) {
+  const std::string_view key = index.key(i);
+  const std::uint64_t offset = index.metadata[i].key_offset();
+  const std::uint64_t length = index.size_width() + key.size();
   const Field path = kv_path(i, key) + " key";
   if (key == "version" || key == "tensor_count" || key == "kv_count") {
     sink.report(Code::HeaderFieldKey, offset, length, path,
@@ -124,13 +124,13 @@ bool is_flat_parent(std::string_view prefix) {
 // key's hash goes in a sorted table; each key's dotted prefixes are hashed in one pass over it
 // and looked up (O(n log n) in the keys, linear in their bytes). A hit is compared byte for
 // byte; each key is reported once, naming the first longer key found.
-void check_prefix_conflicts(const FileIndex& model, Sink& sink) {
-  const std::size_t n = model.metadata.size();
+void check_prefix_conflicts(const FileIndex& file_index, Sink& sink) {
+  const std::size_t n = file_index.metadata.size();
   std::vector<KeyHash> table;
   table.reserve(n);
   bool any_dot = false;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string_view key = model.key(i);
+    const std::string_view key = file_index.key(i);
     any_dot = any_dot || key.find('.') != std::string_view::npos;
     table.push_back({hash_of(key), key.size(), i});
   }
@@ -138,18 +138,18 @@ void check_prefix_conflicts(const FileIndex& model, Sink& sink) {
   std::sort(table.begin(), table.end());
   std::vector<bool> reported(n, false);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string_view key = model.key(i);
+    const std::string_view key = file_index.key(i);
     std::uint64_t h = kFnvOffset;
     for (std::size_t p = 0; p < key.size(); ++p) {
       if (key[p] == '.' && !is_flat_parent(key.substr(0, p))) {
         const KeyHash probe{h, p, 0};
         for (auto it = std::lower_bound(table.begin(), table.end(), probe);
              it != table.end() && it->hash == h && it->length == p; ++it) {
-          if (reported[it->index] || model.key(it->index) != key.substr(0, p)) continue;
+          if (reported[it->index] || file_index.key(it->index) != key.substr(0, p)) continue;
           reported[it->index] = true;
-          const std::string_view prefix = model.key(it->index);
-          sink.report(Code::KeyPrefixConflict, model.metadata[it->index].key_offset(),
-                      model.size_width() + prefix.size(), kv_path(it->index, prefix) + " key",
+          const std::string_view prefix = file_index.key(it->index);
+          sink.report(Code::KeyPrefixConflict, file_index.metadata[it->index].key_offset(),
+                      file_index.size_width() + prefix.size(), kv_path(it->index, prefix) + " key",
                       "node-llama-cpp 3.22.1 nests keys by their dots ({general: {architecture}}) "
                       "and cannot nest under a key that holds a value; rename one of the keys",
                       "key \"{}\" is the dotted prefix of kv[{}] \"{}\": node-llama-cpp cannot "
@@ -185,17 +185,17 @@ struct ValueNeeds {
 
 class NeedsWalker {
  public:
-  NeedsWalker(const FileIndex& model, ValueNeeds& out) : model_(model), out_(out) {}
+  NeedsWalker(const FileIndex& index, ValueNeeds& out) : file_index_(index), out_(out) {}
 
   bool begin_array(ValueType, std::uint64_t count, std::uint64_t count_offset) {
     const std::uint64_t hf_depth = depth_;
-    fixed(count_offset + model_.size_width());
+    fixed(count_offset + file_index_.size_width());
     if (hf_depth >= kHfMaxArrayDepth) {
-      return limit(count_offset - 4, 4 + model_.size_width(),
+      return limit(count_offset - 4, 4 + file_index_.size_width(),
                    fmt::format("arrays nested {} deep inside the value", hf_depth + 1));
     }
     if (count > kHfMaxArrayLength) {
-      return limit(count_offset, model_.size_width(),
+      return limit(count_offset, file_index_.size_width(),
                    fmt::format("an array of {} elements", count));
     }
     ++depth_;
@@ -214,10 +214,11 @@ class NeedsWalker {
     return true;
   }
   bool string(std::string_view text, std::uint64_t offset, std::uint64_t length) {
-    const std::uint64_t bytes = offset + model_.size_width();
+    const std::uint64_t bytes = offset + file_index_.size_width();
     fixed(bytes);
     if (text.size() > kHfMaxStringLength) {
-      return limit(offset, model_.size_width(), fmt::format("a string of {} bytes", text.size()));
+      return limit(offset, file_index_.size_width(),
+                   fmt::format("a string of {} bytes", text.size()));
     }
     if (!text.empty()) {
       out_.ends_in_string = true;
@@ -233,7 +234,7 @@ class NeedsWalker {
   }
 
  private:
-  const FileIndex& model_;
+  const FileIndex& file_index_;
   ValueNeeds& out_;
   std::uint32_t depth_ = 0;
   std::vector<std::uint64_t> index_;
@@ -263,27 +264,27 @@ struct CutString {
 
 class HuggingFaceReading {
  public:
-  HuggingFaceReading(const FileIndex& model, Sink& sink)
-      : model_(model), sink_(sink), had_errors_(sink.has_profile_errors()) {}
+  HuggingFaceReading(const FileIndex& index, Sink& sink)
+      : index_(index), sink_(sink), had_errors_(sink.has_profile_errors()) {}
 
   void run() {
     // Only a file read whole: past the end it reads zeros, and impossible counts are reported
     // by the structural checks.
-    if (!model_.tensors_complete) return;
-    if (model_.tensor_count > kHfMaxTensorCount) {
+    if (!index_.tensors_complete) return;
+    if (index_.tensor_count > kHfMaxTensorCount) {
       return refuse(
-          8, model_.size_width(), "header.tensor_count",
-          fmt::format("{} tensors (it reads at most {})", model_.tensor_count, kHfMaxTensorCount));
+          8, index_.size_width(), "header.tensor_count",
+          fmt::format("{} tensors (it reads at most {})", index_.tensor_count, kHfMaxTensorCount));
     }
-    if (model_.kv_count > kHfMaxKvCount) {
+    if (index_.kv_count > kHfMaxKvCount) {
       return refuse(
-          8 + model_.size_width(), model_.size_width(), "header.kv_count",
-          fmt::format("{} metadata pairs (it reads at most {})", model_.kv_count, kHfMaxKvCount));
+          8 + index_.size_width(), index_.size_width(), "header.kv_count",
+          fmt::format("{} metadata pairs (it reads at most {})", index_.kv_count, kHfMaxKvCount));
     }
-    for (std::size_t i = 0; i < model_.metadata.size(); ++i) {
+    for (std::size_t i = 0; i < index_.metadata.size(); ++i) {
       if (!read_pair(i)) return;
     }
-    for (std::size_t i = 0; i < model_.tensors.size(); ++i) {
+    for (std::size_t i = 0; i < index_.tensors.size(); ++i) {
       if (!read_tensor_info(i)) return;
     }
     for (const CutString& cut : cut_) {
@@ -299,14 +300,14 @@ class HuggingFaceReading {
   }
 
  private:
-  const FileIndex& model_;
+  const FileIndex& index_;
   Sink& sink_;
   bool had_errors_;
   std::uint64_t chunks_ = 1;  // the first chunk is read with the header
   std::vector<CutString> cut_;
 
   [[nodiscard]] std::uint64_t buffer_end() const { return chunks_ * kHfChunk; }
-  [[nodiscard]] std::uint32_t width() const { return model_.size_width(); }
+  [[nodiscard]] std::uint32_t width() const { return index_.size_width(); }
 
   bool fetch(std::uint64_t at, const Field& path) {
     if ((chunks_ + 1) * kHfChunk > kHfBufferLimit) {
@@ -359,12 +360,12 @@ class HuggingFaceReading {
   }
 
   bool read_pair(std::size_t i) {
-    const std::string_view key = model_.key(i);
-    const std::uint64_t at = model_.metadata[i].key_offset();
+    const std::string_view key = index_.key(i);
+    const std::uint64_t at = index_.metadata[i].key_offset();
     const Field path = kv_path(i, key);
     if (!fetch_if_needed(at, path + " key")) return false;
     if (!read_name(at, key.size(), path + " key")) return false;
-    const std::uint64_t type_offset = model_.type_offset(i);
+    const std::uint64_t type_offset = index_.type_offset(i);
     if (!in_buffer(type_offset + 4, type_offset, path + " type")) return false;
     ValueNeeds needs = value_needs(i);
     if (needs.limit_offset) {
@@ -373,11 +374,11 @@ class HuggingFaceReading {
     }
     for (std::uint32_t fetches = 0; buffer_end() < needs.need; ++fetches) {
       if (fetches == kHfFetchesPerValue) {
-        refuse(model_.value_range(i).offset, 0, path,
+        refuse(index_.value_range(i).offset, 0, path,
                fmt::format("a value that needs more than {} more chunks", kHfFetchesPerValue));
         return false;
       }
-      if (!fetch(model_.value_range(i).offset, path)) return false;
+      if (!fetch(index_.value_range(i).offset, path)) return false;
     }
     if (needs.ends_in_string) {
       Field where = path;
@@ -389,8 +390,8 @@ class HuggingFaceReading {
   }
 
   ValueNeeds value_needs(std::size_t i) const {
-    const MetadataEntry& entry = model_.metadata[i];
-    const ByteRange value = model_.value_range(i);
+    const MetadataEntry& entry = index_.metadata[i];
+    const ByteRange value = index_.value_range(i);
     ValueNeeds needs;
     needs.need = needs.end = value.end();
     if (entry.type() == ValueType::String) {
@@ -409,9 +410,9 @@ class HuggingFaceReading {
       return needs;
     }
     if (entry.type() != ValueType::Array) return needs;
-    const ArrayRecord& array = model_.array(i);
+    const ArrayRecord& array = index_.array(i);
     if (array.count > kHfMaxArrayLength) {
-      needs.limit_offset = model_.count_offset(i);
+      needs.limit_offset = index_.count_offset(i);
       needs.limit_length = width();
       needs.limit_message = fmt::format("an array of {} elements", array.count);
       return needs;
@@ -423,54 +424,54 @@ class HuggingFaceReading {
     const bool crosses = value.end() > buffer_end();
     const bool may_hold_long_string = value.length > kHfMaxStringLength;
     if (elements == ValueType::String && !crosses && !may_hold_long_string) return needs;
-    NeedsWalker walker(model_, needs);
-    (void)walk_value(model_, i, walker);
+    NeedsWalker walker(index_, needs);
+    (void)walk_value(index_, i, walker);
     return needs;
   }
 
   bool read_tensor_info(std::size_t i) {
-    const std::uint64_t at = model_.tensors[i].name_offset;
-    const std::string_view name = model_.name(i);
+    const std::uint64_t at = index_.tensors[i].name_offset;
+    const std::string_view name = index_.name(i);
     const Field path = tensor_path(i, name);
     if (!fetch_if_needed(at, path + " name")) return false;
     if (!read_name(at, name.size(), path + " name")) return false;
-    const std::uint64_t n_dims_offset = model_.n_dims_offset(i);
+    const std::uint64_t n_dims_offset = index_.n_dims_offset(i);
     if (!in_buffer(n_dims_offset + 4, n_dims_offset, path + " n_dims")) return false;
-    const std::uint32_t n_dims = model_.tensors[i].n_dims;
+    const std::uint32_t n_dims = index_.tensors[i].n_dims;
     if (n_dims > kHfMaxDims) {
       refuse(n_dims_offset, 4, path + " n_dims",
              fmt::format("n_dims {} (it reads at most {})", n_dims, kHfMaxDims));
       return false;
     }
     for (std::uint32_t d = 0; d < n_dims; ++d) {
-      const std::uint64_t dim_at = model_.dim_offset(i, d);
+      const std::uint64_t dim_at = index_.dim_offset(i, d);
       if (!in_buffer(dim_at + width(), dim_at, path + " dims")) return false;
-      const std::uint64_t dim = model_.dim(i, d).value_or(0);
+      const std::uint64_t dim = index_.dim(i, d).value_or(0);
       if (dim > kHfMaxDim) {
         refuse(dim_at, width(), path + fmt::format(" dims[{}]", d),
                fmt::format("a dimension of {} (it reads at most 2^32)", dim));
         return false;
       }
     }
-    return in_buffer(model_.info_end(i), model_.type_offset_of_tensor(i), path);
+    return in_buffer(index_.info_end(i), index_.type_offset_of_tensor(i), path);
   }
 
   // It pads the data offset with JavaScript's 32-bit `&`: (x + n - 1) & ~(n - 1).
   void check_data_offset() {
-    if (model_.tensors.empty()) return;
-    const auto alignment_pair = find_key(model_, "general.alignment", Profile::Strict);
-    if (!alignment_pair || model_.metadata[*alignment_pair].type() != ValueType::Uint32) return;
-    const std::uint64_t n = model_.metadata[*alignment_pair].payload();
+    if (index_.tensors.empty()) return;
+    const auto alignment_pair = find_key(index_, "general.alignment", Profile::Strict);
+    if (!alignment_pair || index_.metadata[*alignment_pair].type() != ValueType::Uint32) return;
+    const std::uint64_t n = index_.metadata[*alignment_pair].payload();
     // 0 it refuses; other values that are not powers of two llama.cpp refuses (GGUF5003).
     if (n == 0 || (n & (n - 1)) != 0) return;
-    const std::uint64_t x = model_.infos_end;
+    const std::uint64_t x = index_.infos_end;
     const auto to_int32 = [](std::uint64_t v) {
       return static_cast<std::int32_t>(static_cast<std::uint32_t>(v));
     };
     const std::int64_t computed = to_int32(x + n - 1) & ~to_int32(n - 1);
     const std::uint64_t padded = (x + n - 1) / n * n;
     if (computed >= 0 && static_cast<std::uint64_t>(computed) == padded) return;
-    sink_.report(Code::AlignmentBeyondInt32, model_.value_range(*alignment_pair).offset, 4,
+    sink_.report(Code::AlignmentBeyondInt32, index_.value_range(*alignment_pair).offset, 4,
                  kv_path(*alignment_pair, "general.alignment"),
                  "@huggingface/gguf pads the data offset with 32-bit integer operations; use an "
                  "alignment below 2^31 (llama.cpp writes 32)",
@@ -481,23 +482,23 @@ class HuggingFaceReading {
 
 // --- values and names -------------------------------------------------------------------------
 
-void check_string_values(const FileIndex& model, Sink& sink) {
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    if (model.metadata[i].type() != ValueType::String) continue;
-    const std::string_view text = model.string_value(i);
+void check_string_values(const FileIndex& index, Sink& sink) {
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) {
+    if (index.metadata[i].type() != ValueType::String) continue;
+    const std::string_view text = index.string_value(i);
     if (!starts_with(text, kByteOrderMark)) continue;
-    const ByteRange value = model.value_range(i);
-    sink.report(Code::LeadingByteOrderMark, value.offset, value.length, kv_path(i, model.key(i)),
+    const ByteRange value = index.value_range(i);
+    sink.report(Code::LeadingByteOrderMark, value.offset, value.length, kv_path(i, index.key(i)),
                 "@huggingface/gguf decodes strings with TextDecoder, which drops a leading "
                 "U+FEFF; remove it",
                 "string value \"{}\" starts with U+FEFF: @huggingface/gguf reads it without",
                 escape(text, 40));
   }
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) {
-    const std::string_view name = model.name(i);
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) {
+    const std::string_view name = index.name(i);
     if (!starts_with(name, kByteOrderMark)) continue;
-    sink.report(Code::LeadingByteOrderMark, model.tensors[i].name_offset,
-                model.size_width() + name.size(), tensor_path(i, name) + " name",
+    sink.report(Code::LeadingByteOrderMark, index.tensors[i].name_offset,
+                index.size_width() + name.size(), tensor_path(i, name) + " name",
                 "@huggingface/gguf decodes names with TextDecoder, which drops a leading U+FEFF, "
                 "so this tensor can take another's name; remove it",
                 "tensor name \"{}\" starts with U+FEFF: @huggingface/gguf reads \"{}\"",
@@ -505,12 +506,12 @@ void check_string_values(const FileIndex& model, Sink& sink) {
   }
 }
 
-void check_architecture(const FileIndex& model, Sink& sink) {
-  const auto arch = find_key(model, "general.architecture", Profile::Strict);
-  if (!arch || model.metadata[*arch].type() != ValueType::String) return;
-  const std::string_view text = model.string_value(*arch);
+void check_architecture(const FileIndex& index, Sink& sink) {
+  const auto arch = find_key(index, "general.architecture", Profile::Strict);
+  if (!arch || index.metadata[*arch].type() != ValueType::String) return;
+  const std::string_view text = index.string_value(*arch);
   if (text.find('\0') == std::string_view::npos) return;
-  const ByteRange value = model.value_range(*arch);
+  const ByteRange value = index.value_range(*arch);
   sink.report(Code::NulInArchitecture, value.offset, value.length,
               kv_path(*arch, "general.architecture"),
               "llama.cpp reads strings as C strings; gguf-py and the JavaScript parsers keep "
@@ -521,12 +522,12 @@ void check_architecture(const FileIndex& model, Sink& sink) {
 
 }  // namespace
 
-void check_portability(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) check_key_names(model, i, sink);
-  check_prefix_conflicts(model, sink);
-  check_string_values(model, sink);
-  check_architecture(model, sink);
-  HuggingFaceReading(model, sink).run();
+void check_portability(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
+  for (std::size_t i = 0; i < index.metadata.size(); ++i) check_key_names(index, i, sink);
+  check_prefix_conflicts(index, sink);
+  check_string_values(index, sink);
+  check_architecture(index, sink);
+  HuggingFaceReading(index, sink).run();
 }
 
 }  // namespace ggufcheck::detail

@@ -27,7 +27,7 @@ struct KindOf {
 // What kind of file this is: general.type "adapter", "mmproj" or "imatrix"; a multimodal
 // projector also by general.architecture "clip" (convert_hf_to_gguf.py's mmproj files carry no
 // general.type); otherwise a model, or a vocabulary-only file when it has no tensors.
-[[nodiscard]] KindOf file_kind(const FileIndex& model);
+[[nodiscard]] KindOf file_kind(const FileIndex& index);
 [[nodiscard]] std::string_view kind_name(ArtifactKind kind);
 
 // The first pair with this key as ggml finds it (gguf_find_key: strcmp, so up to a NUL).

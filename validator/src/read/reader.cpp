@@ -43,21 +43,21 @@ struct StringLengths {
 
 class Reader {
  public:
-  Reader(FileIndex& model, Sink& sink, StringArrayObserver* observer)
-      : model_(model), sink_(sink), limits_(sink.options().limits), observer_(observer) {}
+  Reader(FileIndex& index, Sink& sink, StringArrayObserver* observer)
+      : file_index_(index), sink_(sink), limits_(sink.options().limits), observer_(observer) {}
 
   void run() {
     if (!read_header()) return;
-    model_.metadata_end = cursor_.pos();
+    file_index_.metadata_end = cursor_.pos();
     if (!read_metadata()) return;
-    model_.metadata_complete = true;
-    model_.infos_end = cursor_.pos();
+    file_index_.metadata_complete = true;
+    file_index_.infos_end = cursor_.pos();
     if (!read_tensor_infos()) return;
-    model_.tensors_complete = true;
+    file_index_.tensors_complete = true;
   }
 
  private:
-  FileIndex& model_;
+  FileIndex& file_index_;
   Sink& sink_;
   const Limits& limits_;
   StringArrayObserver* observer_;
@@ -69,9 +69,9 @@ class Reader {
   [[nodiscard]] bool narrow() const { return narrow_; }
   [[nodiscard]] std::uint64_t size_width() const { return ggufcheck::size_width(narrow_); }
   [[nodiscard]] std::uint64_t header_extra() const {
-    return model_.dialect.header_alignment_field ? 8 : 0;
+    return file_index_.dialect.header_alignment_field ? 8 : 0;
   }
-  [[nodiscard]] bool nul_strings() const { return model_.dialect.nul_terminated_strings; }
+  [[nodiscard]] bool nul_strings() const { return file_index_.dialect.nul_terminated_strings; }
 
   // Under the NUL-terminated-strings hypothesis (writer diagnosis), the NUL after a string's
   // bytes; a missing one fails the hypothesis.
@@ -82,22 +82,24 @@ class Reader {
     sink_.report(Code::TruncatedString, cursor_.pos(), 1, path, "", "no NUL after the string");
     return false;
   }
-  [[nodiscard]] std::uint64_t to_end(std::uint64_t offset) const { return model_.size() - offset; }
+  [[nodiscard]] std::uint64_t to_end(std::uint64_t offset) const {
+    return file_index_.size() - offset;
+  }
   // The file's bytes after the cursor: the input's, and on a prefix the tail's too. Whether a
   // count or a length is possible is decided by the file, not by the bytes read so far.
   [[nodiscard]] std::uint64_t file_left() const { return to_end(cursor_.pos()); }
-  // On a prefix (the file goes on past the input, model.hpp's Shortfall): records that the input
-  // must be `needed` bytes long for the reader to go on, and returns true: the caller stops
+  // On a prefix (the file goes on past the input, file_index.hpp's Shortfall): records that the
+  // input must be `needed` bytes long for the reader to go on, and returns true: the caller stops
   // without a finding, since the bytes are the file's, just not read yet. False on a whole input.
   bool short_of(std::uint64_t needed) {
-    const std::uint64_t have = model_.input.size();
-    if (have >= model_.size()) return false;
-    model_.shortfall.needed = std::max(needed, have + 1);
+    const std::uint64_t have = file_index_.input.size();
+    if (have >= file_index_.size()) return false;
+    file_index_.shortfall.needed = std::max(needed, have + 1);
     return true;
   }
 
   bool read_header() {
-    const Input& input = model_.input;
+    const Input& input = file_index_.input;
     const std::uint64_t size = input.size();
     // The magic is checked on the bytes there are: a file shorter than 4 bytes whose bytes
     // already differ from "GGUF" is bad-magic (a 2-byte "{}" is an API's answer, not a cut
@@ -119,9 +121,9 @@ class Reader {
                    "file is {} bytes long; a GGUF header needs at least 24", size);
       return false;
     }
-    if (model_.size() >= kOffsetLimit) {  // offsets are kept in 60 bits (model.hpp)
+    if (file_index_.size() >= kOffsetLimit) {  // offsets are kept in 60 bits (file_index.hpp)
       sink_.report(Code::LimitExceeded, 0, 4, "header", "",
-                   "the input is {} bytes long, more than 2^60", model_.size());
+                   "the input is {} bytes long, more than 2^60", file_index_.size());
       return false;
     }
     Cursor probe = input.cursor(4, Endian::Little);
@@ -129,7 +131,7 @@ class Reader {
     (void)probe.read(version);
     // No flag marks a big-endian file: like gguf-py, detect a version whose low half is zero.
     if (version != 0 && (version & 0xFFFFu) == 0) {
-      model_.endian = Endian::Big;
+      file_index_.endian = Endian::Big;
       version = Cursor::byteswap(version);
       sink_.report(Code::ByteSwappedFile, 4, 4, "header.version",
                    "the C reader refuses big-endian files; write little-endian unless the "
@@ -137,8 +139,8 @@ class Reader {
                    "version reads 0x{:08x} byte-swapped: this is a big-endian file (version {})",
                    Cursor::byteswap(version), version);
     }
-    model_.version = version;
-    narrow_ = model_.narrow();
+    file_index_.version = version;
+    narrow_ = file_index_.narrow();
     if (version == 0 || version > 3) {
       sink_.report(Code::UnsupportedVersion, 4, 4, "header.version",
                    "current GGUF files are version 3", "unsupported version {}", version);
@@ -162,32 +164,32 @@ class Reader {
                    header_size);
       return false;
     }
-    cursor_ = input.cursor(8, model_.endian);
-    (void)cursor_.read_size(model_.tensor_count, narrow());
-    (void)cursor_.read_size(model_.kv_count, narrow());
-    if (model_.dialect.header_alignment_field) {
+    cursor_ = input.cursor(8, file_index_.endian);
+    (void)cursor_.read_size(file_index_.tensor_count, narrow());
+    (void)cursor_.read_size(file_index_.kv_count, narrow());
+    if (file_index_.dialect.header_alignment_field) {
       std::uint32_t padding = 0;
-      (void)cursor_.read(model_.header_alignment);
+      (void)cursor_.read(file_index_.header_alignment);
       (void)cursor_.read(padding);
-      if (model_.header_alignment == 0 || !std::has_single_bit(model_.header_alignment) ||
+      if (file_index_.header_alignment == 0 || !std::has_single_bit(file_index_.header_alignment) ||
           padding != 0) {
         // Only ever read under writer diagnosis, whose findings are not shown: the hypothesis
         // fails here.
         sink_.report(Code::TruncatedHeader, 8 + 2 * size_width(), 8, "header.alignment", "",
-                     "no alignment field in the header: {} then {}", model_.header_alignment,
+                     "no alignment field in the header: {} then {}", file_index_.header_alignment,
                      padding);
         return false;
       }
     }
-    model_.header_complete = true;
+    file_index_.header_complete = true;
 
     const std::uint64_t remaining = file_left();
     const std::uint64_t min_pair = min_pair_size(narrow());
     const std::uint64_t min_tensor = min_tensor_info_size(narrow());
     // An impossible tensor count does not move the metadata: it is still read and checked.
-    tensor_count_ok_ = check_count(model_.tensor_count, 8, "header.tensor_count", "tensor infos",
-                                   min_tensor, remaining, limits_.max_tensor_count);
-    return check_count(model_.kv_count, 8 + size_width(), "header.kv_count", "metadata pairs",
+    tensor_count_ok_ = check_count(file_index_.tensor_count, 8, "header.tensor_count",
+                                   "tensor infos", min_tensor, remaining, limits_.max_tensor_count);
+    return check_count(file_index_.kv_count, 8 + size_width(), "header.kv_count", "metadata pairs",
                        min_pair, remaining, limits_.max_kv_count);
   }
 
@@ -226,7 +228,7 @@ class Reader {
 
   bool read_metadata() {
     // No reserve(kv_count): memory grows with the pairs actually read, never with a claim.
-    for (std::uint64_t i = 0; i < model_.kv_count; ++i) {
+    for (std::uint64_t i = 0; i < file_index_.kv_count; ++i) {
       if (!read_pair(i)) return false;
     }
     return true;
@@ -237,7 +239,7 @@ class Reader {
     const std::string hint =
         cursor_.remaining() == 0 && cursor_.pos() == pair_start
             ? fmt::format("the file ends after {} of the {} pairs header.kv_count declares",
-                          model_.metadata.size(), model_.kv_count)
+                          file_index_.metadata.size(), file_index_.kv_count)
             : std::string();
     sink_.report(Code::TruncatedMetadata, pair_start, to_end(pair_start), path, hint,
                  "file ends inside {} (needs more than the {} left)", field,
@@ -277,7 +279,7 @@ class Reader {
     const std::uint64_t type_offset = cursor_.pos();
     std::uint32_t raw_type = 0;
     if (!cursor_.read(raw_type)) return truncated_metadata(start, path, "the value type");
-    if (!is_valid_value_type(raw_type, model_.version)) {
+    if (!is_valid_value_type(raw_type, file_index_.version)) {
       sink_.report(Code::UnknownValueType, type_offset, 4, path + " type",
                    raw_type < kValueTypeCount
                        ? "types 10..12 (64-bit numbers) exist since version 2"
@@ -291,8 +293,8 @@ class Reader {
       ArrayRecord array;
       array.key_length = key_length & kMaxRecordedKeyLength;  // fits: checked above
       if (!read_array(start, key, path, array)) return false;
-      payload = model_.arrays.size();
-      model_.arrays.push_back(array);
+      payload = file_index_.arrays.size();
+      file_index_.arrays.push_back(array);
     } else if (type == ValueType::String) {
       std::string_view ignored;
       if (!read_string(start, path, ignored)) return false;
@@ -300,8 +302,8 @@ class Reader {
     } else if (!read_scalar(type, payload)) {
       return truncated_metadata(start, path, fmt::format("a {} value", to_string(type)).c_str());
     }
-    model_.metadata.emplace_back(start, type, payload);
-    model_.metadata_end = cursor_.pos();
+    file_index_.metadata.emplace_back(start, type, payload);
+    file_index_.metadata_end = cursor_.pos();
     return true;
   }
 
@@ -363,7 +365,8 @@ class Reader {
     ArrayHeader header;
     if (!read_array_header(pair_start, path, 0, header)) return false;
     if (observer_ != nullptr && header.element_type == ValueType::String && !sink_.has_errors()) {
-      observer_->on_string_array(model_, key, header.count_offset - 4, cursor_.pos(), header.count);
+      observer_->on_string_array(file_index_, key, header.count_offset - 4, cursor_.pos(),
+                                 header.count);
     }
     array.count = header.count;
     array.element_type = static_cast<std::uint32_t>(header.element_type) & 0xF;
@@ -379,7 +382,7 @@ class Reader {
     const std::uint64_t type_offset = cursor_.pos();
     std::uint32_t raw = 0;
     if (!cursor_.read(raw)) return truncated_metadata(pair_start, path, "an array element type");
-    if (!is_valid_value_type(raw, model_.version)) {
+    if (!is_valid_value_type(raw, file_index_.version)) {
       sink_.report(Code::UnknownArrayType, type_offset, 4, path + " element type",
                    "array element types are 0..12", "unknown array element type {} (0x{:x})", raw,
                    raw);
@@ -466,11 +469,11 @@ class Reader {
           cursor_.rewind(at);
           std::string_view ignored;
           (void)read_string(pair_start, path, ignored);
-          if (model_.shortfall.needed != 0) {  // a prefix: how far the walk got
-            model_.shortfall.elements_offset = elements_offset;
-            model_.shortfall.walked = i;
-            model_.shortfall.count = array.count;
-            model_.shortfall.at = at;
+          if (file_index_.shortfall.needed != 0) {  // a prefix: how far the walk got
+            file_index_.shortfall.elements_offset = elements_offset;
+            file_index_.shortfall.walked = i;
+            file_index_.shortfall.count = array.count;
+            file_index_.shortfall.at = at;
           }
           return false;
         }
@@ -513,7 +516,7 @@ class Reader {
 
   void scan_chunk(StringLengths& lengths, std::uint64_t begin, std::uint64_t end) const {
     std::string_view region;
-    (void)model_.input.view(begin, end - begin, region);  // the walk just passed these bytes
+    (void)file_index_.input.view(begin, end - begin, region);  // the walk just passed these bytes
     const RegionScan scan = scan_region(region);
     lengths.region_valid_utf8 = lengths.region_valid_utf8 && scan.valid_utf8;
     lengths.region_zero_bytes += scan.zero_bytes;
@@ -525,14 +528,14 @@ class Reader {
     if (!tensor_count_ok_) return false;  // reported with the header
     const std::uint64_t remaining = file_left();
     const std::uint64_t min_tensor = min_tensor_info_size(narrow());
-    if (model_.tensor_count > remaining / min_tensor) {
+    if (file_index_.tensor_count > remaining / min_tensor) {
       sink_.report(Code::ImpossibleCount, 8, size_width(), "header.tensor_count", "",
                    "header.tensor_count is {} but the {} bytes after the metadata hold at most "
                    "{} tensor infos",
-                   model_.tensor_count, remaining, remaining / min_tensor);
+                   file_index_.tensor_count, remaining, remaining / min_tensor);
       return false;
     }
-    for (std::uint64_t i = 0; i < model_.tensor_count; ++i) {
+    for (std::uint64_t i = 0; i < file_index_.tensor_count; ++i) {
       if (!read_tensor_info(i)) return false;
     }
     return true;
@@ -545,7 +548,7 @@ class Reader {
             ? fmt::format(
                   "the file ends after {} of the {} tensor infos header.tensor_count "
                   "declares",
-                  model_.tensors.size(), model_.tensor_count)
+                  file_index_.tensors.size(), file_index_.tensor_count)
             : std::string();
     sink_.report(Code::TruncatedTensorInfo, start, to_end(start), path, hint,
                  "file ends inside {} ({} left)", field, byte_count(cursor_.remaining()));
@@ -596,23 +599,23 @@ class Reader {
       return truncated_tensor(start, path, fmt::format("the {} dims", info.n_dims).c_str());
     }
     std::uint64_t data_offset = 0;
-    if (model_.dialect.offset_before_type) {
+    if (file_index_.dialect.offset_before_type) {
       if (!cursor_.read(data_offset)) return truncated_tensor(start, path, "the offset");
       if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
     } else {
       if (!cursor_.read(info.type)) return truncated_tensor(start, path, "the type");
       if (!cursor_.read(data_offset)) return truncated_tensor(start, path, "the offset");
     }
-    model_.tensors.push_back(info);
-    model_.infos_end = cursor_.pos();
+    file_index_.tensors.push_back(info);
+    file_index_.infos_end = cursor_.pos();
     return true;
   }
 };
 
 }  // namespace
 
-void read_model(FileIndex& model, Sink& sink, StringArrayObserver* observer) {
-  Reader(model, sink, observer).run();
+void read_model(FileIndex& index, Sink& sink, StringArrayObserver* observer) {
+  Reader(index, sink, observer).run();
 }
 
 }  // namespace ggufcheck::detail

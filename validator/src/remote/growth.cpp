@@ -23,9 +23,9 @@ std::uint64_t extrapolate(std::uint64_t at, std::uint64_t bytes, std::uint64_t w
 
 }  // namespace
 
-std::uint64_t next_request_end(const FileIndex& model, std::uint64_t kept, std::uint64_t file_size,
+std::uint64_t next_request_end(const FileIndex& index, std::uint64_t kept, std::uint64_t file_size,
                                std::uint64_t limit) {
-  const Shortfall& s = model.shortfall;
+  const Shortfall& s = index.shortfall;
   std::uint64_t prediction = std::max(s.needed, add(kept, 1));
   // A string array cut short: its end from the elements walked.
   if (s.walked > 0 && s.at > s.elements_offset) {
@@ -33,11 +33,11 @@ std::uint64_t next_request_end(const FileIndex& model, std::uint64_t kept, std::
         std::max(prediction, extrapolate(s.at, s.at - s.elements_offset, s.walked, s.count));
   }
   // Tensor infos cut short: their end from those read.
-  if (model.metadata_complete && !model.tensors_complete && !model.tensors.empty() &&
-      model.infos_end > model.tensors[0].name_offset) {
+  if (index.metadata_complete && !index.tensors_complete && !index.tensors.empty() &&
+      index.infos_end > index.tensors[0].name_offset) {
     prediction = std::max(
-        prediction, extrapolate(model.infos_end, model.infos_end - model.tensors[0].name_offset,
-                                model.tensors.size(), model.tensor_count));
+        prediction, extrapolate(index.infos_end, index.infos_end - index.tensors[0].name_offset,
+                                index.tensors.size(), index.tensor_count));
   }
   std::uint64_t end = std::max(add(prediction, kLookahead), add(kept, kept / 2));
   // The prediction comes from the file's own numbers: one request never asks for more than

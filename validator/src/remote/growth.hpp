@@ -30,9 +30,9 @@ inline constexpr std::uint64_t kMaxGrowth = 8;
 inline constexpr std::uint64_t kMaxStep = std::uint64_t{16} << 20;
 
 // Where the next request ends, for a reader that stopped on a prefix of `kept` bytes with a
-// shortfall (model.shortfall.needed != 0): always past `kept`, at most `limit` (the most kept of
+// shortfall (index.shortfall.needed != 0): always past `kept`, at most `limit` (the most kept of
 // a file's metadata) and the file's size.
-[[nodiscard]] std::uint64_t next_request_end(const FileIndex& model, std::uint64_t kept,
+[[nodiscard]] std::uint64_t next_request_end(const FileIndex& index, std::uint64_t kept,
                                              std::uint64_t file_size, std::uint64_t limit);
 
 // The padding after the kept bytes, fetched without the tensor data between: the probes'

@@ -116,7 +116,7 @@ class SetCheck {
     }
   }
 
-  // The rules, with shard 0's model while its bytes are mapped (null when it was not read).
+  // The rules, with shard 0's index while its bytes are mapped (null when it was not read).
   void run(const FileIndex* first) {
     const SetShard& f = shards_[0];
     if (f.state == SetShard::State::Read && f.keys) first_shard(*f.keys);

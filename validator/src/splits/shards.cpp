@@ -21,35 +21,36 @@
 namespace ggufcheck::detail {
 namespace {
 
-SplitKey read_key(const FileIndex& model, std::optional<std::size_t> index) {
+SplitKey read_key(const FileIndex& file_index, std::optional<std::size_t> index) {
   SplitKey key;
   if (!index) return key;
   const std::size_t i = *index;
   key.present = true;
-  key.type = model.metadata[i].type();
+  key.type = file_index.metadata[i].type();
   if (key.type == ValueType::Array) {
-    const ArrayRecord& array = model.array(i);
+    const ArrayRecord& array = file_index.array(i);
     key.element = array.elements();
     key.count = array.count;
     if (key.one_u16_array()) {
-      key.value = model.input.number_at(model.elements_offset(i), 2, model.endian).value_or(0);
+      key.value = file_index.input.number_at(file_index.elements_offset(i), 2, file_index.endian)
+                      .value_or(0);
     }
   } else {
-    key.value = model.metadata[i].payload();
+    key.value = file_index.metadata[i].payload();
   }
-  key.type_offset = model.type_offset(i);
-  const ByteRange value = model.value_range(i);
+  key.type_offset = file_index.type_offset(i);
+  const ByteRange value = file_index.value_range(i);
   key.value_offset = value.offset;
   key.value_length = value.length;
-  key.field = kv_path(i, model.key(i)).text();
+  key.field = kv_path(i, file_index.key(i)).text();
   return key;
 }
 
-SplitKeys read_split_keys(const FileIndex& model, Profile profile) {
+SplitKeys read_split_keys(const FileIndex& index, Profile profile) {
   const auto [no, count, tensors, quantization_version] = find_keys<4>(
-      model, {"split.no", "split.count", "split.tensors.count", "general.quantization_version"},
+      index, {"split.no", "split.count", "split.tensors.count", "general.quantization_version"},
       profile);
-  return {read_key(model, no), read_key(model, count), read_key(model, tensors),
+  return {read_key(index, no), read_key(index, count), read_key(index, tensors),
           quantization_version.has_value()};
 }
 
@@ -92,32 +93,32 @@ struct TensorSkeleton::Mapping {
   Mapping& operator=(const Mapping&) = delete;
 };
 
-TensorSkeleton TensorSkeleton::of(const FileIndex& model) {
+TensorSkeleton TensorSkeleton::of(const FileIndex& index) {
   TensorSkeleton skeleton;
-  FileIndex& kept = skeleton.model_;
-  kept.version = model.version;
-  kept.endian = model.endian;
-  kept.dialect = model.dialect;
-  kept.tensor_count = model.tensor_count;
-  kept.header_complete = model.header_complete;
-  kept.tensors_complete = model.tensors_complete;
-  kept.metadata_end = model.metadata_end;
-  kept.infos_end = model.infos_end;
-  if (model.tensors.empty()) return skeleton;
+  FileIndex& kept = skeleton.index_;
+  kept.version = index.version;
+  kept.endian = index.endian;
+  kept.dialect = index.dialect;
+  kept.tensor_count = index.tensor_count;
+  kept.header_complete = index.header_complete;
+  kept.tensors_complete = index.tensors_complete;
+  kept.metadata_end = index.metadata_end;
+  kept.infos_end = index.infos_end;
+  if (index.tensors.empty()) return skeleton;
   // The tensor infos are the bytes [first name, infos_end): copied to the same offsets.
-  const std::uint64_t begin = model.tensors[0].name_offset;
-  if (begin > model.infos_end) return skeleton;  // not reached: the reader recorded them so
-  auto bytes = std::make_shared<Mapping>(static_cast<std::size_t>(model.infos_end));
+  const std::uint64_t begin = index.tensors[0].name_offset;
+  if (begin > index.infos_end) return skeleton;  // not reached: the reader recorded them so
+  auto bytes = std::make_shared<Mapping>(static_cast<std::size_t>(index.infos_end));
   auto* base = static_cast<std::uint8_t*>(bytes->data);
   Input::ReadFailure failure;
-  if (!model.input.read_into(
-          begin, std::span(base + begin, static_cast<std::size_t>(model.infos_end - begin)),
+  if (!index.input.read_into(
+          begin, std::span(base + begin, static_cast<std::size_t>(index.infos_end - begin)),
           failure)) {
     return skeleton;  // the shard changed while it was read: its own report says so
   }
   skeleton.bytes_ = std::move(bytes);
-  kept.input = Input(Bytes(base, static_cast<std::size_t>(model.infos_end)));
-  for (std::size_t i = 0; i < model.tensors.size(); ++i) kept.tensors.push_back(model.tensors[i]);
+  kept.input = Input(Bytes(base, static_cast<std::size_t>(index.infos_end)));
+  for (std::size_t i = 0; i < index.tensors.size(); ++i) kept.tensors.push_back(index.tensors[i]);
   return skeleton;
 }
 
@@ -135,14 +136,14 @@ void visit_shard(SetShard& shard, bool alone, const Options& options, const Shar
   const auto read = [&](Validated& validated, bool& used) {
     shard.report = std::move(validated.report);
     shard.state = SetShard::State::Read;
-    FileIndex& model = validated.index;
-    if (options.model_checks && model.metadata_complete) {
-      shard.keys = read_split_keys(model, options.profile);
+    FileIndex& index = validated.index;
+    if (options.model_checks && index.metadata_complete) {
+      shard.keys = read_split_keys(index, options.profile);
     }
-    shard.tensors_read = model.metadata_complete && model.tensors_complete;
-    shard.tensor_count = model.tensors.size();
+    shard.tensors_read = index.metadata_complete && index.tensors_complete;
+    shard.tensor_count = index.tensors.size();
     used = true;
-    use(&model);
+    use(&index);
   };
   if (is_url(shard.path)) {
     // A remote shard: its bytes are held while `use` runs, as a mapping's are. One the server
@@ -232,8 +233,8 @@ void visit_later_shards(std::vector<SetShard>& shards, const Options& options,
       return;
     }
     try {
-      visit_shard(shard, false, options, shard_progress, [&](FileIndex* model) {
-        if (model != nullptr && shard.tensors_read) shard.skeleton = TensorSkeleton::of(*model);
+      visit_shard(shard, false, options, shard_progress, [&](FileIndex* index) {
+        if (index != nullptr && shard.tensors_read) shard.skeleton = TensorSkeleton::of(*index);
       });
     } catch (const std::bad_alloc&) {  // the skeleton of a local shard
       mark_unreadable(shard, fmt::format("not enough memory to validate {}: the other inputs are "

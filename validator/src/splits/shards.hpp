@@ -51,14 +51,14 @@ struct SplitKeys {
 class TensorSkeleton {
  public:
   TensorSkeleton() = default;
-  // Copies the tensor records of `model` and the bytes they describe.
-  static TensorSkeleton of(const FileIndex& model);
-  [[nodiscard]] const FileIndex& model() const { return model_; }
+  // Copies the tensor records of `index` and the bytes they describe.
+  static TensorSkeleton of(const FileIndex& index);
+  [[nodiscard]] const FileIndex& model() const { return index_; }
 
  private:
   struct Mapping;
   std::shared_ptr<Mapping> bytes_;
-  FileIndex model_;
+  FileIndex index_;
 };
 
 struct SetShard {
@@ -78,7 +78,7 @@ struct SetShard {
 };
 
 // Validates shard.path and fills `shard`. `use` is called while its bytes are mapped, with its
-// model (null when it was not read: missing, not a regular file, unreadable); a report that the
+// index (null when it was not read: missing, not a regular file, unreadable); a report that the
 // file changed meanwhile replaces its report afterwards. A file `alone` that is not a regular
 // file is validated as validate_file does (a stream); in a set it is unreadable.
 void visit_shard(SetShard& shard, bool alone, const Options& options, const ShardProgress& progress,

@@ -1842,7 +1842,7 @@ bool template_key(std::string_view key) {
 // Reads each template of a pair (one string, or each string of an array) to `use`, which
 // returns false to stop.
 struct StringCollector {
-  const FileIndex& model;
+  const FileIndex& file_index;
   std::function<bool(std::string_view, std::uint64_t, std::uint64_t)> use;  // text, offset, index
   std::uint64_t index = 0;
   std::uint32_t depth = 0;
@@ -1876,29 +1876,30 @@ std::uint64_t template_work_budget(std::uint64_t template_bytes, std::uint64_t m
   return kTemplateBaseUnits + counted * kTemplateUnitsPerByte;
 }
 
-TemplateStageWork check_templates_work(const FileIndex& model, Sink& sink) {
+TemplateStageWork check_templates_work(const FileIndex& file_index, Sink& sink) {
   TemplateStageWork stage;
   if (!sink.options().template_checks) return stage;
   const std::uint64_t limit = sink.options().limits.max_template_bytes;
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    const ValueType type = model.metadata[i].type();
-    if (template_key(model.key(i)) && (type == ValueType::String || type == ValueType::Array)) {
-      const std::uint64_t bytes = model.value_range(i).length;
+  for (std::size_t i = 0; i < file_index.metadata.size(); ++i) {
+    const ValueType type = file_index.metadata[i].type();
+    if (template_key(file_index.key(i)) &&
+        (type == ValueType::String || type == ValueType::Array)) {
+      const std::uint64_t bytes = file_index.value_range(i).length;
       stage.template_bytes =
           bytes > UINT64_MAX - stage.template_bytes ? UINT64_MAX : stage.template_bytes + bytes;
     }
   }
   stage.budget = template_work_budget(stage.template_bytes, limit);
   jinja::Work work(stage.budget);
-  for (std::size_t i = 0; i < model.metadata.size(); ++i) {
-    const std::string_view key = model.key(i);
-    const ValueType type = model.metadata[i].type();
+  for (std::size_t i = 0; i < file_index.metadata.size(); ++i) {
+    const std::string_view key = file_index.key(i);
+    const ValueType type = file_index.metadata[i].type();
     const bool is_template = template_key(key);
     const bool general = starts_with(key, "general.");
     if (!is_template && !general) continue;
     if (is_template && stage.exhausted) continue;
     if (type != ValueType::String && type != ValueType::Array) continue;
-    const ByteRange value = model.value_range(i);
+    const ByteRange value = file_index.value_range(i);
     const auto scan = [&](std::string_view text, std::uint64_t offset, std::uint64_t index) {
       const Field field =
           type == ValueType::Array ? kv_path(i, key) + fmt::format("[{}]", index) : kv_path(i, key);
@@ -1938,20 +1939,20 @@ TemplateStageWork check_templates_work(const FileIndex& model, Sink& sink) {
       return false;
     };
     if (type == ValueType::String) {
-      const std::string_view text = model.string_value(i);
-      scan(text, model.string_offset(i), 0);
+      const std::string_view text = file_index.string_value(i);
+      scan(text, file_index.string_offset(i), 0);
       continue;
     }
-    StringCollector collector{model, scan};
-    ValueWalker walker(model, value.offset);
+    StringCollector collector{file_index, scan};
+    ValueWalker walker(file_index, value.offset);
     (void)walker.value(ValueType::Array, collector);
   }
   stage.used = work.used();
   return stage;
 }
 
-void check_templates(const FileIndex& model, const DataLayout& /*layout*/, Sink& sink) {
-  (void)check_templates_work(model, sink);
+void check_templates(const FileIndex& index, const DataLayout& /*layout*/, Sink& sink) {
+  (void)check_templates_work(index, sink);
 }
 
 }  // namespace ggufcheck::detail

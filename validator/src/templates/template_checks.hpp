@@ -46,6 +46,6 @@ struct TemplateStageWork {
 // The stage the pipeline runs.
 void check_templates(const FileIndex& index, const DataLayout& layout, Sink& sink);
 // check_templates, returning its work.
-TemplateStageWork check_templates_work(const FileIndex& model, Sink& sink);
+TemplateStageWork check_templates_work(const FileIndex& file_index, Sink& sink);
 
 }  // namespace ggufcheck::detail

@@ -39,7 +39,7 @@ void finish_report(Report& report, std::vector<Finding> findings,
 
 namespace {
 
-// What a check needs of the model before it can run.
+// What a check needs of the index before it can run.
 enum class Needs : std::uint8_t {
   Nothing,  // runs on whatever was read, even a cut file
   Header,   // a complete header (the version and counts are known)
@@ -94,19 +94,20 @@ constexpr CheckStage kCheckStages[] = {
     {"model", Area::Model, false, Needs::Header, run_model_stage},
 };
 
-bool satisfied(Needs needs, const FileIndex& model) {
+bool satisfied(Needs needs, const FileIndex& index) {
   switch (needs) {
     case Needs::Nothing: return true;
-    case Needs::Header: return model.header_complete;
+    case Needs::Header: return index.header_complete;
   }
   return false;
 }
 
 }  // namespace
 
-DataLayout run_checks(FileIndex& model, Sink& sink, Checks checks, TokenIndexObserver* tokens) {
-  read_model(model, sink, tokens);
-  const FileIndex& read = model;  // from here on, nothing changes the index
+DataLayout run_checks(FileIndex& file_index, Sink& sink, Checks checks,
+                      TokenIndexObserver* tokens) {
+  read_model(file_index, sink, tokens);
+  const FileIndex& read = file_index;  // from here on, nothing changes the index
   const DataLayout layout = resolve_layout(read, sink);
   const StageInputs inputs{read, layout, tokens};
   for (const CheckStage& stage : kCheckStages) {
@@ -131,10 +132,10 @@ Report validate_input(const Input& input, const StreamTail* tail, const Options&
 void validate_input(const Input& input, const StreamTail* tail, const Options& options,
                     std::string path, Validated& out, const DataScan* streamed) {
   Sink sink(options);
-  FileIndex& model = out.index;
-  model = FileIndex{};
-  model.input = input;
-  model.tail = tail;
+  FileIndex& index = out.index;
+  index = FileIndex{};
+  index.input = input;
+  index.tail = tail;
   // The vocabulary's tokens are indexed on a second thread while the reader reads on
   // (llama_loader/token_index.hpp), when the model checks will want them and a thread is free.
   {
@@ -142,7 +143,7 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
     if (options.model_checks && options.helper_thread && std::thread::hardware_concurrency() > 1) {
       tokens.emplace();
     }
-    out.layout = run_checks(model, sink, Checks::All, tokens ? &*tokens : nullptr);
+    out.layout = run_checks(index, sink, Checks::All, tokens ? &*tokens : nullptr);
   }  // the token index's thread is joined: nothing reads the input on another thread past here
   const DataLayout& layout = out.layout;
 
@@ -152,7 +153,7 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
   // only its findings of tensors whose bytes were all seen. Where it cannot run, the report says
   // so (GGUF0003): asked for, it is never silently skipped.
   const auto data_cannot_run =
-      options.data.enabled ? DataScan::cannot_run(model, layout) : std::nullopt;
+      options.data.enabled ? DataScan::cannot_run(index, layout) : std::nullopt;
   if (data_cannot_run) {
     sink.report(Code::StageNotRun, 0, 0, Field("data"),
                 "fix what stops the reading first; the data check needs every tensor info and "
@@ -166,8 +167,8 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
       report.facts.data_checked = scan.completed();
     };
     if (tail == nullptr) {
-      DataScan scan(model, layout, options, model.input.size());
-      scan.scan_input(model.input);
+      DataScan scan(index, layout, options, index.input.size());
+      scan.scan_input(index.input);
       finish(scan);
     } else if (streamed != nullptr) {
       finish(*streamed);
@@ -179,20 +180,20 @@ void validate_input(const Input& input, const StreamTail* tail, const Options& o
   }
   report.path = std::move(path);
   Facts& facts = report.facts;
-  facts.file_size = model.size();
-  if (model.version != 0 || model.header_complete) facts.version = model.version;
-  facts.endian = model.endian;
-  if (model.header_complete) {
-    facts.tensor_count = model.tensor_count;
-    facts.kv_count = model.kv_count;
+  facts.file_size = index.size();
+  if (index.version != 0 || index.header_complete) facts.version = index.version;
+  facts.endian = index.endian;
+  if (index.header_complete) {
+    facts.tensor_count = index.tensor_count;
+    facts.kv_count = index.kv_count;
   }
-  facts.kv_read = model.metadata.size();
-  facts.tensors_read = model.tensors.size();
+  facts.kv_read = index.metadata.size();
+  facts.tensors_read = index.tensors.size();
   facts.alignment = layout.alignment;
   if (layout.data_start) {
     facts.data_start = *layout.data_start;
-    if (*layout.data_start <= model.size()) {
-      facts.tensor_data_size = model.size() - *layout.data_start;
+    if (*layout.data_start <= index.size()) {
+      facts.tensor_data_size = index.size() - *layout.data_start;
     }
   }
   finish_report(report, sink.take(), sink.dropped());

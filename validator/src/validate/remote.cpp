@@ -78,7 +78,7 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
   bool gave_up = false;
   for (;;) {
     tail.size = size - buffer.size();
-    probe = {};  // one model at a time: the last one's records go before the next is read
+    probe = {};  // one index at a time: the last one's records go before the next is read
     probe = probe_input(buffer.bytes(), options, &tail);
     if (probe.tensors_complete || probe.index.shortfall.needed == 0 || buffer.size() >= size) {
       break;
@@ -144,7 +144,7 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
       }
     }
   }
-  // The probe's model is not needed past here but by a data scan (which reads it): its records
+  // The probe's index is not needed past here but by a data scan (which reads it): its records
   // go before validate_input reads the bytes again into its own.
   if (!scan) probe = {};
 

@@ -25,7 +25,7 @@ class TokenIndexObserver;  // llama_loader/token_index.hpp
 // diagnosis re-reads files this way), not value contents. Returns the layout.
 // tokens: the token index's observer, given to the reader and then to the model stage, or null.
 enum class Checks : std::uint8_t { All, Structure };
-DataLayout run_checks(FileIndex& index, Sink& sink, Checks checks = Checks::All,
+DataLayout run_checks(FileIndex& file_index, Sink& sink, Checks checks = Checks::All,
                       TokenIndexObserver* tokens = nullptr);
 
 // Validates what `fd` streams (path names it in messages, shown in the report).
