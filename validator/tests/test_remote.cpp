@@ -284,21 +284,21 @@ TEST(RemoteGrowth, AModelIsReadToItsTensorInfosAndLittleMore) {
 }
 
 TEST(RemoteGrowth, AlwaysGrowsAndStaysInTheFile) {
-  detail::FileIndex model;
-  model.shortfall.needed = 10;
-  EXPECT_EQ(detail::next_request_end(model, 100, 1000, 4096), 1000U);  // lookahead, clipped
-  model.shortfall.needed = UINT64_MAX;                                 // an absurd count
-  EXPECT_EQ(detail::next_request_end(model, 100, UINT64_MAX, 4096), 4096U);
-  model.shortfall = {200, 100, 1, UINT64_MAX, 150};  // one string of 50 bytes out of 2^64
-  EXPECT_EQ(detail::next_request_end(model, 200, 1 << 30, 8 << 20), 8U << 20);
-  EXPECT_EQ(detail::next_request_end(model, 1000, 1001, 4096), 1001U);
+  detail::FileIndex index;
+  index.shortfall.needed = 10;
+  EXPECT_EQ(detail::next_request_end(index, 100, 1000, 4096), 1000U);  // lookahead, clipped
+  index.shortfall.needed = UINT64_MAX;                                 // an absurd count
+  EXPECT_EQ(detail::next_request_end(index, 100, UINT64_MAX, 4096), 4096U);
+  index.shortfall = {200, 100, 1, UINT64_MAX, 150};  // one string of 50 bytes out of 2^64
+  EXPECT_EQ(detail::next_request_end(index, 200, 1 << 30, 8 << 20), 8U << 20);
+  EXPECT_EQ(detail::next_request_end(index, 1000, 1001, 4096), 1001U);
   // A claim of gigabytes is believed a step at a time: 16 MiB past a first MiB, then 8 times.
-  model.shortfall = {std::uint64_t{3} << 30, 0, 0, 0, 0};
+  index.shortfall = {std::uint64_t{3} << 30, 0, 0, 0, 0};
   EXPECT_EQ(
-      detail::next_request_end(model, 1 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
+      detail::next_request_end(index, 1 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
       17U << 20);
   EXPECT_EQ(
-      detail::next_request_end(model, 64 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
+      detail::next_request_end(index, 64 << 20, std::uint64_t{4} << 30, std::uint64_t{4} << 30),
       512U << 20);
 }
 

@@ -534,11 +534,11 @@ TEST(SplitMemory, ALaterShardKeepsOnlyItsTensorInfos) {
   const Written written = write(shards[1]);
   detail::SetShard shard;
   shard.path = path;
-  detail::visit_shard(shard, false, Options{}, {}, [&](detail::FileIndex* model) {
-    ASSERT_NE(model, nullptr);
-    shard.skeleton = detail::TensorSkeleton::of(*model);
+  detail::visit_shard(shard, false, Options{}, {}, [&](detail::FileIndex* index) {
+    ASSERT_NE(index, nullptr);
+    shard.skeleton = detail::TensorSkeleton::of(*index);
   });
-  const detail::FileIndex& kept = shard.skeleton.model();
+  const detail::FileIndex& kept = shard.skeleton.index();
   ASSERT_EQ(kept.tensors.size(), shards[1].tensors.size());
   for (std::size_t i = 0; i < kept.tensors.size(); ++i) {
     EXPECT_EQ(kept.name(i), shards[1].tensors[i].name);

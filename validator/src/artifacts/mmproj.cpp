@@ -140,7 +140,7 @@ class ClipKeyReader {
     report_file(sink_, index_, Code::MmprojKeyInvalid, "metadata", hint, "{}", message);
   }
 
-  [[nodiscard]] const FileIndex& model() const { return index_; }
+  [[nodiscard]] const FileIndex& index() const { return index_; }
 
  private:
   const FileIndex& index_;
@@ -150,7 +150,7 @@ class ClipKeyReader {
 
 bool flag(ClipKeyReader& r, std::string_view key) {
   const auto kv = r.typed(key, ValueType::Bool, false, "gguf_get_val_bool");
-  return kv && r.model().metadata[*kv].payload() != 0;
+  return kv && r.index().metadata[*kv].payload() != 0;
 }
 
 // The projector type of one encoder, as load_hparams reads it; empty when refused.
@@ -158,13 +158,13 @@ std::string projector_type(ClipKeyReader& r, std::string_view encoder) {
   std::string type;
   if (const auto kv =
           r.typed("clip.projector_type", ValueType::String, false, "gguf_get_val_str")) {
-    type = c_string_prefix(r.model().string_value(*kv));
+    type = c_string_prefix(r.index().string_value(*kv));
   }
   const std::string own = fmt::format("clip.{}.projector_type", encoder);
-  std::optional<std::size_t> at = ggml_key(r.model(), "clip.projector_type");
+  std::optional<std::size_t> at = ggml_key(r.index(), "clip.projector_type");
   if (type.empty()) {
     if (const auto kv = r.typed(own, ValueType::String, false, "gguf_get_val_str")) {
-      type = c_string_prefix(r.model().string_value(*kv));
+      type = c_string_prefix(r.index().string_value(*kv));
       at = kv;
     }
   }
@@ -431,7 +431,7 @@ void read_encoder(ClipKeyReader& r, std::string_view encoder, std::vector<Encode
   (void)r.u32(key("attention.head_dim"), false);
   (void)r.typed(key("attention.layer_norm_epsilon"), ValueType::Float32, true, "gguf_get_val_f32");
   (void)r.u32(key("attention.head_count_kv"), false);
-  const FileIndex& index = r.model();
+  const FileIndex& index = r.index();
   e.n_embd = u32_value(index, key("embedding_length"));
   e.n_layer = u32_value(index, key("block_count"));
   if (encoder == "vision") {
@@ -516,7 +516,7 @@ void read_type_hparams(ClipKeyReader& r, const ProjectorRules& rules, Encoder& e
   // At the key's pair when the file has it.
   const auto refuse = [&](std::string_view key, std::string_view hint, std::string message) {
     message = fmt::format("{}: mtmd's clip loader refuses the file", message);
-    if (const auto kv = key.empty() ? std::nullopt : ggml_key(r.model(), key)) {
+    if (const auto kv = key.empty() ? std::nullopt : ggml_key(r.index(), key)) {
       r.refuse(*kv, hint, std::move(message));
     } else {
       r.refuse_file(hint, std::move(message));
@@ -530,7 +530,7 @@ void read_type_hparams(ClipKeyReader& r, const ProjectorRules& rules, Encoder& e
         const auto value = r.u32(step.key, step.required);
         if (!value) {
           // Missing and optional: the member keeps what the case set before.
-          if (step.required || ggml_key(r.model(), step.key)) {
+          if (step.required || ggml_key(r.index(), step.key)) {
             members.set(step.member, std::nullopt, step.key);
           }
           break;

@@ -405,7 +405,7 @@ class SetCheck {
   }
 
   [[nodiscard]] const FileIndex& model_of(std::size_t k, const FileIndex& first) const {
-    return k == 0 ? first : shards_[k].skeleton.model();
+    return k == 0 ? first : shards_[k].skeleton.index();
   }
 
   // Across the shards: a tensor name twice, the total against split.tensors.count, and the

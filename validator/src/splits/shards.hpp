@@ -53,7 +53,7 @@ class TensorSkeleton {
   TensorSkeleton() = default;
   // Copies the tensor records of `index` and the bytes they describe.
   static TensorSkeleton of(const FileIndex& index);
-  [[nodiscard]] const FileIndex& model() const { return index_; }
+  [[nodiscard]] const FileIndex& index() const { return index_; }
 
  private:
   struct Mapping;
