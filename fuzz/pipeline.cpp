@@ -59,6 +59,8 @@ void disable_writer_diagnosis(Options& options) {
   }
 }
 
+}  // namespace
+
 std::string check_report(const Report& report, const Options& options, std::uint64_t size) {
   std::size_t errors = 0, warnings = 0, notes = 0;
   std::uint64_t previous = 0;
@@ -108,6 +110,8 @@ std::string check_report(const Report& report, const Options& options, std::uint
   }
   return {};
 }
+
+namespace {
 
 std::string check_renderings(const Report& report, const Options& options) {
   const std::span<const Report> reports(&report, 1);

@@ -2,9 +2,11 @@
 // broken invariant, or an empty string, and never touches anything outside the bytes given.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "ggufcheck/bytes.hpp"
+#include "ggufcheck/validate.hpp"
 
 namespace ggufcheck::fuzz {
 
@@ -19,6 +21,14 @@ extern bool every_run;
 // exit status consistent with the findings, messages free of raw untrusted bytes, JSON and
 // SARIF that parse and say the same as the report, `dump` at every level consistent with it.
 [[nodiscard]] std::string check_pipeline(Bytes bytes);
+
+// The invariants of one report of a file of `size` bytes (check_pipeline checks them on every
+// report): findings sorted by offset and inside the file, at the severity the options give them,
+// never silent or "unreadable", with printable messages; no more than the limit, the dropped
+// ones counted; counts, exit status and facts consistent. Also for a report of validate_file or
+// validate_set, whose file was readable.
+[[nodiscard]] std::string check_report(const Report& report, const Options& options,
+                                       std::uint64_t size);
 
 // Whatever read_document accepts, the writer writes back, the reader reads to an equal
 // document, and writing that again gives the same bytes.

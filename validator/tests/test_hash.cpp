@@ -353,6 +353,30 @@ TEST(HashEngine, ACancelledRunHoldsNoDigest) {
   EXPECT_TRUE(r.tensors.empty());
 }
 
+// Found by fuzz_hash: options that ask no digest of the tensors' bytes (no algorithm, the default
+// HashOptions; or none per tensor and none over the model) hung: a piece read that no digest read
+// held its buffer forever, and the only thread waited for it. The tensors are listed, nothing
+// hashed.
+TEST(HashEngine, NoDigestAskedOfTheTensorsStillFinishes) {
+  const TempDir dir;
+  const auto path = dir.write("varied.gguf", write_bytes(document({}, varied_tensors())));
+  HashOptions none;  // the defaults: no algorithm
+  HashOptions model_only_off;
+  model_only_off.algorithms.sha1 = true;
+  model_only_off.per_tensor = false;
+  model_only_off.whole_model = false;
+  for (HashOptions options : {none, model_only_off}) {
+    for (const unsigned threads : {1U, 2U}) {
+      options.threads = threads;
+      const HashResult r = hash_model({path.string()}, options);
+      ASSERT_EQ(r.status, 0) << r.error;
+      EXPECT_EQ(r.tensors.size(), varied_tensors().size());
+      for (const TensorHash& t : r.tensors) EXPECT_EQ(t.sha1, Sha1Digest{});
+      EXPECT_EQ(r.sha1, Sha1Digest{});
+    }
+  }
+}
+
 // --- hostile files ------------------------------------------------------------------------
 
 // Tensor infos that claim terabytes of data, or elements past 2^63, with none behind them: refused

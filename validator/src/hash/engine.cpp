@@ -107,8 +107,15 @@ struct HashEngine::Impl {
 };
 
 std::optional<std::string> HashEngine::Impl::run(const Input& input, const std::string& path,
-                                                 const std::vector<Segment>& segments,
+                                                 const std::vector<Segment>& given,
                                                  HashResult& result) {
+  // The segments some lane reads: a tensor's bytes when no digest is asked of them (no
+  // algorithm, or none per tensor and none over the model) are not read at all, since a piece no
+  // lane reads would hold its buffer forever and the reader would wait for it.
+  std::vector<Segment> segments;
+  for (const Segment& s : given) {
+    if (s.kind != Segment::Kind::Tensor || (model_lanes | tensor_lanes) != 0) segments.push_back(s);
+  }
   if (segments.empty() || stopped) return std::nullopt;
   std::mutex mutex;
   std::condition_variable changed;

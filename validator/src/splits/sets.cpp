@@ -571,6 +571,18 @@ SetReports validate_set(const std::vector<std::string>& paths, const Options& op
     set_options.remote.deadline =
         std::chrono::steady_clock::now() + std::chrono::seconds(options.remote.deadline_seconds);
   }
+  // What single-file checks say of a later shard's model keys does not apply
+  // (keep_only_the_first_shards_model_findings removes it): not reported at all in a later shard,
+  // so that none is dropped beyond Limits::max_findings, still counted, once the kept ones are
+  // removed (a sound shard failed on model findings it no longer showed).
+  Options later_options = set_options;
+  for (const CatalogueEntry& e : catalogue()) {
+    if (e.code == Code::MissingArchitecture ||
+        (e.area == Area::Model && e.code != Code::SlowReferenceLoad &&
+         e.code != Code::MissingQuantizationVersion)) {
+      later_options.severity_overrides[e.code] = Severity::Silent;
+    }
+  }
   std::vector<SetShard> shards(names.size());
   for (std::size_t k = 0; k < names.size(); ++k) shards[k].path = names[k];
   detail::SetCheck check(kind, shards, options, name);
@@ -585,7 +597,7 @@ SetReports validate_set(const std::vector<std::string>& paths, const Options& op
                         // rest of the name's count is not fetched, and the set's findings say so).
                         if (kind == Kind::ByName && remote)
                           shards.resize(detail::shards_to_fetch(shards[0], shards.size()));
-                        detail::visit_later_shards(shards, set_options, progress, stopped);
+                        detail::visit_later_shards(shards, later_options, progress, stopped);
                         if (!interrupted()) check.run(first);
                       });
   if (shards[0].report.interrupted) stopped = true;
