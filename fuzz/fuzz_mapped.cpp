@@ -75,8 +75,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path = "/proc/self/fd/" + std::to_string(fd);
   // Fuzzing, each input gets one profile and one dump level, chosen by its bytes (both profiles
   // and levels held the target to a few hundred executions a second); a replay checks all.
-  std::size_t hash = size;
-  for (std::size_t i = 0; i < std::min<std::size_t>(size, 64); ++i) hash = hash * 31 + data[i];
+  const std::size_t hash = fuzz::choice_hash(bytes);
   const DumpLevel level = hash / 2 % 2 == 0 ? DumpLevel::Structure : DumpLevel::Data;
   for (const Profile profile : {Profile::Strict, Profile::LlamaCpp}) {
     if (!fuzz::every_run && (profile == Profile::Strict) != (hash % 2 == 0)) continue;

@@ -26,31 +26,7 @@
 namespace {
 
 using namespace ggufcheck;
-
-// The input as a stream of choices; past its end every choice is 0.
-class Choices {
- public:
-  Choices(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  [[nodiscard]] bool empty() const { return at_ >= size_; }
-  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
-  // A number in [0, n) (n >= 1).
-  std::size_t below(std::size_t n) { return n <= 1 ? 0 : byte() % n; }
-  template <typename T, std::size_t N>
-  const T& one_of(const T (&options)[N]) {
-    return options[below(N)];
-  }
-  std::string bytes(std::size_t max) {
-    std::string out;
-    const std::size_t n = below(max + 1);
-    for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<char>(byte()));
-    return out;
-  }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-};
+using fuzz::Choices;
 
 KeyValue* find_pair(Document& doc, std::string_view key) {
   for (KeyValue& kv : doc.metadata) {
@@ -387,8 +363,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const std::vector<std::uint8_t> bytes = write_bytes(doc);
   const Bytes view(bytes.data(), bytes.size());
-  std::size_t choice = size;
-  for (std::size_t i = 0; i < size; ++i) choice = choice * 31 + data[i];
+  const std::size_t choice = fuzz::choice_hash(Bytes(data, size), size);
   fuzz::fail_if(check_model_verdicts(view, choice), view);
   return 0;
 }

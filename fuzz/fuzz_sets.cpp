@@ -41,33 +41,10 @@
 namespace {
 
 using namespace ggufcheck;
+using fuzz::Choices;
 
 constexpr std::size_t kMaxInput = 4096;
 constexpr std::size_t kMaxMoves = 12;
-
-// The input as a stream of choices; past its end every choice is 0.
-class Choices {
- public:
-  Choices(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  [[nodiscard]] bool empty() const { return at_ >= size_; }
-  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
-  std::size_t below(std::size_t n) { return n <= 1 ? 0 : byte() % n; }
-  std::uint32_t u16() {
-    const std::uint32_t low = byte();
-    return low | static_cast<std::uint32_t>(byte()) << 8U;
-  }
-  // The rest of the input.
-  std::vector<std::uint8_t> rest() {
-    std::vector<std::uint8_t> out(data_ + std::min(at_, size_), data_ + size_);
-    at_ = size_;
-    return out;
-  }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-};
 
 // The private directory of the shards, made once per process and removed at its exit.
 const std::string& directory() {

@@ -204,10 +204,7 @@ std::string check_pipeline(Bytes bytes) {
   // every format and dumps at every level, while each execution validates once (four
   // validations an input, and renderings that cost twice that, held the targets to a few hundred
   // executions a second). A replay (every_run) checks each input under every run.
-  std::size_t hash = bytes.size();
-  for (const std::uint8_t byte : bytes.first(std::min<std::size_t>(bytes.size(), 64))) {
-    hash = hash * 31 + byte;
-  }
+  const std::size_t hash = choice_hash(bytes);
   const std::size_t chosen = hash % runs.size();
   const std::size_t rest = hash / runs.size();
   const bool every = every_run;

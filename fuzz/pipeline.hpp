@@ -2,13 +2,61 @@
 // broken invariant, or an empty string, and never touches anything outside the bytes given.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ggufcheck/bytes.hpp"
 #include "ggufcheck/validate.hpp"
 
 namespace ggufcheck::fuzz {
+
+// The input as a stream of choices for a structured target; past its end every choice is 0.
+class Choices {
+ public:
+  Choices(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  [[nodiscard]] bool empty() const { return at_ >= size_; }
+  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
+  // A number in [0, n) (n >= 1).
+  std::size_t below(std::size_t n) { return n <= 1 ? 0 : byte() % n; }
+  std::uint32_t u16() {
+    const std::uint32_t low = byte();
+    return low | static_cast<std::uint32_t>(byte()) << 8U;
+  }
+  template <typename T, std::size_t N>
+  const T& one_of(const T (&options)[N]) {
+    return options[below(N)];
+  }
+  // Up to `max` bytes, as many as the next choice says.
+  std::string bytes(std::size_t max) {
+    std::string out;
+    const std::size_t n = below(max + 1);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(static_cast<char>(byte()));
+    return out;
+  }
+  // The rest of the input.
+  std::vector<std::uint8_t> rest() {
+    std::vector<std::uint8_t> out(data_ + std::min(at_, size_), data_ + size_);
+    at_ = size_;
+    return out;
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+// What a target samples under a fuzzing engine is chosen by this hash of the input's size and
+// first `prefix` bytes: mutants that keep them keep their choices.
+[[nodiscard]] inline std::size_t choice_hash(Bytes bytes, std::size_t prefix = 64) {
+  std::size_t hash = bytes.size();
+  for (const std::uint8_t byte : bytes.first(std::min(bytes.size(), prefix)))
+    hash = hash * 31 + byte;
+  return hash;
+}
 
 // Set by the replaying main (replay_main.cpp: ctest, fuzz/coverage): check_pipeline checks each
 // input under every option set. Under a fuzzing engine it is false: each input gets one option
