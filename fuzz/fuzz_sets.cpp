@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "documents.hpp"
 #include "ggufcheck/diagnostic.hpp"
 #include "ggufcheck/render.hpp"
@@ -78,9 +80,7 @@ bool write_file(const std::string& path, const std::vector<std::uint8_t>& bytes)
 }
 
 std::string shard_name(const std::string& prefix, std::size_t number, std::size_t count) {
-  char tail[32];
-  std::snprintf(tail, sizeof tail, "-%05zu-of-%05zu.gguf", number, count);
-  return prefix + tail;
+  return prefix + fmt::format("-{:05}-of-{:05}.gguf", number, count);
 }
 
 KeyValue* find_pair(Document& doc, std::string_view key) {
