@@ -769,6 +769,25 @@ RC_GTEST_PROP(Memory, HugeClaimsStayWithinASmallBound,
   }
 }
 
+// The file this property once failed on (tensor_count 2^40 in a big-endian v2 file of 16 KB):
+// the correct reading stops at the impossible count, but writer diagnosis tries other dialects,
+// one of which reads hundreds of tensors out of the padding. Each trial kept a finding per
+// tensor (382 KB); it keeps each code once now.
+TEST(Memory, WriterDiagnosisTrialsStayWithinTheBound) {
+  warm_up_static_tables();
+  const ByteVector bytes =
+      read_file(std::filesystem::path(GGUFCHECK_SOURCE_DIR) / "validator/tests/data/regressions" /
+                "huge-tensor-count-big-endian.gguf");
+  ASSERT_EQ(bytes.size(), 16384U);
+  const PeakProbe probe;
+  const Report report = validate(Bytes(bytes.data(), bytes.size()), container_options());
+  const std::size_t peak = probe.peak();
+  EXPECT_LT(peak, kMemoryBound);
+  EXPECT_EQ(report.exit_status(), 1);
+  EXPECT_TRUE(std::any_of(report.findings.begin(), report.findings.end(),
+                          [](const Finding& f) { return f.code == Code::ImpossibleCount; }));
+}
+
 TEST(Memory, AllocatorCountsValidation) {
   const ByteVector bytes = write_bytes(model_document());
   const PeakProbe probe;

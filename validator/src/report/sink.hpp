@@ -70,8 +70,10 @@ inline bool breaks_structure(Code code) {
 
 class Sink {
  public:
-  // Without details, findings keep their code, severity and place but no path or message:
-  // writer diagnosis reads a file up to 15 more times and only needs to know what was found.
+  // Without details, findings keep their code and severity, once per pair, and no place, path
+  // or message: writer diagnosis reads a file up to 15 more times and only needs to know which
+  // codes were found. Once per pair keeps a trial's memory bounded by the catalogue, where a
+  // misreading dialect can find something in every entry of the file.
   enum class Details : std::uint8_t { Kept, Dropped };
   explicit Sink(const Options& options, Details details = Details::Kept)
       : options_(options), details_(details) {}
@@ -99,7 +101,10 @@ class Sink {
       return;
     }
     if (details_ == Details::Dropped) {
-      findings_.push_back(Finding{code, severity, offset, length, {}, {}, {}});
+      const bool seen = std::any_of(findings_.begin(), findings_.end(), [&](const Finding& f) {
+        return f.code == code && f.severity == severity;
+      });
+      if (!seen) findings_.push_back(Finding{code, severity, 0, 0, {}, {}, {}});
       return;
     }
     findings_.push_back(Finding{code, severity, offset, length, field.text(),
