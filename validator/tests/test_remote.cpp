@@ -3,9 +3,11 @@
 // ephemeral port, started and stopped here) that counts the requests and bytes it serves and
 // records the Authorization header of each: the same report as the local file, within the
 // request and byte bounds, and a GGUF0001 finding for every way a server can fail or lie.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -350,61 +352,99 @@ std::string body_of(const std::string& url, const char* method = "GET") {
 }
 
 // The files it serves, the server, and its log.
+// The server's files: the same for every test.
+void put(const fs::path& root, const std::string& relative, const ByteVector& bytes) {
+  fs::create_directories((root / relative).parent_path());
+  if (!save_file(root / relative, bytes)) throw std::runtime_error("cannot write " + relative);
+}
+
+// The model most tests fetch (300,000 tokens of vocabulary, 8 tensors).
+const Written& model() {
+  static const Written written = write(model_shaped(300000, 8, 1 << 20));
+  return written;
+}
+
+void write_server_files(const fs::path& root) {
+  fs::create_directories(root);
+  const fs::path examples = fs::path(GGUFCHECK_SOURCE_DIR) / "examples" / "valid";
+  for (const auto& entry : fs::directory_iterator(examples)) {
+    if (entry.path().extension() == ".gguf")
+      fs::copy_file(entry.path(), root / entry.path().filename());
+  }
+  put(root, "tokenizer.gguf", bench::tokenizer_file(250000));
+  put(root, "empty.gguf", {});  // a 416 "bytes */0" to the first request
+  const std::string pointer =
+      "version https://git-lfs.github.com/spec/v1\noid sha256:0000\nsize 123\n";
+  put(root, "pointer.gguf", ByteVector(pointer.begin(), pointer.end()));
+  put(root, "model.gguf", model().bytes);
+  WriteOptions nonzero;
+  nonzero.padding_byte = 0x5a;
+  put(root, "nonzero-padding.gguf", write_bytes(model_shaped(1000, 8, 1 << 16), nonzero));
+  Document nan = model_shaped(10, 2, 1 << 16);
+  std::vector<std::uint8_t> data(std::size_t{4} << 16, 0);
+  data[4 * 1000 + 2] = 0xc0;  // 0x7fc00000: a NaN at element 1000
+  data[4 * 1000 + 3] = 0x7f;
+  nan.tensors[0].data = data;
+  put(root, "nan.gguf", write_bytes(nan));
+  // A tensor that claims 16 MiB (past the end) and the NaN tensor inside that claim, past the
+  // lookahead (so the scan meets it in the passing tail): the data check must still find the
+  // NaN, as in the local file.
+  Document past_end = nan;
+  const std::size_t before = 2 * detail::kLookahead;
+  past_end.tensors = {{"big", {std::uint64_t{1} << 22}, 0, 0, ByteVector(before, 0)},
+                      nan.tensors[0]};
+  past_end.tensors[1].offset = before;
+  put(root, "past-end.gguf", write_bytes(past_end));
+  const auto shards = model_shards(3);
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    put(root, "set/" + detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 3),
+        write_bytes(shards[k]));
+    if (k != 1) {
+      put(root, "gap/" + detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 3),
+          write_bytes(shards[k]));
+    }
+  }
+  // A first shard of 200 (its split.count says so too) whose others never answer
+  // (/first-only/), and a set named as 65535 shards whose first shard says 2.
+  put(root, "slow/" + detail::shard_path("model", 1, 200), write_bytes(model_shards(200)[0]));
+  const auto pair = model_shards(2);
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    put(root, "wide/" + detail::shard_path("model", k + 1, 65535), write_bytes(pair[k]));
+  }
+  put(root, "hf/owner/repo/main/model.gguf", read_file(root / "tiny-llama.gguf"));
+  put(root, "hf/owner/repo/v2/model.gguf", read_file(root / "vocab-only.gguf"));
+}
+
+// ctest runs every test in a process of its own, and writing the server's files was most of
+// each test's time (2 s of CPU, 10 under ASan). They are written once per build of this
+// program, beside it, and reused: a stamp with the program's size and time says they are whole
+// and current, and a lock keeps tests that start together from writing them twice.
+fs::path server_files() {
+  const fs::path program = fs::read_symlink("/proc/self/exe");
+  const fs::path root = program.parent_path() / "remote-test-files";
+  const std::string lock_path = root.string() + ".lock";
+  const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) throw std::runtime_error("cannot lock " + lock_path);
+  const std::string stamp = fmt::format("{} {}", fs::file_size(program),
+                                        fs::last_write_time(program).time_since_epoch().count());
+  const fs::path stamp_path = root / ".stamp";
+  std::error_code ec;
+  if (!fs::exists(stamp_path, ec) ||
+      read_file(stamp_path) != ByteVector(stamp.begin(), stamp.end())) {
+    fs::remove_all(root, ec);
+    write_server_files(root);
+    put(root, ".stamp", ByteVector(stamp.begin(), stamp.end()));
+  }
+  ::close(lock);  // and the lock with it
+  return root;
+}
+
 class RemoteTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!remote_supported()) return;
-    dir_ = new TempDir();
-    const fs::path root = dir_->path();
-    const fs::path examples = fs::path(GGUFCHECK_SOURCE_DIR) / "examples" / "valid";
-    for (const auto& entry : fs::directory_iterator(examples)) {
-      if (entry.path().extension() == ".gguf")
-        fs::copy_file(entry.path(), root / entry.path().filename());
-    }
-    dir_->write("tokenizer.gguf", bench::tokenizer_file(250000));
-    dir_->write("empty.gguf", {});  // a 416 "bytes */0" to the first request
-    const std::string pointer =
-        "version https://git-lfs.github.com/spec/v1\noid sha256:0000\nsize 123\n";
-    dir_->write("pointer.gguf", ByteVector(pointer.begin(), pointer.end()));
-    model_ = new Written(write(model_shaped(300000, 8, 1 << 20)));
-    dir_->write("model.gguf", model_->bytes);
-    WriteOptions nonzero;
-    nonzero.padding_byte = 0x5a;
-    dir_->write("nonzero-padding.gguf", write_bytes(model_shaped(1000, 8, 1 << 16), nonzero));
-    Document nan = model_shaped(10, 2, 1 << 16);
-    std::vector<std::uint8_t> data(std::size_t{4} << 16, 0);
-    data[4 * 1000 + 2] = 0xc0;  // 0x7fc00000: a NaN at element 1000
-    data[4 * 1000 + 3] = 0x7f;
-    nan.tensors[0].data = data;
-    dir_->write("nan.gguf", write_bytes(nan));
-    // A tensor that claims 16 MiB (past the end) and the NaN tensor inside that claim, past the
-    // lookahead (so the scan meets it in the passing tail): the data check must still find the
-    // NaN, as in the local file.
-    Document past_end = nan;
-    const std::size_t before = 2 * detail::kLookahead;
-    past_end.tensors = {{"big", {std::uint64_t{1} << 22}, 0, 0, ByteVector(before, 0)},
-                        nan.tensors[0]};
-    past_end.tensors[1].offset = before;
-    dir_->write("past-end.gguf", write_bytes(past_end));
-    const auto shards = model_shards(3);
-    for (std::size_t k = 0; k < shards.size(); ++k) {
-      dir_->write("set/" + detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 3),
-                  write_bytes(shards[k]));
-      if (k != 1) {
-        dir_->write("gap/" + detail::shard_path("model", static_cast<std::uint32_t>(k + 1), 3),
-                    write_bytes(shards[k]));
-      }
-    }
-    // A first shard of 200 (its split.count says so too) whose others never answer
-    // (/first-only/), and a set named as 65535 shards whose first shard says 2.
-    dir_->write("slow/" + detail::shard_path("model", 1, 200), write_bytes(model_shards(200)[0]));
-    const auto pair = model_shards(2);
-    for (std::uint32_t k = 0; k < 2; ++k) {
-      dir_->write("wide/" + detail::shard_path("model", k + 1, 65535), write_bytes(pair[k]));
-    }
-    dir_->write("hf/owner/repo/main/model.gguf", read_file(root / "tiny-llama.gguf"));
-    dir_->write("hf/owner/repo/v2/model.gguf", read_file(root / "vocab-only.gguf"));
-
+    root_ = server_files();
+    const fs::path& root = root_;
     int out[2];
     if (::pipe(out) != 0) throw std::runtime_error("pipe");
     const pid_t parent = ::getpid();
@@ -434,8 +474,6 @@ class RemoteTest : public ::testing::Test {
       ::waitpid(pid_, nullptr, 0);
       pid_ = -1;
     }
-    delete model_;
-    delete dir_;
   }
   void SetUp() override {
     if (!remote_supported()) GTEST_SKIP() << "built without GGUFCHECK_REMOTE";
@@ -470,16 +508,14 @@ class RemoteTest : public ::testing::Test {
     return n;
   }
   static std::string url(const std::string& path) { return base_ + path; }
-  static std::string local(const std::string& name) { return (dir_->path() / name).string(); }
+  static std::string local(const std::string& name) { return (root_ / name).string(); }
 
-  static TempDir* dir_;
-  static Written* model_;
+  static fs::path root_;
   static pid_t pid_;
   static std::string base_;
   Options options_;
 };
-TempDir* RemoteTest::dir_ = nullptr;
-Written* RemoteTest::model_ = nullptr;
+fs::path RemoteTest::root_;
 pid_t RemoteTest::pid_ = -1;
 std::string RemoteTest::base_;
 
@@ -541,8 +577,8 @@ TEST_F(RemoteTest, AModelsTensorDataIsNotFetched) {
   const Report remote = validate_url(url("/files/model.gguf"), options_);
   expect_same_report(remote, validate_file(local("model.gguf"), options_));
   const json entries = log();
-  const std::uint64_t infos_end = model_->layout.infos_end;
-  std::cout << "model of " << model_->bytes.size() << " bytes, tensor infos end at " << infos_end
+  const std::uint64_t infos_end = model().layout.infos_end;
+  std::cout << "model of " << model().bytes.size() << " bytes, tensor infos end at " << infos_end
             << ": " << entries.size() << " requests, " << sent(entries) << " bytes served\n";
   // The metadata and tensor infos, at most a lookahead past their predicted end, and the padding
   // after the odd tensor (a few bytes).
@@ -593,9 +629,9 @@ TEST_F(RemoteTest, AServerWithoutRangesIsStoppedEarly) {
   const json entries = log();
   ASSERT_EQ(entries.size(), 1U);
   // What the server got out before the client closed: socket buffers, never the file.
-  std::cout << "no range support: " << sent(entries) << " of " << model_->bytes.size()
+  std::cout << "no range support: " << sent(entries) << " of " << model().bytes.size()
             << " bytes went out\n";
-  EXPECT_LT(sent(entries), model_->bytes.size() / 2);
+  EXPECT_LT(sent(entries), model().bytes.size() / 2);
 }
 
 TEST_F(RemoteTest, ASmallFileFromAServerWithoutRangesIsRead) {
