@@ -9,6 +9,9 @@
 #                  path (same JSON report but for "path", peak RSS of ggufcheck < 256 MiB)
 #   --hash         instead: `ggufcheck hash --sha256` (also --no-layer) and `--xxh64` on the two
 #                  models against sha256sum and cat, with the peak RSS of ggufcheck (< 256 MiB)
+#   --with-baseline[=COMMIT]  also build the command of COMMIT (default 6688898, the code before
+#                  the restructuring into layers) as bench/run.sh does and run its check --data beside the
+#                  new one, interleaved: the ratio a/a0 (the two models only)
 #   --rounds N     runs of every side (default 5)
 #   --dir DIR      where the models live (default build/bench-data)
 # Environment: BUILD_DIR (default build/release), GGUFCHECK_GGML_LIB (the libggml-base.so).
@@ -19,6 +22,7 @@ pipe=0
 hash=0
 rounds=5
 dir=build/bench-data
+baseline=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --pipe) pipe=1 ;;
@@ -27,7 +31,9 @@ while [[ $# -gt 0 ]]; do
     --rounds=*) rounds="${1#--rounds=}" ;;
     --dir) dir="$2"; shift ;;
     --dir=*) dir="${1#--dir=}" ;;
-    *) echo "usage: bench/data.sh [--pipe | --hash] [--rounds N] [--dir DIR]" >&2; exit 2 ;;
+    --with-baseline) baseline=6688898 ;;
+    --with-baseline=*) baseline="${1#--with-baseline=}" ;;
+    *) echo "usage: bench/data.sh [--pipe | --hash | --with-baseline[=COMMIT]] [--rounds N] [--dir DIR]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -92,6 +98,19 @@ if ((hash)); then
 fi
 args=(--floor "$bin/ggufcheck_data_floor" --ggml "$bin/ggufcheck_data_ggml" --lib "$lib"
   --rounds "$rounds")
+if [[ -n $baseline ]]; then
+  # The commit's tree, exported once and built with its own cli preset (as bench/run.sh does).
+  commit=$(git rev-parse --verify "$baseline^{commit}")
+  source_dir="build/baseline-${commit:0:12}"
+  if [[ ! -d $source_dir ]]; then
+    rm -rf "$source_dir.partial"
+    mkdir -p "$source_dir.partial"
+    git archive "$commit" | tar -x -C "$source_dir.partial"
+    mv "$source_dir.partial" "$source_dir"
+  fi
+  (cd "$source_dir" && cmake --preset cli >/dev/null && cmake --build --preset cli --target ggufcheck)
+  args+=(--baseline-cli "$PWD/$source_dir/build/cli/validator/ggufcheck")
+fi
 if ((have_data)); then
   args+=(--cli "$cli")
   # The other way of reading, when the CLI offers one, shown beside the default.

@@ -50,12 +50,13 @@ if [[ $preset == builds ]]; then
   # What users build and install, at -O3 with warnings as errors (the release preset leaves
   # them warnings for users; here CI sees what a user's g++ -O3 build would print): the command,
   # the library, the C interface and the Python module, installed under /usr so that the same
-  # build is the Debian package below. The test programs, the corpus generator and the benchmark
-  # are left out: the dev and asan stages build and run every test already (running them a third
+  # build is the Debian package below. The test programs, the fuzz targets, the corpus generator
+  # and the benchmark are left out: the dev and asan stages build and run every test already (running them a third
   # time here added minutes and found nothing the other two do not), and bench/run.sh builds the
   # benchmark for users (the dev preset compiles it with warnings as errors).
   cmake --preset release -DGGUFCHECK_WERROR=ON -DGGUFCHECK_BUILD_TESTS=OFF \
-    -DGGUFCHECK_BUILD_CORPUS=OFF -DGGUFCHECK_BUILD_BENCH=OFF -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
+    -DGGUFCHECK_BUILD_CORPUS=OFF -DGGUFCHECK_BUILD_BENCH=OFF -DGGUFCHECK_BUILD_FUZZ=OFF \
+    -DCMAKE_INSTALL_PREFIX=/usr >/dev/null
   cmake --build --preset release
   # The -O3 command on the shipped samples: valid passes, broken fails.
   build/release/validator/ggufcheck --quiet examples/valid

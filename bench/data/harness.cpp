@@ -3,12 +3,14 @@
 // thing is a child process of this small one: wall time from fork to wait4, peak RSS from
 // wait4's rusage (this process stays a few MiB, so the high-water mark a child inherits at exec
 // is negligible).
-//   ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN [--cli-variant ARG]...] [--lib LIB]
-//                        [--rounds N] MODEL...
+//   ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN [--cli-variant ARG]...]
+//                        [--baseline-cli BIN] [--lib LIB] [--rounds N] MODEL...
 //   ggufcheck_data_bench --pipe --cli BIN MODEL
 // Without --cli, side (a) is "not available" and everything else runs. Each --cli-variant adds
 // a run of (a) with one more argument (e.g. --data-read=map), shown but not judged. MODEL is a
 // file written by ggufcheck_data_generate (its .info sidecar gives the data section).
+// --baseline-cli: an older build's command as one more side, interleaved with the others, and
+// the ratio of (a) to it (a change that should not change the speed is judged by it).
 // --pipe: `cat MODEL | ggufcheck check --data --format json -` against the same command on the
 // path: equal reports but for "path", peak RSS of ggufcheck under 256 MiB in both.
 // --hash: `ggufcheck hash` (--sha256, --sha256 --no-layer, --xxh64) against sha256sum and cat on
@@ -162,7 +164,7 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
-enum class Role { Cli, CliVariant, Ggml, Floor };
+enum class Role { Cli, CliVariant, Baseline, Ggml, Floor };
 
 struct Side {
   Side(Role r, std::string l, std::vector<std::string> a)
@@ -193,7 +195,7 @@ std::string model_label(const Sidecar& info) {
 }
 
 struct Options {
-  std::string cli, ggml, floor, lib;
+  std::string cli, ggml, floor, lib, baseline_cli;
   std::vector<std::string> cli_variants;  // an extra argument each: more (a) sides, not judged
   int rounds = 5;
   bool pipe = false;
@@ -224,6 +226,11 @@ int benchmark(const Options& options) {
       model.sides.emplace_back(
           Role::CliVariant, "(a) ggufcheck check --data " + extra,
           std::vector<std::string>{options.cli, "check", "--data", extra, path});
+    }
+    if (!options.baseline_cli.empty()) {
+      model.sides.emplace_back(
+          Role::Baseline, "(a0) the baseline's ggufcheck check --data",
+          std::vector<std::string>{options.baseline_cli, "check", "--data", path});
     }
     std::vector<std::string> ggml = {options.ggml, path};
     if (!options.lib.empty()) ggml = {options.ggml, "--lib", options.lib, path};
@@ -268,6 +275,7 @@ int benchmark(const Options& options) {
     const Side* floor = nullptr;
     const Side* cli = nullptr;
     const Side* ggml = nullptr;
+    const Side* baseline = nullptr;
     for (const Side& side : model.sides) {
       if (!side.measured()) {
         std::printf("  %-48s FAILED (%s)\n%s", side.label.c_str(), side.failure->describe().c_str(),
@@ -280,6 +288,8 @@ int benchmark(const Options& options) {
         cli = &side;
       } else if (side.role == Role::Ggml) {
         ggml = &side;
+      } else if (side.role == Role::Baseline) {
+        baseline = &side;
       } else if (side.role == Role::Floor && (floor == nullptr || side.time() < floor->time())) {
         floor = &side;
       }
@@ -312,6 +322,10 @@ int benchmark(const Options& options) {
       } else {
         std::printf("  b/a = %.2f\n", b_over_a);
       }
+    }
+    if (baseline != nullptr) {
+      std::printf("  a/a0 = %.3f (this build over the baseline's; peak RSS %.1f vs %.1f MiB)\n",
+                  cli->time() / baseline->time(), cli->peak_rss_mib, baseline->peak_rss_mib);
     }
     std::printf("  peak RSS of (a) = %.1f MiB (target < %.0f MiB) %s\n", cli->peak_rss_mib,
                 kRssLimitMiB, verdict(cli->peak_rss_mib < kRssLimitMiB));
@@ -500,7 +514,7 @@ int usage() {
   std::fprintf(
       stderr,
       "usage: ggufcheck_data_bench --floor BIN --ggml BIN [--cli BIN [--cli-variant ARG]...] "
-      "[--lib LIB] [--rounds N] MODEL...\n"
+      "[--baseline-cli BIN] [--lib LIB] [--rounds N] MODEL...\n"
       "       ggufcheck_data_bench --pipe --cli BIN [--rounds N] MODEL\n"
       "       ggufcheck_data_bench --hash --cli BIN [--rounds N] MODEL...\n");
   return 2;
@@ -521,6 +535,8 @@ int main(int argc, char** argv) {
       options.floor = argv[++i];
     } else if (arg == "--cli-variant" && has_value) {
       options.cli_variants.emplace_back(argv[++i]);
+    } else if (arg == "--baseline-cli" && has_value) {
+      options.baseline_cli = argv[++i];
     } else if (arg == "--lib" && has_value) {
       options.lib = argv[++i];
     } else if (arg == "--rounds" && has_value) {
