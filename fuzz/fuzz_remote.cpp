@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -226,6 +227,10 @@ class Server {
         if (fd < 0) continue;
         const timeval bound{2, 0};
         (void)::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
+        // A head and its body are two sends: without this, Nagle's algorithm holds the body
+        // for the client's delayed ACK (40 ms an answer).
+        const int on = 1;
+        (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
         connections_.push_back({fd, k, {}});
       }
       std::vector<Connection> kept;
