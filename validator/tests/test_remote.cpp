@@ -322,6 +322,24 @@ TEST(RemoteGrowth, PaddingSpans) {
   EXPECT_EQ(plan.unchecked, 1U);
 }
 
+TEST(RemoteGrowth, WhatWasNotReadStaysWithinTheFindingsLimit) {
+  // Found by fuzz_remote: a report at its findings limit got the GGUF0002 of what a remote or
+  // stream reading left unread as one finding more than the limit.
+  Report report;
+  report.findings.push_back({Code::UnreadableFile, Severity::Error, 10, 0, "", "kept", ""});
+  report.errors = 1;
+  const Report full = detail::with_limit_finding(report, 1, 5, "not read", "");
+  ASSERT_EQ(full.findings.size(), 1U);
+  EXPECT_EQ(full.findings[0].message, "kept");
+  EXPECT_EQ(full.errors, 2U);
+  EXPECT_EQ(full.findings_dropped, 1U);
+  const Report room = detail::with_limit_finding(report, 2, 5, "not read", "");
+  ASSERT_EQ(room.findings.size(), 2U);
+  EXPECT_EQ(room.findings[0].message, "not read");  // by offset
+  EXPECT_EQ(room.errors, 2U);
+  EXPECT_EQ(room.findings_dropped, 0U);
+}
+
 #ifndef GGUFCHECK_TEST_REMOTE
 TEST(RemoteOff, UrlsAreUnreadableAndSaySo) {
   EXPECT_FALSE(remote_supported());

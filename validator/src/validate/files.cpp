@@ -85,9 +85,10 @@ bool pass_tail(int fd, std::uint64_t kept, StreamTail& tail, std::size_t chunk_s
 }
 
 // The report of a stream given up before its end, with a finding that says so at `offset`.
-Report limit_report(Report report, std::uint64_t offset, std::string message) {
+Report limit_report(Report report, std::uint64_t max_findings, std::uint64_t offset,
+                    std::string message) {
   return detail::with_limit_finding(
-      std::move(report), offset, std::move(message),
+      std::move(report), max_findings, offset, std::move(message),
       "give the file itself instead of a stream: a file is read whole");
 }
 
@@ -152,7 +153,7 @@ Report validate_stream(int fd, const std::string& path, const std::string& shown
     if (stuck || kept >= limits.metadata_limit) {
       Report report = validate(bytes, options, shown);
       return limit_report(
-          std::move(report), kept,
+          std::move(report), options.limits.max_findings, kept,
           stuck ? fmt::format("stopped reading the stream after {} bytes: the reader stops at "
                               "0x{:x}, and the rest was not read",
                               kept, probe.stop)

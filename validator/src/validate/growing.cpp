@@ -75,14 +75,18 @@ bool TailPass::feed(std::uint64_t at, Bytes bytes) {
   return true;
 }
 
-Report with_limit_finding(Report report, std::uint64_t offset, std::string message,
-                          std::string hint) {
+Report with_limit_finding(Report report, std::uint64_t max_findings, std::uint64_t offset,
+                          std::string message, std::string hint) {
+  ++report.errors;
+  if (report.findings.size() >= max_findings) {
+    ++report.findings_dropped;
+    return report;
+  }
   const Finding finding{Code::LimitExceeded, Severity::Error, offset, 0, "file",
                         std::move(message),  std::move(hint)};
   const auto at = std::upper_bound(report.findings.begin(), report.findings.end(), offset,
                                    [](std::uint64_t o, const Finding& f) { return o < f.offset; });
   report.findings.insert(at, finding);
-  ++report.errors;
   return report;
 }
 

@@ -54,8 +54,10 @@ class TailPass {
 };
 
 // The report with one more error (GGUF0002) at `offset` saying what was not read: always an
-// error, whatever the overrides, since bytes that were not read must never pass.
-[[nodiscard]] Report with_limit_finding(Report report, std::uint64_t offset, std::string message,
+// error, whatever the overrides, since bytes that were not read must never pass. Kept within
+// max_findings (Limits::max_findings): a report holding that many already counts it as dropped.
+[[nodiscard]] Report with_limit_finding(Report report, std::uint64_t max_findings,
+                                        std::uint64_t offset, std::string message,
                                         std::string hint);
 
 }  // namespace ggufcheck::detail

@@ -153,7 +153,7 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
                  scan.get());
   if (gave_up) {
     out.report = with_limit_finding(
-        std::move(out.report), kept,
+        std::move(out.report), options.limits.max_findings, kept,
         fmt::format("the metadata does not end within the first {} bytes, the most ggufcheck "
                     "keeps of a remote file; the rest was not read",
                     kept),
@@ -161,7 +161,7 @@ RemoteOutcome read_remote(const std::string& url, const Options& options, const 
   }
   if (plan.unchecked != 0) {
     out.report = with_limit_finding(
-        std::move(out.report), plan.first_unchecked,
+        std::move(out.report), options.limits.max_findings, plan.first_unchecked,
         fmt::format("{} padding range{} between tensors ({} bytes from 0x{:x}) were not read: a "
                     "remote check without --data fetches at most {} ranges of padding, {} bytes "
                     "in all",
