@@ -18,6 +18,7 @@
 //   when it has none of those);
 // - report the same on a second run (a replay; one input in four fuzzing).
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,8 +31,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "documents.hpp"
 #include "ggufcheck/diagnostic.hpp"
