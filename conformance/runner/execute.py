@@ -23,6 +23,10 @@ import time
 from . import limits
 
 SAMPLE_INTERVAL = 0.02           # seconds between resident-memory samples (after the first)
+# A case's timeout is of the adapter's CPU time as well as of the clock: it times out when both
+# have passed the timeout (a loaded machine slows the clock's share, not the work), or when the
+# clock alone has passed HANG_FACTOR times the timeout (a process blocked without using CPU).
+HANG_FACTOR = 10
 MAX_STDOUT = 512 << 20           # an adapter printing more than this has crashed
 STDERR_TAIL = 64 << 10           # the part of stderr looked at for OOM signs and details
 WARMUP_GGUF = b"GGUF" + struct.pack("<IQQ", 3, 0, 0)
@@ -140,6 +144,22 @@ def kill_all():
             pass
 
 
+class Deadline:
+    """A case's timeout from `start`: clock is when the clock passes it, hang when the clock
+    passes HANG_FACTOR times it (see HANG_FACTOR)."""
+    __slots__ = ("seconds", "clock", "hang")
+
+    def __init__(self, start, seconds, factor=HANG_FACTOR):
+        self.seconds = seconds
+        self.clock = start + seconds
+        self.hang = start + seconds * factor
+
+    @classmethod
+    def of_clock(cls, seconds):
+        """A deadline of the clock alone, from now (a moment given to a process to exit)."""
+        return cls(time.monotonic(), seconds, factor=1)
+
+
 class _Process:
     """One adapter process: its stdout read without blocking, its stderr in a temp file, its
     memory sampled while the runner waits."""
@@ -162,6 +182,8 @@ class _Process:
         self.next_sample = 0.0
         self.samples = 0
         self.status = None          # (exit, signal name) once reaped
+        self.cpu_start = 0.0        # the tree's CPU seconds when the current case began
+        self.cpu_over = False       # whether the current case has used its timeout of CPU
 
     def _sample(self, now):
         if now < self.next_sample:
@@ -184,6 +206,21 @@ class _Process:
             return True
         return info is not None
 
+    def begin_case(self):
+        """The current case's CPU time counts from now."""
+        self.cpu_start = limits.tree_cpu(self.pid)
+        self.cpu_over = False
+
+    def _timed_out(self, now, deadline):
+        """Past the deadline (a Deadline) in both clock and CPU time, or past its hang limit."""
+        if now >= deadline.hang:
+            return True
+        if now < deadline.clock:
+            return False
+        if not self.cpu_over:
+            self.cpu_over = limits.tree_cpu(self.pid) - self.cpu_start >= deadline.seconds
+        return self.cpu_over
+
     def pump(self, deadline, want_line):
         """Reads stdout until a line (want_line) or EOF. Returns line, eof, exited (the
         process exited but something else holds its stdout), timeout, oom or toolong."""
@@ -191,10 +228,10 @@ class _Process:
             now = time.monotonic()
             if self._sample(now):
                 return "oom"
-            if now >= deadline:
+            if self._timed_out(now, deadline):
                 return "timeout"
             ready, _, _ = select.select([self.fd], [], [],
-                                        max(0.0, min(self.next_sample, deadline) - now))
+                                        max(0.0, min(self.next_sample, deadline.hang) - now))
             if ready:
                 try:
                     data = os.read(self.fd, 1 << 20)
@@ -227,7 +264,7 @@ class _Process:
             now = time.monotonic()
             if self._sample(now):
                 return "oom"
-            if now >= deadline:
+            if self._timed_out(now, deadline):
                 return "timeout"
             time.sleep(0.002)
         return "exited"
@@ -283,7 +320,7 @@ def run_process(argv, timeout, memory_cap):
     resident bytes, duration, peak bytes); reason is exited, timeout, oom or toolong, or
     cannot-start (stderr text then says why)."""
     start = time.monotonic()
-    deadline = start + timeout
+    deadline = Deadline(start, timeout)
     try:
         process = _Process(argv, memory_cap, batch=False)
     except OSError as error:
@@ -364,7 +401,8 @@ class BatchProcess:
         if not self._send(warmup_path):
             self.stop()
             return False
-        reason = self.process.pump(time.monotonic() + startup_timeout, want_line=True)
+        self.process.begin_case()
+        reason = self.process.pump(Deadline(time.monotonic(), startup_timeout), want_line=True)
         if reason != "line":
             self.stop()
             return False
@@ -401,8 +439,9 @@ class BatchProcess:
         process.buffer.clear()         # an extra line of the previous answer: ignored
         start = time.monotonic()
         reason = "eof"
+        process.begin_case()
         if self._send(path):
-            reason = process.pump(start + timeout + grace, want_line=True)
+            reason = process.pump(Deadline(start, timeout + grace), want_line=True)
         duration = time.monotonic() - start
         if reason == "line":
             line = self._take_line().decode("utf-8", "replace")
@@ -412,7 +451,7 @@ class BatchProcess:
                 self.stop()
             return result
         if reason == "eof":
-            process.wait_exit(time.monotonic() + 1.0)
+            process.wait_exit(Deadline.of_clock(1.0))
         exit_status, signal_text = process.reap()
         stderr_text = process.stderr_since(offset)
         peak = process.peak or None
@@ -466,5 +505,5 @@ class BatchProcess:
             self.process.popen.stdin.close()
         except OSError:
             pass
-        self.process.wait_exit(time.monotonic() + 1.0)
+        self.process.wait_exit(Deadline.of_clock(1.0))
         self.stop()

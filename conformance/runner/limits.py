@@ -110,6 +110,30 @@ def tree_rss(pid):
     return total
 
 
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(pid):
+    """CPU seconds (user and system) of pid and its live descendants, with the children each of
+    them has reaped (0 when it is gone)."""
+    total = 0
+    pending, seen = [pid], set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            with open(f"/proc/{current}/stat") as handle:
+                # after the command's ")": state is field 3, utime..cstime are fields 14 to 17
+                fields = handle.read().rsplit(")", 1)[1].split()
+            total += sum(int(value) for value in fields[11:15])
+        except (OSError, ValueError, IndexError):
+            continue
+        pending.extend(_children(current))
+    return total / _TICKS
+
+
 def reset_peak(pid):
     """Resets VmHWM of a (batch) process, so that the next read is the peak of one case."""
     try:
