@@ -1,19 +1,28 @@
 // The model checks (GGUF7xxx) on models, not on random bytes: the input is a program of
-// structured mutations of a small llama model that llama.cpp loads (the test kit's
-// model_document(): one block, a four-token vocabulary), each byte choosing a move and its
-// operands: drop, add or rename a tensor, change a dim, retype or drop a key, shorten a
-// per-layer array, change block_count, and on the vocabulary: the tokenizer model and
-// pre-tokenizer names, the merges, the types and lengths of scores and token types, duplicate
-// tokens (exact, up to a NUL, an empty token beside "[EMPTY_n]"), token texts llama.cpp's
-// tokenizers cannot take, the keys llama.cpp reads with other types, a t5 charsmap from the
-// input's bytes. The model is written with the library's writer and validated in every profile
-// with the model checks: each report's own invariants hold, strict rejects whatever the
+// structured mutations of a model that llama.cpp loads. Its first choice is the starting model:
+// the test kit's llama model (model_document(): one block, a four-token vocabulary) or the base
+// model of one of ~150 architectures (model_bases.inc: the test kit's base models, which the
+// pinned llama.cpp loads, written by validator/tests/make_model_bases.cpp), then its vocabulary:
+// its own (SPM or BPE) or a small valid one of another tokenizer kind (SPM, BPE, WPM, UGM, RWKV,
+// PLaMo-2, none), the embedding and output resized to it. Then each byte chooses a move and its
+// operands: drop, add, rename or move to another layer a tensor, change a dim or the number of
+// dims, retype or drop a key, set a number key to a boundary, borrow a key of another
+// architecture, a per-layer array of another length, block_count, and on the vocabulary: the
+// tokenizer model and pre-tokenizer names, the merges, the types and lengths of scores and token
+// types, duplicate tokens (exact, up to a NUL, an empty token beside "[EMPTY_n]"), token texts
+// llama.cpp's tokenizers cannot take, the keys llama.cpp reads with other types, a t5 charsmap
+// from the input's bytes. The model is written with the library's writer and validated in every
+// profile with the model checks: each report's own invariants hold, strict rejects whatever the
 // llama.cpp profile rejects in the Model area, and a second run reports the same (fuzzing: the
 // spec profile and the second run on one input in four each; a replay: every input). (Not
 // fuzz::check_pipeline: its dump check compares the dump, which is the container's, with a report
 // that has the model checks, so it fails on every model the model checks refuse.)
+#include <fmt/format.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +30,7 @@
 #include "documents.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
+#include "model_builder.hpp"
 #include "pipeline.hpp"
 
 namespace {
@@ -74,7 +84,7 @@ std::vector<Value>* tokens_of(Document& doc) {
   return &kv->value.items;
 }
 
-void move_vocabulary(Document& doc, Choices& in) {
+void move_vocabulary(Document& doc, const std::string& arch, Choices& in) {
   static const char* const kModels[] = {"llama",     "gpt2",       "bert",   "t5",   "rwkv",
                                         "test",      "plamo2",     "gemma4", "none", "no_vocab",
                                         "hybriddna", "whitespace", "llamax", ""};
@@ -93,8 +103,8 @@ void move_vocabulary(Document& doc, Choices& in) {
                                       "tokenizer.ggml.cls_token_id",
                                       "tokenizer.ggml.normalizer.lowercase",
                                       "tokenizer.ggml.suppress_tokens",
-                                      "llama.vocab_size",
-                                      "general.name"};
+                                      "general.name",
+                                      "<arch>.vocab_size"};
   std::vector<Value>* tokens = tokens_of(doc);
   switch (in.below(12)) {
     case 0: {  // the tokenizer model, maybe with a NUL and more after it
@@ -192,7 +202,8 @@ void move_vocabulary(Document& doc, Choices& in) {
       }
       break;
     case 8: {  // a key load() reads, of its type or another
-      const std::string key = in.one_of(kKeys);
+      std::string key = in.one_of(kKeys);
+      if (key.starts_with("<arch>")) key.replace(0, 6, arch);
       const Value plain[] = {
           Value::boolean(true),  Value::u32(in.byte()),
           Value::u64(1),         Value::u8(1),
@@ -218,12 +229,28 @@ void move_vocabulary(Document& doc, Choices& in) {
   }
 }
 
-void move_model(Document& doc, Choices& in) {
+// "blk.N.REST" -> N (nullopt: not a layer's tensor); rest is REST.
+std::optional<std::uint64_t> layer_of(std::string_view name, std::string_view& rest) {
+  if (!name.starts_with("blk.")) return std::nullopt;
+  const std::size_t dot = name.find('.', 4);
+  if (dot == std::string_view::npos || dot == 4 || dot > 8) return std::nullopt;
+  std::uint64_t layer = 0;
+  for (const char c : name.substr(4, dot - 4)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    layer = layer * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  rest = name.substr(dot + 1);
+  return layer;
+}
+
+const std::vector<Document>& base_documents();
+
+void move_model(Document& doc, const std::string& arch, Choices& in) {
   static const char* const kNames[] = {
       "output.weight",       "blk.0.attn_q.bias",   "junk",
       "blk.1.attn_q.weight", "blk.0.attn_q.weight", "rope_freqs.weight"};
   const std::uint64_t kDims[] = {0, 1, 3, 4, 5, 63, 64, 65, 128};
-  switch (in.below(7)) {
+  switch (in.below(10)) {
     case 0:
       if (!doc.tensors.empty()) {
         doc.tensors.erase(doc.tensors.begin() +
@@ -243,7 +270,16 @@ void move_model(Document& doc, Choices& in) {
     case 3:
       if (!doc.tensors.empty()) {
         Tensor& t = doc.tensors[in.below(doc.tensors.size())];
-        if (!t.dims.empty()) t.dims[in.below(t.dims.size())] = in.one_of(kDims);
+        switch (in.below(4)) {
+          case 0:
+            if (t.dims.size() < 4) t.dims.push_back(in.below(2) + 1);
+            break;
+          case 1:
+            if (t.dims.size() > 1) t.dims.pop_back();
+            break;
+          default:
+            if (!t.dims.empty()) t.dims[in.below(t.dims.size())] = in.one_of(kDims);
+        }
       }
       break;
     case 4:
@@ -253,11 +289,59 @@ void move_model(Document& doc, Choices& in) {
       }
       break;
     case 5: {  // a per-layer array of the wrong length
-      static const char* const kLayerKeys[] = {"llama.attention.head_count",
-                                               "llama.attention.head_count_kv",
-                                               "llama.feed_forward_length"};
+      static const char* const kLayerKeys[] = {".attention.head_count", ".attention.head_count_kv",
+                                               ".feed_forward_length",
+                                               ".attention.sliding_window_pattern"};
       std::vector<Value> items(in.below(4), Value::u32(4));
-      set_pair(doc, in.one_of(kLayerKeys), Value::array(ValueType::Uint32, std::move(items)));
+      set_pair(doc, arch + in.one_of(kLayerKeys),
+               Value::array(ValueType::Uint32, std::move(items)));
+      break;
+    }
+    case 6: {  // a number key at a boundary (experts, heads, layers, dimensions, rope types)
+      std::vector<KeyValue*> numbers;
+      for (KeyValue& kv : doc.metadata) {
+        if (kv.value.type != ValueType::String && kv.value.type != ValueType::Array) {
+          numbers.push_back(&kv);
+        }
+      }
+      if (numbers.empty()) break;
+      const std::uint64_t kNumbers[] = {0, 1, 2, 3, 7, 64, 513, 0xFFFFFFFF};
+      Value& v = numbers[in.below(numbers.size())]->value;
+      const std::uint64_t n = in.one_of(kNumbers);
+      if (v.type == ValueType::Float32) {
+        v = Value::f32(static_cast<float>(n));
+      } else if (v.type == ValueType::Float64) {
+        v = Value::f64(static_cast<double>(n));
+      } else {
+        v.bits = n;
+      }
+      break;
+    }
+    case 7: {  // a key of another architecture's base under this one's name
+      const std::vector<Document>& bases = base_documents();
+      if (bases.empty()) break;
+      const Document& other = bases[in.below(bases.size())];
+      if (other.metadata.size() < 3) break;
+      KeyValue kv = other.metadata[2 + in.below(other.metadata.size() - 2)];
+      const std::size_t dot = kv.key.find('.');
+      if (dot != std::string::npos && !kv.key.starts_with("general.")) {
+        kv.key = arch + kv.key.substr(dot);
+      }
+      set_pair(doc, kv.key, std::move(kv.value));
+      break;
+    }
+    case 8: {  // a layer's tensor in another layer (one past the last, or a duplicate)
+      if (doc.tensors.empty()) break;
+      Tensor t = doc.tensors[in.below(doc.tensors.size())];
+      std::string_view rest;
+      const std::optional<std::uint64_t> layer = layer_of(t.name, rest);
+      if (!layer) break;
+      t.name = "blk." + std::to_string(*layer + 1 + in.below(2)) + "." + std::string(rest);
+      if (in.below(2) == 0) {
+        doc.tensors.push_back(std::move(t));
+      } else {
+        doc.tensors[in.below(doc.tensors.size())] = std::move(t);
+      }
       break;
     }
     default:
@@ -265,17 +349,296 @@ void move_model(Document& doc, Choices& in) {
         doc.metadata.erase(doc.metadata.begin() +
                            static_cast<std::ptrdiff_t>(in.below(doc.metadata.size())));
       } else {
-        const std::uint32_t counts[] = {0, 1, 2, 513};
-        set_pair(doc, "llama.block_count", Value::u32(in.one_of(counts)));
+        const std::uint32_t counts[] = {0, 1, 2, 3, 513};
+        set_pair(doc, arch + ".block_count", Value::u32(in.one_of(counts)));
       }
   }
 }
 
-// A BPE start: the model with a gpt2 vocabulary (merges, a pre-tokenizer).
-void as_gpt2(Document& doc) {
-  set_pair(doc, "tokenizer.ggml.model", Value::string("gpt2"));
-  set_pair(doc, "tokenizer.ggml.merges", strings({"a a"}));
-  set_pair(doc, "tokenizer.ggml.pre", Value::string("gpt-2"));
+// --- the starting models -------------------------------------------------------------------
+
+// The base model of every architecture (model_bases.inc, written by
+// validator/tests/make_model_bases.cpp: the test kit's base models, which the pinned llama.cpp
+// loads), without their vocabularies.
+const char* const kBaseTexts[] = {
+#include "model_bases.inc"
+};
+
+std::string percent_decoded(std::string_view text) {
+  if (text == "%") return "";
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size()) {
+      out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::vector<std::string_view> words_of(std::string_view line) {
+  std::vector<std::string_view> words;
+  while (!line.empty()) {
+    const std::size_t space = line.find(' ');
+    words.push_back(line.substr(0, space));
+    if (space == std::string_view::npos) break;
+    line.remove_prefix(space + 1);
+  }
+  return words;
+}
+
+std::uint64_t number(std::string_view word) {
+  return std::stoull(std::string(word));
+}
+
+Value item_of(ValueType type, std::string_view word) {
+  return type == ValueType::String ? Value::string(percent_decoded(word))
+                                   : Value::integer(type, number(word));
+}
+
+struct Base {
+  std::string arch;
+  bool gpt2 = false;  // its own vocabulary: gpt2 (with `pre`) or llama
+  std::string pre;
+  Document doc;
+};
+
+Base parse_base(std::string_view text) {
+  Base base;
+  std::uint64_t layers = 0;
+  bool header = true;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::vector<std::string_view> w = words_of(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (header) {
+      header = false;
+      base.arch = std::string(w.at(1));
+      layers = number(w.at(2));
+      base.gpt2 = w.at(3) == "gpt2";
+      base.pre = w.at(4) == "-" ? "" : percent_decoded(w.at(4));
+      base.doc.metadata.push_back({"general.architecture", Value::string(base.arch), {}});
+      base.doc.metadata.push_back(
+          {"general.name", Value::string("tiny " + std::string(w.at(0))), {}});
+    } else if (w.at(0) == "k") {
+      Value value;
+      if (w.at(2) == "str") {
+        value = Value::string(percent_decoded(w.at(3)));
+      } else if (w.at(2) == "arr") {
+        const ValueType element = testing::gguf_type_from_name(w.at(3)).value();
+        std::vector<Value> items;
+        for (std::size_t i = 4; i < w.size(); ++i) items.push_back(item_of(element, w[i]));
+        value = Value::array(element, std::move(items));
+      } else {
+        value = item_of(testing::gguf_type_from_name(w.at(2)).value(), w.at(3));
+      }
+      base.doc.metadata.push_back({std::string(w.at(1)), std::move(value), {}});
+    } else {
+      Tensor t;
+      t.type = static_cast<std::uint32_t>(number(w.at(2)));
+      for (std::size_t i = 3; i < w.size(); ++i) t.dims.push_back(number(w[i]));
+      const std::string name(w.at(1));
+      const std::size_t at = name.find("{i}");
+      for (std::uint64_t i = 0; i < (at == std::string::npos ? 1 : layers); ++i) {
+        t.name = name;
+        if (at != std::string::npos) t.name.replace(at, 3, std::to_string(i));
+        base.doc.tensors.push_back(t);
+      }
+    }
+  }
+  return base;
+}
+
+const std::vector<Base>& bases() {
+  static const std::vector<Base> all = [] {
+    std::vector<Base> out;
+    for (const char* text : kBaseTexts) out.push_back(parse_base(text));
+    return out;
+  }();
+  return all;
+}
+
+const std::vector<Document>& base_documents() {
+  static const std::vector<Document> all = [] {
+    std::vector<Document> out;
+    for (const Base& b : bases()) out.push_back(b.doc);
+    return out;
+  }();
+  return all;
+}
+
+// The tokenizer kinds of llama.cpp's llama_vocab, each a small vocabulary it loads.
+enum class VocabKind : std::uint8_t { Spm, Bpe, Wpm, Ugm, Rwkv, Plamo2, None };
+
+Value int32s(const std::vector<std::int32_t>& values) {
+  std::vector<Value> items;
+  for (const std::int32_t v : values) items.push_back(Value::i32(v));
+  return Value::array(ValueType::Int32, std::move(items));
+}
+
+std::vector<KeyValue> tokenizer_pairs(const Document& doc) {
+  std::vector<KeyValue> out;
+  for (const KeyValue& kv : doc.metadata) {
+    if (kv.key.starts_with("tokenizer.")) out.push_back(kv);
+  }
+  return out;
+}
+
+// The test kit's vocabularies (model_builder.hpp's starting documents): SPM and BPE.
+std::vector<KeyValue> kit_vocabulary(bool gpt2, const std::string& pre) {
+  testing::BaseSpec spec;
+  spec.arch = "llama";
+  spec.vocab = gpt2 ? testing::BaseSpec::Vocab::Gpt2 : testing::BaseSpec::Vocab::Llama;
+  spec.pre = pre;
+  return tokenizer_pairs(testing::starting_document(spec));
+}
+
+std::vector<KeyValue> make_vocabulary(VocabKind kind, const std::string& pre) {
+  const auto p = [](const char* key, Value v) { return KeyValue{key, std::move(v), {}}; };
+  std::vector<std::string> tokens;
+  std::vector<std::int32_t> types;
+  std::vector<KeyValue> out;
+  const std::string letters = "abcdefghijklmnop";
+  switch (kind) {
+    case VocabKind::Spm: return kit_vocabulary(false, pre);
+    case VocabKind::Bpe: return kit_vocabulary(true, pre.empty() ? "gpt-2" : pre);
+    case VocabKind::Wpm:  // bert: the special tokens, words and "##" continuations
+      tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
+      types = {3, 2, 3, 3, 3};
+      for (const char c : letters) tokens.emplace_back(1, c);
+      for (const char* t :
+           {"##a", "##b", "##c", "ab", "cd", "##ab", "abcd", "ef", "gh", ".", ","}) {
+        tokens.emplace_back(t);
+      }
+      out = {p("tokenizer.ggml.model", Value::string("bert")),
+             p("tokenizer.ggml.unknown_token_id", Value::u32(1)),
+             p("tokenizer.ggml.seperator_token_id", Value::u32(3)),
+             p("tokenizer.ggml.padding_token_id", Value::u32(0)),
+             p("tokenizer.ggml.cls_token_id", Value::u32(2)),
+             p("tokenizer.ggml.mask_token_id", Value::u32(4))};
+      break;
+    case VocabKind::Ugm:  // t5: scores, the unknown token 2, an empty charsmap
+      tokens = {"<pad>", "</s>", "<unk>", "\xE2\x96\x81"};
+      types = {3, 3, 2, 1};
+      for (const char c : letters) tokens.emplace_back(1, c);
+      for (const char* t : {"\xE2\x96\x81"
+                            "a",
+                            "\xE2\x96\x81"
+                            "b",
+                            "ab", "cd", "ef", "gh", "abcd", "\n", "<extra_id_0>", "!", "?", "."}) {
+        tokens.emplace_back(t);
+      }
+      out = {p("tokenizer.ggml.model", Value::string("t5")),
+             p("tokenizer.ggml.unknown_token_id", Value::u32(2)),
+             p("tokenizer.ggml.eos_token_id", Value::u32(1)),
+             p("tokenizer.ggml.padding_token_id", Value::u32(0)),
+             p("tokenizer.ggml.precompiled_charsmap",
+               Value::array(ValueType::Uint8, std::vector<Value>(5, Value::u8(0))))};
+      break;
+    case VocabKind::Rwkv:  // rwkv: tokens in its escaped form
+      for (const char c : letters) tokens.emplace_back(1, c);
+      for (const char* t : {"\\n", "\\t", "\\\\", "\\x41", "ab", "cd", "ef", "gh", " a", " b",
+                            "abcd", "'s", "!", "?", ".", ","}) {
+        tokens.emplace_back(t);
+      }
+      out = {p("tokenizer.ggml.model", Value::string("rwkv"))};
+      break;
+    case VocabKind::Plamo2:  // plamo2: every byte token
+      tokens = {"<unk>", "<|plamo:bos|>", "<|plamo:eos|>"};
+      types = {2, 3, 3};
+      for (int b = 0; b < 256; ++b) {
+        tokens.push_back(fmt::format("<0x{:02X}>", b));
+        types.push_back(6);
+      }
+      for (const char* t : {"a", "b", "ab",
+                            "\xE2\x96\x81"
+                            "a"})
+        tokens.emplace_back(t);
+      out = {p("tokenizer.ggml.model", Value::string("plamo2")),
+             p("tokenizer.ggml.unknown_token_id", Value::u32(0)),
+             p("tokenizer.ggml.bos_token_id", Value::u32(1)),
+             p("tokenizer.ggml.eos_token_id", Value::u32(2))};
+      break;
+    case VocabKind::None: return {p("tokenizer.ggml.model", Value::string("none"))};
+  }
+  types.resize(tokens.size(), 1);
+  out.push_back(p("tokenizer.ggml.tokens", strings(tokens)));
+  out.push_back(p("tokenizer.ggml.token_type", int32s(types)));
+  std::vector<Value> scores;
+  for (std::size_t i = 0; i < tokens.size(); ++i)
+    scores.push_back(Value::f32(-static_cast<float>(i)));
+  out.push_back(p("tokenizer.ggml.scores", Value::array(ValueType::Float32, std::move(scores))));
+  return out;
+}
+
+// Made once for each kind and pre-tokenizer.
+const std::vector<KeyValue>& vocabulary(VocabKind kind, const std::string& pre) {
+  static std::map<std::pair<VocabKind, std::string>, std::vector<KeyValue>> made;
+  const auto key = std::make_pair(kind, pre);
+  auto it = made.find(key);
+  if (it == made.end()) it = made.emplace(key, make_vocabulary(kind, pre)).first;
+  return it->second;
+}
+
+std::size_t token_count(Document& doc) {
+  const std::vector<Value>* tokens = tokens_of(doc);
+  return tokens != nullptr ? tokens->size() : 0;
+}
+
+// The vocabulary replaced by one of `kind` (pre-tokenizer `pre` for BPE), the embedding and the
+// output resized to its tokens, so the model still loads.
+void replace_vocabulary(Document& doc, VocabKind kind, const std::string& pre) {
+  const std::uint64_t before = token_count(doc);
+  std::erase_if(doc.metadata, [](const KeyValue& kv) {
+    return kv.key.starts_with("tokenizer.ggml.") && kv.key != "tokenizer.ggml.token_type_count";
+  });
+  for (const KeyValue& kv : vocabulary(kind, pre)) doc.metadata.push_back(kv);
+  const std::uint64_t after = token_count(doc);  // "none": llama.cpp expects 0 rows
+  if (after == before) return;
+  for (Tensor& t : doc.tensors) {
+    if (t.dims.size() >= 2 && t.dims[1] == before && !t.name.starts_with("blk.") &&
+        (t.name.starts_with("token_embd") || t.name.starts_with("output"))) {
+      t.dims[1] = after;
+    }
+  }
+}
+
+// The starting model: the test kit's llama model (one block, four tokens) or an architecture's
+// base model, each with its own vocabulary or one of another tokenizer kind.
+Document starting_model(Choices& in, std::string& arch) {
+  const std::size_t which = in.below(bases().size() + 1);
+  Document doc;
+  std::string pre = "gpt-2";
+  bool gpt2 = false;
+  if (which == 0) {
+    doc = testing::model_document();
+    arch = "llama";
+  } else {
+    const Base& base = bases()[which - 1];
+    doc = base.doc;
+    arch = base.arch;
+    pre = base.pre.empty() ? pre : base.pre;
+    gpt2 = base.gpt2;
+    for (const KeyValue& kv : vocabulary(gpt2 ? VocabKind::Bpe : VocabKind::Spm, pre)) {
+      doc.metadata.push_back(kv);
+    }
+  }
+  static const char* const kPres[] = {"gpt-2",  "llama-bpe", "qwen2",  "deepseek-llm",
+                                      "falcon", "tekken",    "default"};
+  switch (in.below(12)) {
+    case 0:
+      replace_vocabulary(doc, gpt2 ? VocabKind::Spm : VocabKind::Bpe, in.one_of(kPres));
+      break;
+    case 1: replace_vocabulary(doc, VocabKind::Wpm, ""); break;
+    case 2: replace_vocabulary(doc, VocabKind::Ugm, ""); break;
+    case 3: replace_vocabulary(doc, VocabKind::Rwkv, ""); break;
+    case 4: replace_vocabulary(doc, VocabKind::Plamo2, ""); break;
+    case 5: replace_vocabulary(doc, VocabKind::None, ""); break;
+    default: break;  // its own
+  }
+  return doc;
 }
 
 bool model_error(const Report& report) {
@@ -352,13 +715,13 @@ std::string check_model_verdicts(Bytes bytes, std::size_t choice) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 256) return 0;  // a few dozen moves are plenty; longer programs only cost time
   Choices in(data, size);
-  Document doc = testing::model_document();
-  if (in.below(3) == 0) as_gpt2(doc);
+  std::string arch;
+  Document doc = starting_model(in, arch);
   for (int moves = 0; moves < 16 && !in.empty(); ++moves) {
     if (in.below(3) == 0) {
-      move_model(doc, in);
+      move_model(doc, arch, in);
     } else {
-      move_vocabulary(doc, in);
+      move_vocabulary(doc, arch, in);
     }
   }
   const std::vector<std::uint8_t> bytes = write_bytes(doc);
