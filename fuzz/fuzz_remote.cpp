@@ -746,8 +746,14 @@ std::string run(Choices& in) {
         return f.code == Code::LimitExceeded &&
                f.message.find("the most ggufcheck keeps of a remote file") != std::string::npos;
       });
-  if (gave_up) return {};  // the metadata past the limit was not read: no file to compare with
   const Report local = validate(Bytes(file->data(), file->size()), options);
+  // Metadata past the limit was not read: no file to compare with, but the reading fails. Its
+  // GGUF0002 says so, or was counted past a findings limit the report had reached already.
+  const bool past_limit =
+      !local.facts.data_start || *local.facts.data_start > limits.metadata_limit;
+  if (gave_up || (past_limit && report.findings_dropped != 0)) {
+    return report.errors != 0 ? std::string{} : "a reading that gave up has no error";
+  }
   if (auto broken = compare(report, local); !broken.empty()) return broken;
   return {};
 }
