@@ -5,6 +5,7 @@
 // outside, so they are an input like the files.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -35,11 +36,25 @@ std::string check_names(std::string_view text) {
   return {};
 }
 
+// `ggufcheck list` in text and JSON: every code, once per process (they do not depend on the
+// input). The JSON parses to one entry per catalogue code.
+std::string check_catalogue() {
+  using namespace ggufcheck;
+  if (render_catalogue_text().empty()) return "an empty catalogue";
+  const auto json = nlohmann::json::parse(render_catalogue_json(), nullptr, false);
+  if (json.is_discarded()) return "the catalogue's JSON does not parse";
+  if (json["diagnostics"].size() != catalogue().size())
+    return "the catalogue's JSON has another size";
+  return {};
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const ggufcheck::Bytes bytes(data, size);
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  static const std::string catalogue_problem = check_catalogue();
+  ggufcheck::fuzz::fail_if(catalogue_problem, bytes);
   ggufcheck::fuzz::fail_if(check_names(text), bytes);
   return 0;
 }

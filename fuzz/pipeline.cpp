@@ -134,9 +134,31 @@ std::string check_renderings(const Report& report, const Options& options) {
   if (file["findings"].size() != report.findings.size()) return "JSON: findings lost";
   if (json["summary"]["exit_status"] != report.exit_status()) return "JSON: exit status";
   if (file["summary"]["errors"] != report.errors) return "JSON: error count";
-  const auto sarif = nlohmann::json::parse(render_sarif(reports, options), nullptr, false);
-  if (sarif.is_discarded()) return "the SARIF output does not parse";
-  if (sarif["runs"][0]["results"].size() != report.findings.size()) return "SARIF: results lost";
+  // SARIF with absolute file URIs, and relative to a root (--sarif-root) the report's path may
+  // or may not be under.
+  for (const bool rooted : {false, true}) {
+    SarifOptions sarif_options;
+    if (rooted) sarif_options.root = "/tmp";
+    const auto sarif =
+        nlohmann::json::parse(render_sarif(reports, options, sarif_options), nullptr, false);
+    if (sarif.is_discarded()) return "the SARIF output does not parse";
+    if (sarif["runs"][0]["results"].size() != report.findings.size()) return "SARIF: results lost";
+  }
+  // GitHub's workflow commands: a line per finding, then the summary line; each on one line.
+  const std::string github = render_github(reports);
+  if (static_cast<std::size_t>(std::count(github.begin(), github.end(), '\n')) <
+      report.findings.size() + 1) {
+    return "GitHub output: a finding or the summary lost";
+  }
+  // Errors only, and the total line of a run of two files.
+  const std::string quiet = render_text(report, TextStyle{false, true});
+  if (report.errors == 0 && report.findings_dropped == 0 &&
+      quiet.find("error[") != std::string::npos) {
+    return "quiet text: an error where the report has none";
+  }
+  const Report two[] = {report, report};
+  const std::string total = render_text_total(two, TextStyle{false, false});
+  if (total.rfind("2 files: ", 0) != 0) return "the total line: " + total;
   return {};
 }
 
@@ -172,6 +194,19 @@ std::string check_info(Bytes bytes, const Report& report, const Options& options
   if (render_info_text(info, false).empty()) return "info: no text";
   const auto json = nlohmann::json::parse(render_info_json({info}), nullptr, false);
   if (json.is_discarded() || json["files"].size() != 1) return "info: the JSON does not parse";
+  // The streaming writer (the command's) on the same Info, in JSON and in colour.
+  for (const bool as_json : {true, false}) {
+    std::string streamed;
+    InfoWriter writer(as_json, !as_json, [&](std::string_view part) {
+      streamed += part;
+      return true;
+    });
+    writer.write(info);
+    if (!writer.finish() || streamed.empty()) return "info: the streaming writer wrote nothing";
+    if (as_json && nlohmann::json::parse(streamed, nullptr, false).is_discarded()) {
+      return "info: the streamed JSON does not parse";
+    }
+  }
   return {};
 }
 
