@@ -3,15 +3,18 @@
 // reads, the pages they pass given back), must give exactly the report and the dump of the same
 // bytes given as a buffer. This is the path a CI gate takes (validate_file, dump_file) and the
 // one the in-memory targets cannot reach: the mapping, the SIGBUS guard, the descriptor's holes.
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "ggufcheck/dump.hpp"
+#include "ggufcheck/info.hpp"
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 #include "pipeline.hpp"
@@ -66,6 +69,34 @@ std::string check_mapped(Bytes bytes, const std::string& path, Profile profile, 
   return "";
 }
 
+// `ggufcheck info` by path (the command's streaming writer, which reads the file itself): the
+// report's exit status, and JSON that parses.
+std::string check_info_file(const std::string& path, Profile profile, bool as_json) {
+  Options options;
+  options.profile = profile;
+  // The verdict of check, which reads a file named as a shard with its set (group_inputs).
+  int expected = validate_file(path, options).exit_status();
+  for (const auto& group : group_inputs({path})) {
+    for (const Report& report : validate_set(group, options).reports) {
+      if (report.path == path) expected = report.exit_status();
+    }
+  }
+  std::string out;
+  InfoWriter writer(as_json, !as_json, [&](std::string_view part) {
+    out += part;
+    return true;
+  });
+  const int status = writer.file(path, options);
+  if (!writer.finish() || out.empty()) return "info: nothing written";
+  if (status != expected) {
+    return fmt::format("info by path: exit status {} where check's is {}", status, expected);
+  }
+  if (as_json && nlohmann::json::parse(out, nullptr, false).is_discarded()) {
+    return "info by path: the JSON does not parse";
+  }
+  return "";
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -79,7 +110,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const DumpLevel level = hash / 2 % 2 == 0 ? DumpLevel::Structure : DumpLevel::Data;
   for (const Profile profile : {Profile::Strict, Profile::LlamaCpp}) {
     if (!fuzz::every_run && (profile == Profile::Strict) != (hash % 2 == 0)) continue;
-    const std::string problem = check_mapped(bytes, path, profile, fuzz::every_run, level);
+    std::string problem = check_mapped(bytes, path, profile, fuzz::every_run, level);
+    // info by path: one input in four (a replay: every one), in the format its bytes choose.
+    if (problem.empty() && (fuzz::every_run || hash / 4 % 4 == 0)) {
+      problem = check_info_file(path, profile, hash / 16 % 2 == 0);
+    }
     if (!problem.empty()) {
       ::close(fd);
       fuzz::fail_if(problem, bytes);
