@@ -553,9 +553,12 @@ std::string compare(const Report& remote, const Report& local) {
     if (!remote_only(f)) kept.push_back(&f);
   }
   const std::size_t extra = remote.findings.size() - kept.size();
-  if (kept.size() != local.findings.size()) {
+  // At the findings limit each GGUF0002 kept takes the place of the last finding kept: the
+  // remote findings are then the first ones of the file's in memory.
+  if (kept.size() > local.findings.size() || local.findings.size() - kept.size() > extra) {
     return fmt::format("{} findings remote, {} in memory", kept.size(), local.findings.size());
   }
+  const std::size_t displaced = local.findings.size() - kept.size();
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const Finding& a = *kept[i];
     const Finding& b = local.findings[i];
@@ -574,12 +577,14 @@ std::string compare(const Report& remote, const Report& local) {
       x.tensor_data_size != y.tensor_data_size || x.data_checked != y.data_checked) {
     return "the facts differ from the file's in memory";
   }
-  // The remote errors (GGUF0002, at most two) are kept, or counted as dropped at the limit.
+  // The remote errors (GGUF0002, at most two) are kept, or counted as dropped at the limit, as
+  // are the findings they displaced.
   if (remote.errors < local.errors + extra || remote.errors > local.errors + 2 ||
       remote.warnings != local.warnings || remote.notes != local.notes) {
     return "the counts differ from the file's in memory";
   }
-  if (remote.findings_dropped != local.findings_dropped + (remote.errors - local.errors - extra)) {
+  if (remote.findings_dropped !=
+      local.findings_dropped + displaced + (remote.errors - local.errors - extra)) {
     return "dropped findings differ";
   }
   if (remote.errors == local.errors && remote.exit_status() != local.exit_status())

@@ -328,11 +328,16 @@ TEST(RemoteGrowth, WhatWasNotReadStaysWithinTheFindingsLimit) {
   Report report;
   report.findings.push_back({Code::UnreadableFile, Severity::Error, 10, 0, "", "kept", ""});
   report.errors = 1;
+  // At the limit, the finding that says why the file fails replaces the last one kept.
   const Report full = detail::with_limit_finding(report, 1, 5, "not read", "");
   ASSERT_EQ(full.findings.size(), 1U);
-  EXPECT_EQ(full.findings[0].message, "kept");
+  EXPECT_EQ(full.findings[0].message, "not read");
   EXPECT_EQ(full.errors, 2U);
   EXPECT_EQ(full.findings_dropped, 1U);
+  const Report none = detail::with_limit_finding(report, 0, 5, "not read", "");
+  EXPECT_EQ(none.findings.size(), 1U);  // a limit of 0 keeps nothing more
+  EXPECT_EQ(none.errors, 2U);
+  EXPECT_EQ(none.findings_dropped, 1U);
   const Report room = detail::with_limit_finding(report, 2, 5, "not read", "");
   ASSERT_EQ(room.findings.size(), 2U);
   EXPECT_EQ(room.findings[0].message, "not read");  // by offset

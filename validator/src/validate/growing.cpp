@@ -78,9 +78,15 @@ bool TailPass::feed(std::uint64_t at, Bytes bytes) {
 Report with_limit_finding(Report report, std::uint64_t max_findings, std::uint64_t offset,
                           std::string message, std::string hint) {
   ++report.errors;
-  if (report.findings.size() >= max_findings) {
+  if (max_findings == 0) {
     ++report.findings_dropped;
     return report;
+  }
+  // What was not read is why the file fails, so it is kept: at the limit, the finding kept last
+  // (by offset) makes room for it and is counted as dropped instead.
+  if (report.findings.size() >= max_findings) {
+    report.findings.resize(max_findings - 1);
+    ++report.findings_dropped;
   }
   const Finding finding{Code::LimitExceeded, Severity::Error, offset, 0, "file",
                         std::move(message),  std::move(hint)};

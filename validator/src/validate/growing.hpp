@@ -55,7 +55,8 @@ class TailPass {
 
 // The report with one more error (GGUF0002) at `offset` saying what was not read: always an
 // error, whatever the overrides, since bytes that were not read must never pass. Kept within
-// max_findings (Limits::max_findings): a report holding that many already counts it as dropped.
+// max_findings (Limits::max_findings): a report holding that many already drops (and counts)
+// its last finding to keep this one, which says why the file fails.
 [[nodiscard]] Report with_limit_finding(Report report, std::uint64_t max_findings,
                                         std::uint64_t offset, std::string message,
                                         std::string hint);
