@@ -99,17 +99,8 @@ fi
 args=(--floor "$bin/ggufcheck_data_floor" --ggml "$bin/ggufcheck_data_ggml" --lib "$lib"
   --rounds "$rounds")
 if [[ -n $baseline ]]; then
-  # The commit's tree, exported once and built with its own cli preset (as bench/run.sh does).
-  commit=$(git rev-parse --verify "$baseline^{commit}")
-  source_dir="build/baseline-${commit:0:12}"
-  if [[ ! -d $source_dir ]]; then
-    rm -rf "$source_dir.partial"
-    mkdir -p "$source_dir.partial"
-    git archive "$commit" | tar -x -C "$source_dir.partial"
-    mv "$source_dir.partial" "$source_dir"
-  fi
-  (cd "$source_dir" && cmake --preset cli >/dev/null && cmake --build --preset cli --target ggufcheck)
-  args+=(--baseline-cli "$PWD/$source_dir/build/cli/validator/ggufcheck")
+  # The commit's command, built as bench/run.sh builds it.
+  args+=(--baseline-cli "$(bash bench/baseline.sh "$baseline")")
 fi
 if ((have_data)); then
   args+=(--cli "$cli")

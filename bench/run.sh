@@ -24,18 +24,7 @@ cmake --preset release
 cmake --build --preset release --target ggufcheck_bench
 
 if [[ -n $baseline ]]; then
-  commit=$(git rev-parse --verify "$baseline^{commit}")
-  # The commit's tree, exported once (no worktree to register or remove), built with its own
-  # cli preset: the command alone, as a user builds it.
-  source_dir="build/baseline-${commit:0:12}"
-  if [[ ! -d $source_dir ]]; then
-    rm -rf "$source_dir.partial"
-    mkdir -p "$source_dir.partial"
-    git archive "$commit" | tar -x -C "$source_dir.partial"
-    mv "$source_dir.partial" "$source_dir"
-  fi
-  (cd "$source_dir" && cmake --preset cli >/dev/null && cmake --build --preset cli --target ggufcheck)
-  bench_args+=(--baseline-cli "$PWD/$source_dir/build/cli/validator/ggufcheck")
+  bench_args+=(--baseline-cli "$(bash bench/baseline.sh "$baseline")")
 fi
 
 exec build/release/bench/ggufcheck_bench "${bench_args[@]}"

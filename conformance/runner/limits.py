@@ -92,8 +92,9 @@ def _children(pid):
     return found
 
 
-def tree_rss(pid):
-    """Resident bytes of pid and all its descendants (0 when it is gone)."""
+def _tree_sum(pid, measure):
+    """The sum of measure(p) over pid and all its descendants: a process that is gone (measure
+    raises OSError, ValueError or IndexError) counts 0 and its children are not looked for."""
     total = 0
     pending, seen = [pid], set()
     while pending:
@@ -102,36 +103,37 @@ def tree_rss(pid):
             continue
         seen.add(current)
         try:
-            with open(f"/proc/{current}/statm") as handle:
-                total += int(handle.read().split()[1]) * PAGE
+            total += measure(current)
         except (OSError, ValueError, IndexError):
             continue
         pending.extend(_children(current))
     return total
 
 
+def _rss(pid):
+    with open(f"/proc/{pid}/statm") as handle:
+        return int(handle.read().split()[1]) * PAGE
+
+
+def tree_rss(pid):
+    """Resident bytes of pid and all its descendants (0 when it is gone)."""
+    return _tree_sum(pid, _rss)
+
+
 _TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ticks(pid):
+    with open(f"/proc/{pid}/stat") as handle:
+        # after the command's ")": state is field 3, utime..cstime are fields 14 to 17
+        fields = handle.read().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15])
 
 
 def tree_cpu(pid):
     """CPU seconds (user and system) of pid and its live descendants, with the children each of
     them has reaped (0 when it is gone)."""
-    total = 0
-    pending, seen = [pid], set()
-    while pending:
-        current = pending.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        try:
-            with open(f"/proc/{current}/stat") as handle:
-                # after the command's ")": state is field 3, utime..cstime are fields 14 to 17
-                fields = handle.read().rsplit(")", 1)[1].split()
-            total += sum(int(value) for value in fields[11:15])
-        except (OSError, ValueError, IndexError):
-            continue
-        pending.extend(_children(current))
-    return total / _TICKS
+    return _tree_sum(pid, _cpu_ticks) / _TICKS
 
 
 def reset_peak(pid):
