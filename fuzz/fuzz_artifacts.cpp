@@ -45,12 +45,16 @@
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
 #include "mmproj_builder.hpp"
+#include "models.hpp"
 #include "pipeline.hpp"
 
 namespace {
 
 using namespace ggufcheck;
 using fuzz::Choices;
+using testing::erase_pair;
+using testing::find_pair;
+using testing::set_pair;
 using namespace std::literals;
 
 // A few dozen moves reach every check; longer programs only cost time.
@@ -114,25 +118,6 @@ const ProjectorTypes& projector_types() {
 }
 
 // --- documents ---------------------------------------------------------------------------------
-
-KeyValue* find_pair(Document& doc, std::string_view key) {
-  for (KeyValue& kv : doc.metadata) {
-    if (kv.key == key) return &kv;
-  }
-  return nullptr;
-}
-
-void set_pair(Document& doc, std::string_view key, Value value) {
-  if (KeyValue* kv = find_pair(doc, key)) {
-    kv->value = std::move(value);
-  } else {
-    doc.metadata.push_back({std::string(key), std::move(value), {}});
-  }
-}
-
-void erase_pair(Document& doc, std::string_view key) {
-  std::erase_if(doc.metadata, [&](const KeyValue& kv) { return kv.key == key; });
-}
 
 Tensor* find_tensor(Document& doc, std::string_view name) {
   for (Tensor& t : doc.tensors) {

@@ -31,31 +31,16 @@
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
 #include "model_builder.hpp"
+#include "models.hpp"
 #include "pipeline.hpp"
 
 namespace {
 
 using namespace ggufcheck;
 using fuzz::Choices;
-
-KeyValue* find_pair(Document& doc, std::string_view key) {
-  for (KeyValue& kv : doc.metadata) {
-    if (kv.key == key) return &kv;
-  }
-  return nullptr;
-}
-
-void set_pair(Document& doc, const std::string& key, Value value) {
-  if (KeyValue* kv = find_pair(doc, key)) {
-    kv->value = std::move(value);
-  } else {
-    doc.metadata.push_back({key, std::move(value), {}});
-  }
-}
-
-void erase_pair(Document& doc, std::string_view key) {
-  std::erase_if(doc.metadata, [&](const KeyValue& kv) { return kv.key == key; });
-}
+using testing::erase_pair;
+using testing::find_pair;
+using testing::set_pair;
 
 Value strings(const std::vector<std::string>& texts) {
   std::vector<Value> items;

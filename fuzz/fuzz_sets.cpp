@@ -37,12 +37,14 @@
 #include "ggufcheck/render.hpp"
 #include "ggufcheck/validate.hpp"
 #include "ggufcheck/writer.hpp"
+#include "models.hpp"
 #include "pipeline.hpp"
 
 namespace {
 
 using namespace ggufcheck;
 using fuzz::Choices;
+using testing::find_pair;
 
 constexpr std::size_t kMaxInput = 4096;
 constexpr std::size_t kMaxMoves = 12;
@@ -80,13 +82,6 @@ bool write_file(const std::string& path, const std::vector<std::uint8_t>& bytes)
 
 std::string shard_name(const std::string& prefix, std::size_t number, std::size_t count) {
   return prefix + fmt::format("-{:05}-of-{:05}.gguf", number, count);
-}
-
-KeyValue* find_pair(Document& doc, std::string_view key) {
-  for (KeyValue& kv : doc.metadata) {
-    if (kv.key == key) return &kv;
-  }
-  return nullptr;
 }
 
 // How the set is given to validate_set.

@@ -135,6 +135,16 @@ KeyValue* find_pair(Document& doc, std::string_view key) {
   }
   return nullptr;
 }
+void set_pair(Document& doc, std::string_view key, Value value) {
+  if (KeyValue* kv = find_pair(doc, key)) {
+    kv->value = std::move(value);
+  } else {
+    doc.metadata.push_back({std::string(key), std::move(value), {}});
+  }
+}
+void erase_pair(Document& doc, std::string_view key) {
+  std::erase_if(doc.metadata, [&](const KeyValue& kv) { return kv.key == key; });
+}
 std::optional<std::size_t> pair_index(const Document& doc, std::string_view key) {
   for (std::size_t i = 0; i < doc.metadata.size(); ++i) {
     if (doc.metadata[i].key == key) return i;

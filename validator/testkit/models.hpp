@@ -93,6 +93,9 @@ struct AnyDocument {
 
 [[nodiscard]] const KeyValue* find_pair(const Document& doc, std::string_view key);
 [[nodiscard]] KeyValue* find_pair(Document& doc, std::string_view key);
+// The first pair named `key` gets `value`, or a pair is appended; every pair named `key` goes.
+void set_pair(Document& doc, std::string_view key, Value value);
+void erase_pair(Document& doc, std::string_view key);
 [[nodiscard]] std::optional<std::size_t> pair_index(const Document& doc, std::string_view key);
 
 [[nodiscard]] bool is_quantized(std::uint32_t type);
