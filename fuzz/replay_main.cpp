@@ -130,15 +130,21 @@ int main(int argc, char** argv) {
     const std::string_view arg = argv[i];
     if (arg == "-h" || arg == "-help" || arg == "--help") {
       std::printf(
-          "usage: %s [-mutations=N] [-seed=S] FILE|DIR...\n"
+          "usage: %s [-mutations=N] [-seed=S] [-sampled] FILE|DIR...\n"
           "Replays every file (directories recursively) through the fuzz target. This build\n"
           "has no fuzzing engine; configure with the `fuzz` preset for libFuzzer.\n"
           "  -mutations=N  also run N chained custom-mutator mutants of every input\n"
-          "  -seed=S       seed of those mutants (default 1)\n",
+          "  -seed=S       seed of those mutants (default 1)\n"
+          "  -sampled      check each input as a fuzzing run does (the checks its bytes choose),\n"
+          "                not under every option set: to time or profile the target\n",
           argv[0]);
       return 0;
     }
     if (numeric_flag(arg, "-mutations=", mutations) || numeric_flag(arg, "-seed=", seed)) continue;
+    if (arg == "-sampled") {
+      ggufcheck::fuzz::every_run = false;
+      continue;
+    }
     if (!arg.empty() && arg[0] == '-') {
       std::fprintf(stderr, "%s: unknown option %s (this build only replays files; see -help)\n",
                    argv[0], argv[i]);
