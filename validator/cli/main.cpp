@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -108,6 +109,21 @@ void reject_leftovers(const CLI::App& app) {
   }
 }
 
+// CLI11's help, without the "{false}" it writes after a spelling that turns an option off
+// ("--progress,--no-progress{false}"): the description says what each spelling does.
+class HelpFormatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
+    std::string name = CLI::Formatter::make_option_name(opt, is_positional);
+    for (std::size_t open = name.find('{'); open != std::string::npos; open = name.find('{')) {
+      const std::size_t close = name.find('}', open);
+      if (close == std::string::npos) break;
+      name.erase(open, close - open + 1);
+    }
+    return name;
+  }
+};
+
 int run(int argc, char** argv) {
   CLI::App app{
       "ggufcheck: a strict, bounds-checked validator for GGUF model files.\n"
@@ -118,6 +134,7 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", version_text(),
                        "Print the version, the git commit and the llama.cpp the llama.cpp "
                        "profile follows, and exit");
+  app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which inherit it
   app.require_subcommand(1);
   app.allow_extras();
   const Command check = add_check_command(app);
