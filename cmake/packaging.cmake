@@ -42,6 +42,10 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 # library's own shlibs file, for the packages that link it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+# libcurl is loaded when a URL is read (dlopen of libcurl.so.4), so dpkg-shlibdeps cannot see it.
+if(GGUFCHECK_REMOTE)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libcurl4")
+endif()
 # The Python package's extension is for the python3 it was built with (Debian 12: 3.11); the
 # command and the libraries need no Python, so it is a recommendation, not a dependency.
 if(GGUFCHECK_PYTHON)

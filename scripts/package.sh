@@ -74,6 +74,10 @@ grep -q '^libggufcheck 0 ggufcheck' <<<"$shlibs" ||
 [[ $(dpkg-deb -f "$deb" Version) == "$version" ]] || fail "$deb: Version is not $version"
 depends=$(dpkg-deb -f "$deb" Depends)
 [[ $depends == *libc6* ]] || fail "$deb: Depends ('$depends') lacks libc6: was it computed?"
+# libcurl is loaded at run time (dpkg-shlibdeps cannot see it): CPack's Depends must name it.
+if grep -q '^GGUFCHECK_REMOTE:BOOL=ON' "$build/CMakeCache.txt"; then
+  [[ $depends == *libcurl4* ]] || fail "$deb: Depends ('$depends') lacks libcurl4, which reads URLs"
+fi
 # The packaged command runs and is this version; the packaged page is gzip.
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT

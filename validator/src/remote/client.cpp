@@ -1,6 +1,5 @@
 #include "remote/client.hpp"
 
-#include <curl/curl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "remote/curl_library.hpp"
 #include "remote/http.hpp"
 #include "remote/url.hpp"
 #include "report/sink.hpp"
@@ -23,11 +23,6 @@ constexpr std::uint64_t kMaxBackoffMs = 8000;
 constexpr long kLowSpeedBytesPerSecond = 1024;
 constexpr std::size_t kShownUrl = 200;
 constexpr auto kDeadlineSlack = std::chrono::milliseconds(250);
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { (void)curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string shown_url(std::string_view url) {
   return escape(url, kShownUrl);
@@ -245,8 +240,8 @@ HttpFile::HttpFile(std::string url, const RemoteOptions& options, const std::ato
       options_(options),
       cancel_(cancel),
       deadline_(deadline) {
-  global_init();
-  curl_ = curl_easy_init();
+  curl_lib_ = curl_library(curl_error_);
+  if (curl_lib_ != nullptr) curl_ = curl_lib_->easy_init();
   const char* env = std::getenv("HF_TOKEN");
   token_ = options.hf_token ? *options.hf_token : env != nullptr ? env : "";
   // The token is the Hub's: it goes to the Hub's hosts, or to the endpoint hf:// was pointed at,
@@ -256,11 +251,12 @@ HttpFile::HttpFile(std::string url, const RemoteOptions& options, const std::ato
 }
 
 HttpFile::~HttpFile() {
-  if (curl_ != nullptr) curl_easy_cleanup(handle(curl_));
+  if (curl_ != nullptr) curl_lib_->easy_cleanup(handle(curl_));
 }
 
 std::optional<FetchError> HttpFile::fetch(std::uint64_t begin, std::uint64_t end,
                                           const Take& take) {
+  if (curl_lib_ == nullptr) return FetchError{curl_error_, "", false, false, {}};
   if (curl_ == nullptr) return FetchError{"cannot start libcurl", "", false, false, {}};
   if (!token_.empty() && !printable_token(token_)) {
     return FetchError{
@@ -331,43 +327,44 @@ HttpFile::Step HttpFile::attempt(std::uint64_t& at, std::uint64_t end, const Tak
   t.last = end - 1;  // end > at
   const std::string range = fmt::format("{}-{}", t.first, t.last);
   curl_slist* headers = nullptr;
-  headers = curl_slist_append(headers, "User-Agent: ggufcheck/" GGUFCHECK_VERSION);
+  headers = curl_lib_->slist_append(headers, "User-Agent: ggufcheck/" GGUFCHECK_VERSION);
   // The token only to the origin the file was named by, and only if that is the Hub's.
   const bool send_token = !token_.empty() && sends_token(origin_url_, url_, endpoint_);
   std::string authorization;
   if (send_token) {
     authorization = "Authorization: Bearer " + token_;
-    headers = curl_slist_append(headers, authorization.c_str());
+    headers = curl_lib_->slist_append(headers, authorization.c_str());
   }
   char message[CURL_ERROR_SIZE] = {};
-  curl_easy_setopt(curl, CURLOPT_URL, url_.c_str());
-  curl_easy_setopt(curl, CURLOPT_RANGE, range.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);  // followed here, hop by hop
+  curl_lib_->easy_setopt(curl, CURLOPT_URL, url_.c_str());
+  curl_lib_->easy_setopt(curl, CURLOPT_RANGE, range.c_str());
+  curl_lib_->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_lib_->easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);  // followed here, hop by hop
 #if LIBCURL_VERSION_NUM >= 0x075500
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_lib_->easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-  curl_easy_setopt(curl, CURLOPT_PROTOCOLS, static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+  curl_lib_->easy_setopt(curl, CURLOPT_PROTOCOLS,
+                         static_cast<long>(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options_.timeout_seconds));
+  curl_lib_->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_lib_->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, static_cast<long>(options_.timeout_seconds));
   // The whole request, a trickle included, ends by the deadline.
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms_until(deadline_));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytesPerSecond);
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
-                   static_cast<long>(std::max<std::uint32_t>(1, options_.timeout_seconds)));
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel_));
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
-  const CURLcode rc = curl_easy_perform(curl);
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
-  curl_slist_free_all(headers);
+  curl_lib_->easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms_until(deadline_));
+  curl_lib_->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, kLowSpeedBytesPerSecond);
+  curl_lib_->easy_setopt(curl, CURLOPT_LOW_SPEED_TIME,
+                         static_cast<long>(std::max<std::uint32_t>(1, options_.timeout_seconds)));
+  curl_lib_->easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_lib_->easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+  curl_lib_->easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_lib_->easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+  curl_lib_->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_lib_->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_lib_->easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel_));
+  curl_lib_->easy_setopt(curl, CURLOPT_ERRORBUFFER, message);
+  const CURLcode rc = curl_lib_->easy_perform(curl);
+  curl_lib_->easy_setopt(curl, CURLOPT_HTTPHEADER, nullptr);
+  curl_lib_->easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);
+  curl_lib_->slist_free_all(headers);
   ++requests_;
   at += t.received;
   const std::string where = shown_url(url_);
@@ -409,12 +406,13 @@ HttpFile::Step HttpFile::attempt(std::uint64_t& at, std::uint64_t end, const Tak
     return fail(fmt::format("{} sent more than {} bytes of headers", where,
                             ResponseHeaders::kMaxHeaderBytes));
   }
-  const std::string curl_text = message[0] != '\0' ? std::string(message) : curl_easy_strerror(rc);
+  const std::string curl_text =
+      message[0] != '\0' ? std::string(message) : curl_lib_->easy_strerror(rc);
   const int status = t.headers.status;
   if (status == 0) {
     // No answer at all.
     curl_off_t connected = 0;
-    (void)curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected);
+    (void)curl_lib_->easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connected);
     if (rc == CURLE_COULDNT_CONNECT || (rc == CURLE_OPERATION_TIMEDOUT && connected == 0)) {
       return transient(fmt::format("cannot connect to {}: {}", where, curl_text), backoff);
     }
@@ -454,7 +452,7 @@ HttpFile::Step HttpFile::attempt(std::uint64_t& at, std::uint64_t end, const Tak
                                : fmt::format("HTTP {} {}", status, shown_header(t.headers.reason));
   if (is_redirect(status)) {
     char* location = nullptr;
-    (void)curl_easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location);
+    (void)curl_lib_->easy_getinfo(curl, CURLINFO_REDIRECT_URL, &location);
     if (location == nullptr)
       return fail(fmt::format("{}: {} without a Location", where, status_text));
     const std::string next = location;

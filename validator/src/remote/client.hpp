@@ -17,6 +17,8 @@
 
 namespace ggufcheck::detail {
 
+struct CurlLibrary;
+
 // Why a fetch failed: a message for GGUF0001 (and a hint), whether the server said the file is
 // not there (404, 410: a missing shard of a set), and whether Ctrl-C stopped it.
 struct FetchError {
@@ -74,9 +76,11 @@ class HttpFile {
   const std::atomic<bool>* cancel_;
   Clock::time_point deadline_;
   std::string token_;
-  std::string endpoint_;        // where hf:// points (its origin may get the token)
-  bool token_allowed_ = false;  // the origin is the Hub's (or the configured endpoint's)
-  void* curl_ = nullptr;        // CURL*
+  std::string endpoint_;                   // where hf:// points (its origin may get the token)
+  bool token_allowed_ = false;             // the origin is the Hub's (or the configured endpoint's)
+  const CurlLibrary* curl_lib_ = nullptr;  // null when libcurl could not be loaded
+  std::string curl_error_;                 // why it could not
+  void* curl_ = nullptr;                   // CURL*
   bool size_known_ = false;
   std::uint64_t size_ = 0;
   std::optional<std::string> etag_;
