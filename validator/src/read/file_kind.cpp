@@ -362,7 +362,10 @@ std::optional<Identification> onnx(const Head& h) {
         return std::nullopt;
       }
       if (field == 2) producer = std::string(text);
-      if (field == 3 && !producer.empty()) producer += " " + std::string(text);
+      if (field == 3 && !producer.empty()) {
+        producer += ' ';
+        producer += text;
+      }
     }
     if (at + *length > h.size()) break;
     at += static_cast<std::size_t>(*length);
