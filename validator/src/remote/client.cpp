@@ -7,7 +7,6 @@
 #include <climits>
 #include <cstdlib>
 #include <ctime>
-#include <mutex>
 #include <thread>
 
 #include "remote/curl_library.hpp"
