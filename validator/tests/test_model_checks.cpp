@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "llama_loader/interpreter.hpp"
+#include "llama_loader/sexpr.hpp"
 #include "test_support.hpp"
 #include "validate/validate.hpp"
 
@@ -55,6 +56,36 @@ KeyValue& key_of(Document& doc, std::string_view key) {
 
 void drop_tensor(Document& doc, std::string_view name) {
   std::erase_if(doc.tensors, [&](const Tensor& t) { return t.name == name; });
+}
+
+// The table's forms are known by their heads once parsed (the interpreter dispatches on them);
+// a symbol in head position that is no form, an empty list and atoms are Other.
+TEST(LoaderTables, FormsAreKnownByTheirHeadsOnceParsed) {
+  using detail::sexpr::Head;
+  const detail::sexpr::Node n =
+      detail::sexpr::parse("(if 12 (bin == (id x) (n 1)) (block (return (s \"a\"))) (foo 1) ())");
+  EXPECT_EQ(n.op, Head::If);
+  EXPECT_EQ(n[1].op, Head::Other);  // the line number
+  EXPECT_EQ(n[2].op, Head::Bin);
+  EXPECT_EQ(n[2][1].op, Head::Other);  // the operator, a symbol
+  EXPECT_EQ(n[2][2].op, Head::Id);
+  EXPECT_EQ(n[2][3].op, Head::N);
+  EXPECT_EQ(n[3].op, Head::Block);
+  EXPECT_EQ(n[3][1].op, Head::Return);
+  EXPECT_EQ(n[3][1][1].op, Head::S);
+  EXPECT_EQ(n[4].op, Head::Other);  // no form of the table
+  EXPECT_EQ(n[5].op, Head::Other);  // empty
+  EXPECT_TRUE(n[2].is(Head::Bin));
+  EXPECT_TRUE(n[2].is("bin"));
+  for (const std::string_view form :
+       {"n",      "f",       "s",      "id",     "mem",     "idx",   "un",       "bin",
+        "tern",   "assign",  "call",   "list",   "block",   "expr",  "decl",     "if",
+        "for",    "foreach", "switch", "case",   "default", "break", "continue", "try",
+        "lambda", "return",  "throw",  "assert", "unread",  "skip"}) {
+    EXPECT_NE(detail::sexpr::head_of(form), Head::Other) << form;
+  }
+  EXPECT_EQ(detail::sexpr::head_of("ifx"), Head::Other);
+  EXPECT_EQ(detail::sexpr::head_of(""), Head::Other);
 }
 
 TEST(ModelChecks, TheTestModelLoadsInEveryProfile) {

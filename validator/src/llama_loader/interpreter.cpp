@@ -22,6 +22,7 @@
 namespace ggufcheck::detail {
 namespace {
 
+using sexpr::Head;
 using sexpr::Node;
 
 // --- the generated tables -------------------------------------------------------------------
@@ -182,19 +183,20 @@ const ParsedFunction* function(std::string_view name) {
 
 // The C++ an expression of the table came from, for messages: GGML_ASSERT(n_expert <= 1024).
 std::string source_text(const Node& n) {
-  const std::string_view head = n.head();
-  if (head == "n") return std::to_string(n[1].integer);
-  if (head == "f") return n[1].kind == Node::Kind::Real ? fmt::format("{}", n[1].real) : n[1].text;
-  if (head == "s") return "\"" + n[1].text + "\"";
-  if (head == "id") return n[1].text;
-  if (head == "mem") return source_text(n[1]) + "." + n[2].text;
-  if (head == "idx") return source_text(n[1]) + "[" + source_text(n[2]) + "]";
-  if (head == "un") return n[1].text + source_text(n[2]);
-  if (head == "bin") return source_text(n[2]) + " " + n[1].text + " " + source_text(n[3]);
-  if (head == "tern") {
+  const Head head = n.op;
+  if (head == Head::N) return std::to_string(n[1].integer);
+  if (head == Head::F)
+    return n[1].kind == Node::Kind::Real ? fmt::format("{}", n[1].real) : n[1].text;
+  if (head == Head::S) return "\"" + n[1].text + "\"";
+  if (head == Head::Id) return n[1].text;
+  if (head == Head::Mem) return source_text(n[1]) + "." + n[2].text;
+  if (head == Head::Idx) return source_text(n[1]) + "[" + source_text(n[2]) + "]";
+  if (head == Head::Un) return n[1].text + source_text(n[2]);
+  if (head == Head::Bin) return source_text(n[2]) + " " + n[1].text + " " + source_text(n[3]);
+  if (head == Head::Tern) {
     return source_text(n[1]) + " ? " + source_text(n[2]) + " : " + source_text(n[3]);
   }
-  if (head == "call") {
+  if (head == Head::Call) {
     std::string out = source_text(n[1]) + "(";
     for (std::size_t i = 2; i < n.size(); ++i) out += (i > 2 ? ", " : "") + source_text(n[i]);
     return out + ")";
@@ -468,10 +470,10 @@ class Loader {
   // otherwise.
   const Value* pristine(const Node& n) {
     std::string_view name;
-    if (n.is("id") && n.size() == 2) {
+    if (n.is(Head::Id) && n.size() == 2) {
       if (local(n[1].text) != nullptr || !in_hparams_method()) return nullptr;
       name = n[1].text;
-    } else if (n.is("mem") && n.size() == 3 && n[1].is("id") && n[1].size() == 2 &&
+    } else if (n.is(Head::Mem) && n.size() == 3 && n[1].is(Head::Id) && n[1].size() == 2 &&
                n[1][1].text == "hparams") {
       name = n[2].text;
     } else {
@@ -486,10 +488,10 @@ class Loader {
   // Whether evaluating n can change no variable: numbers, strings, names and the operators on
   // them.
   static bool reads_only(const Node& n) {
-    const std::string_view head = n.head();
-    if (head == "n" || head == "f" || head == "s" || head == "id") return true;
-    if (head == "un" && n.size() == 3) return reads_only(n[2]);
-    if (head == "bin" && n.size() == 4) return reads_only(n[2]) && reads_only(n[3]);
+    const Head head = n.op;
+    if (head == Head::N || head == Head::F || head == Head::S || head == Head::Id) return true;
+    if (head == Head::Un && n.size() == 3) return reads_only(n[2]);
+    if (head == Head::Bin && n.size() == 4) return reads_only(n[2]) && reads_only(n[3]);
     return false;
   }
 
@@ -541,15 +543,15 @@ class Loader {
 
   // --- statements ---------------------------------------------------------------------------
   Flow statement(const Node& n) {
-    const std::string_view head = n.head();
-    if (head == "block") {
+    const Head head = n.op;
+    if (head == Head::Block) {
       scopes_.emplace_back();
       const ScopeExit scope(scopes_);
       for (std::size_t i = 1; i < n.size(); ++i) {
         if (const Flow flow = statement(n[i]); flow != Flow::Next) return flow;
       }
-    } else if (head == "expr") {
-      if (n[1].is("id") && n[1][1].text == "LLAMA_LOAD_LOCALS") {
+    } else if (head == Head::Expr) {
+      if (n[1].is(Head::Id) && n[1][1].text == "LLAMA_LOAD_LOCALS") {
         // The macro's declarations go into the caller's scope.
         const ParsedFunction* macro = function("LLAMA_LOAD_LOCALS");
         if (macro == nullptr) lost(n);
@@ -559,18 +561,18 @@ class Loader {
         return Flow::Next;
       }
       (void)eval(n[1]);
-    } else if (head == "decl") {
+    } else if (head == Head::Decl) {
       // (decl name type expr line): `auto & layer = layers[i]` names the current layer.
       const std::string& name = n[1].text;
       const std::string& type = n[2].text;
-      if (n[3].is("idx") && n[3][1].is("id") && n[3][1][1].text == "layers") {
+      if (n[3].is(Head::Idx) && n[3][1].is(Head::Id) && n[3][1][1].text == "layers") {
         const Value at = eval(n[3][2]);
         if (at.kind != Value::Kind::Int) lost(n);
         scopes_.back()[name] = Variable{Value::text(fmt::format("layers[{}]", at.i)), "layer"};
         return Flow::Next;
       }
       // `auto & layer = layers[i].posnet`: a part of the layer, named the same way
-      if (n[3].is("mem") && n[3][1].is("idx") && n[3][1][1].is("id") &&
+      if (n[3].is(Head::Mem) && n[3][1].is(Head::Idx) && n[3][1][1].is(Head::Id) &&
           n[3][1][1][1].text == "layers") {
         const Value at = eval(n[3][1][2]);
         if (at.kind != Value::Kind::Int) lost(n);
@@ -580,12 +582,12 @@ class Loader {
       }
       if ((type.starts_with("std::vector") || type.starts_with("std::unordered_set") ||
            type.starts_with("std::set")) &&
-          n[3].is("n")) {
+          n[3].is(Head::N)) {
         scopes_.back()[name] = Variable{Value::empty_list(), type};  // an empty container
         return Flow::Next;
       }
       scopes_.back()[name] = Variable{convert(eval(n[3]), type), type};
-    } else if (head == "if") {
+    } else if (head == Head::If) {
       // (if line cond then [else])
       const Value c = eval(n[2]);
       if (!c.known()) {
@@ -597,7 +599,7 @@ class Loader {
       }
       if (c.truthy()) return statement(n[3]);
       if (n.size() > 4) return statement(n[4]);
-    } else if (head == "for") {
+    } else if (head == Head::For) {
       // (for line var start limit body)
       const Value start = eval(n[3]);
       const Value limit = eval(n[4]);
@@ -614,17 +616,17 @@ class Loader {
         if (flow == Flow::Return) return flow;
         if (flow == Flow::Break) break;
       }
-    } else if (head == "foreach") {
+    } else if (head == Head::Foreach) {
       return foreach_statement(n);
-    } else if (head == "switch") {
+    } else if (head == Head::Switch) {
       return switch_statement(n);
-    } else if (head == "break") {
+    } else if (head == Head::Break) {
       return Flow::Break;
-    } else if (head == "continue") {
+    } else if (head == Head::Continue) {
       return Flow::Continue;
-    } else if (head == "try") {
+    } else if (head == Head::Try) {
       return try_statement(n);
-    } else if (head == "lambda") {
+    } else if (head == Head::Lambda) {
       // (lambda name "params" body line): a closure over the scopes it is called from, which are
       // the ones it was declared in (llama.cpp's lambdas capture by reference and are called in
       // the function that declares them)
@@ -632,28 +634,29 @@ class Loader {
       v.kind = Value::Kind::Lambda;
       v.lambda = &n;
       scopes_.back()[n[1].text] = Variable{v, "lambda"};
-    } else if (head == "unread") {
+    } else if (head == Head::Unread) {
       // a function the generator could not translate: nothing of it is claimed
       if (!verdict_.lost_at) {
         const std::string_view where = current_ != nullptr ? current_->row->where : "";
         verdict_.lost_at = fmt::format("{} ({})", where, n[1].text);
       }
       throw Stop{};
-    } else if (head == "return") {
+    } else if (head == Head::Return) {
       returned_ = n.size() > 1 ? eval(n[1]) : Value{};
       return Flow::Return;
-    } else if (head == "throw" && current_ != nullptr && current_->row->name.ends_with(":create")) {
+    } else if (head == Head::Throw && current_ != nullptr &&
+               current_->row->name.ends_with(":create")) {
       refuse(Code::UnknownArchitecture, std::nullopt,
              fmt::format("llama.cpp knows the name of architecture \"{}\" but has no model for it: "
                          "it refuses the file (\"{}\", {})",
                          escape(arch_), n[1].text, location(n)),
              "convert the model to an architecture llama.cpp implements");
-    } else if (head == "throw") {
+    } else if (head == Head::Throw) {
       refuse(
           Code::ModelValueOutOfRange, std::nullopt,
           fmt::format("llama.cpp refuses the hyperparameters: \"{}\" ({})", n[1].text, location(n)),
           "see the source line for the rule the values break");
-    } else if (head == "assert") {
+    } else if (head == Head::Assert) {
       const Value c = eval(n[1]);
       if (!c.known()) lost(n);
       if (!c.truthy()) {
@@ -712,7 +715,7 @@ class Loader {
     std::size_t start = 0;
     for (std::size_t c = 3; c < n.size() && start == 0; ++c) {
       for (const Node& label : n[c][1].children) {
-        if (label.is("default")) continue;
+        if (label.is(Head::Default)) continue;
         const Value l = eval(label);
         if (l.kind != Value::Kind::Int) lost_at_line(n[1].integer);
         if (l.i == v.i) start = c;
@@ -720,7 +723,7 @@ class Loader {
     }
     for (std::size_t c = 3; c < n.size() && start == 0; ++c) {
       for (const Node& label : n[c][1].children) {
-        if (label.is("default")) start = c;
+        if (label.is(Head::Default)) start = c;
       }
     }
     if (start == 0) return Flow::Next;
@@ -777,13 +780,13 @@ class Loader {
   // later is decided on a value the skipped code might have changed.
   void forget_assignments(const Node& n) {
     if (n.kind != Node::Kind::List) return;
-    if (n.is("assign")) {
-      const Node& target = n[2].is("idx") ? n[2][1] : n[2];
+    if (n.is(Head::Assign)) {
+      const Node& target = n[2].is(Head::Idx) ? n[2][1] : n[2];
       if (Variable* var = lvalue(target)) var->value = Value{};
-    } else if (n.is("call") && n.size() == 5 && n[1].is("id") && n[1][1].text == "std::fill" &&
-               n[2].is("call") && n[2][1].is("mem")) {
+    } else if (n.is(Head::Call) && n.size() == 5 && n[1].is(Head::Id) &&
+               n[1][1].text == "std::fill" && n[2].is(Head::Call) && n[2][1].is(Head::Mem)) {
       if (Variable* var = lvalue(n[2][1][1])) var->value = Value{};
-    } else if (n.is("call") && n.size() > 1 && n[1].is("mem")) {
+    } else if (n.is(Head::Call) && n.size() > 1 && n[1].is(Head::Mem)) {
       // a container's insert, push_back, set, ...
       if (Variable* var = lvalue(n[1][1])) var->value = Value{};
     }
@@ -794,21 +797,21 @@ class Loader {
   // follow must not be skipped.
   bool has_effect(const Node& n) {
     if (n.kind != Node::Kind::List) return false;
-    const std::string_view head = n.head();
-    if (head == "throw" || head == "assert" || head == "unread") return true;
-    if (head == "call" && n.size() > 1 && n[1].is("id")) {
+    const Head head = n.op;
+    if (head == Head::Throw || head == Head::Assert || head == Head::Unread) return true;
+    if (head == Head::Call && n.size() > 1 && n[1].is(Head::Id)) {
       if (const Variable* v = local(n[1][1].text); v != nullptr &&
                                                    v->value.kind == Value::Kind::Lambda &&
                                                    has_effect((*v->value.lambda)[3])) {
         return true;
       }
     }
-    if (head == "mem" && n.size() > 2 &&
+    if (head == Head::Mem && n.size() > 2 &&
         (n[2].text == "get_key" || n[2].text == "get_arr" || n[2].text == "get_key_or_arr" ||
          n[2].text == "get_arr_n")) {
       return true;
     }
-    if (head == "call" && n.size() > 1 && n[1].is("id") &&
+    if (head == Head::Call && n.size() > 1 && n[1].is(Head::Id) &&
         (n[1][1].text == "create_tensor" || function(n[1][1].text) != nullptr)) {
       return true;  // creates a tensor, or runs loading code of the table
     }
@@ -818,25 +821,25 @@ class Loader {
 
   // --- expressions --------------------------------------------------------------------------
   Value eval(const Node& n) {
-    const std::string_view head = n.head();
-    if (head == "n") return Value::integer(n[1].integer);
-    if (head == "f")
+    const Head head = n.op;
+    if (head == Head::N) return Value::integer(n[1].integer);
+    if (head == Head::F)
       return Value::real(n[1].kind == Node::Kind::Real ? n[1].real
                                                        : static_cast<double>(n[1].integer));
-    if (head == "s") return Value::text(n[1].text);
-    if (head == "id") return identifier(n[1].text);
-    if (head == "mem") return member(n);
-    if (head == "idx") return index(n);
-    if (head == "un") return unary(n);
-    if (head == "bin") return binary(n);
-    if (head == "tern") {
+    if (head == Head::S) return Value::text(n[1].text);
+    if (head == Head::Id) return identifier(n[1].text);
+    if (head == Head::Mem) return member(n);
+    if (head == Head::Idx) return index(n);
+    if (head == Head::Un) return unary(n);
+    if (head == Head::Bin) return binary(n);
+    if (head == Head::Tern) {
       const Value c = eval(n[1]);
       if (!c.known()) return Value{};
       return c.truthy() ? eval(n[2]) : eval(n[3]);
     }
-    if (head == "assign") return assign(n);
-    if (head == "call") return call(n);
-    if (head == "list") {
+    if (head == Head::Assign) return assign(n);
+    if (head == Head::Call) return call(n);
+    if (head == Head::List) {
       Value out;
       out.kind = Value::Kind::List;
       out.list = std::make_shared<Array>();
@@ -866,7 +869,7 @@ class Loader {
   // The variable an lvalue expression names: a local, a field of hparams, a tensor pointer
   // (a member of the model or of the current layer). nullptr when it is none of those.
   Variable* lvalue(const Node& n, std::string* layer_member = nullptr) {
-    if (n.is("id")) {
+    if (n.is(Head::Id)) {
       const std::string& name = n[1].text;
       if (Variable* v = local(name)) return v;
       if (in_hparams_method()) {
@@ -874,12 +877,22 @@ class Loader {
       }
       return &model_members_[name];
     }
-    if (n.is("mem")) {
-      std::string root;
-      const std::optional<std::string> path = member_path(n, root);
-      if (!path) return nullptr;
-      if (root == "hparams") return hparam(*path);
-      if (Variable* v = local(root); v != nullptr && v->type == "layer") {
+    if (n.is(Head::Mem)) {
+      std::string built_root;
+      std::optional<std::string> built_path;
+      const std::string* root = nullptr;
+      const std::string* path = nullptr;
+      if (n[1].is(Head::Id)) {  // a.b, the common form: no path to build
+        root = &n[1][1].text;
+        path = &n[2].text;
+      } else {
+        built_path = member_path(n, built_root);
+        if (!built_path) return nullptr;
+        root = &built_root;
+        path = &*built_path;
+      }
+      if (*root == "hparams") return hparam(*path);
+      if (Variable* v = local(*root); v != nullptr && v->type == "layer") {
         const std::string key = v->value.s + "." + *path;
         if (layer_member != nullptr) *layer_member = key;
         return &model_members_[key];
@@ -890,17 +903,32 @@ class Loader {
 
   // a.b.c as the root name ("a") and the path of fields ("b.c"); nullopt for anything else.
   static std::optional<std::string> member_path(const Node& n, std::string& root) {
-    if (n.is("id")) {
+    if (n.is(Head::Id)) {
       root = n[1].text;
       return std::string();
     }
-    if (!n.is("mem")) return std::nullopt;
+    if (!n.is(Head::Mem)) return std::nullopt;
     std::optional<std::string> base = member_path(n[1], root);
     if (!base) return std::nullopt;
     return base->empty() ? n[2].text : *base + "." + n[2].text;
   }
 
   Value member(const Node& n) {
+    if (n[1].is(Head::Id)) {
+      // a.b, the common form: resolved without building the path
+      const std::string& root = n[1][1].text;
+      const std::string& field = n[2].text;
+      if (root == "ml" && field == "load_mtp") return Value::integer(0);  // the default params
+      if (root == "hparams") {
+        if (const Variable* f = hparam(field)) return f->value;
+        return Value{};
+      }
+      if (const Variable* v = local(root); v != nullptr && v->type == "layer") {
+        if (auto it = model_members_.find(v->value.s + "." + field); it != model_members_.end())
+          return it->second.value;
+        return Value::integer(0);  // a layer's tensor not created is null
+      }
+    }
     std::string root;
     if (const std::optional<std::string> path = member_path(n, root)) {
       if (root == "ml" && *path == "load_mtp") return Value::integer(0);  // the default params
@@ -911,7 +939,7 @@ class Loader {
       if (Variable* v = local(root); v != nullptr && v->type == "layer") {
         if (auto it = model_members_.find(v->value.s + "." + *path); it != model_members_.end())
           return it->second.value;
-        if (n[1].is("mem")) {
+        if (n[1].is(Head::Mem)) {
           // a property of a layer's tensor: layer.wq->type
           const Value base = member(n[1]);
           if (base.tensor) return tensor_property(base, n[2].text);
@@ -1057,7 +1085,7 @@ class Loader {
   Value assign(const Node& n) {
     std::string layer_member;
     const Node& target = n[2];
-    if (target.is("idx")) {
+    if (target.is(Head::Idx)) {
       // an element of an hparams array: is_swa_impl[il] = ...
       Value base = eval(target[1]);
       const Value at = eval(target[2]);
@@ -1106,7 +1134,7 @@ class Loader {
 
   Value call(const Node& n) {
     const Node& callee = n[1];
-    if (callee.is("mem") && callee[1].is("id")) {
+    if (callee.is(Head::Mem) && callee[1].is(Head::Id)) {
       const std::string& base = callee[1][1].text;
       const std::string& method = callee[2].text;
       if (base == "ml") return loader_call(method, n);
@@ -1116,8 +1144,8 @@ class Loader {
       if (base == "vocab" && method == "n_tokens") return n_tokens();
       if (base == "vocab" && method == "n_token_types") return n_token_types();
     }
-    if (callee.is("mem")) return method_call(n);
-    if (!callee.is("id")) return Value{};
+    if (callee.is(Head::Mem)) return method_call(n);
+    if (!callee.is(Head::Id)) return Value{};
     const std::string& name = callee[1].text;
     if (const Variable* v = local(name); v != nullptr && v->value.kind == Value::Kind::Lambda) {
       const Node* lambda = v->value.lambda;
@@ -1159,7 +1187,7 @@ class Loader {
     }
     if (name == "std::fill") {
       // std::fill(x.begin(), x.end(), v)
-      if (n.size() == 5 && n[2].is("call") && n[2][1].is("mem")) {
+      if (n.size() == 5 && n[2].is(Head::Call) && n[2][1].is(Head::Mem)) {
         const Node& target = n[2][1][1];
         const bool unmade = pristine(target) != nullptr;
         Variable* var = unmade ? nullptr : lvalue(target);
@@ -1304,7 +1332,7 @@ class Loader {
   // The key's name for the architecture; empty when kv names no key.
   const std::string& key_name(const Node& kv) {
     static const std::string kNone;
-    if (!kv.is("id")) return kNone;
+    if (!kv.is(Head::Id)) return kNone;
     const NameRow* row = nullptr;
     if (const Variable* v = local(kv[1].text)) {
       // a parameter holding a key's enum
@@ -1588,9 +1616,9 @@ class Loader {
     // `const auto tn_ffn_up_weight = tn(...)`)
     const Node& tn = n[2];
     std::optional<std::string> tensor;
-    if (tn.is("call")) {
+    if (tn.is(Head::Call)) {
       tensor = tensor_name_of(tn);
-    } else if (tn.is("id")) {
+    } else if (tn.is(Head::Id)) {
       const Value held = identifier(tn[1].text);
       if (held.kind == Value::Kind::Text && !held.s.starts_with("LLM_")) tensor = held.s;
     }
@@ -1678,7 +1706,7 @@ class Loader {
   std::optional<std::string> tensor_name_of(const Node& tn) {
     // LLM_TN's two call forms: tn(tensor, suffix, bid, xid) and tn(tensor, bid, xid), the
     // second without a suffix (mamba's "blk.%d.ssm_a")
-    if (!tn.is("call") || tn.size() < 3 || !tn[2].is("id")) return std::nullopt;
+    if (!tn.is(Head::Call) || tn.size() < 3 || !tn[2].is(Head::Id)) return std::nullopt;
     const TensorRow* row = find_row(kTensors, tn[2][1].text);
     if (row == nullptr) {
       // a variable that holds the enum (a lambda's llm_tensor parameter)

@@ -23,6 +23,9 @@ class SexprParser {
         if (pos_ >= text_.size()) fail("unclosed list");
         if (text_[pos_] == ')') {
           ++pos_;
+          if (!list.children.empty() && list.children[0].kind == Node::Kind::Symbol) {
+            list.op = head_of(list.children[0].text);
+          }
           return list;
         }
         list.children.push_back(node());
@@ -90,6 +93,45 @@ class SexprParser {
 };
 
 }  // namespace
+
+Head head_of(std::string_view symbol) {
+  static constexpr std::pair<std::string_view, Head> kHeads[] = {
+      {"n", Head::N},
+      {"f", Head::F},
+      {"s", Head::S},
+      {"id", Head::Id},
+      {"mem", Head::Mem},
+      {"idx", Head::Idx},
+      {"un", Head::Un},
+      {"bin", Head::Bin},
+      {"tern", Head::Tern},
+      {"assign", Head::Assign},
+      {"call", Head::Call},
+      {"list", Head::List},
+      {"block", Head::Block},
+      {"expr", Head::Expr},
+      {"decl", Head::Decl},
+      {"if", Head::If},
+      {"for", Head::For},
+      {"foreach", Head::Foreach},
+      {"switch", Head::Switch},
+      {"case", Head::Case},
+      {"default", Head::Default},
+      {"break", Head::Break},
+      {"continue", Head::Continue},
+      {"try", Head::Try},
+      {"lambda", Head::Lambda},
+      {"return", Head::Return},
+      {"throw", Head::Throw},
+      {"assert", Head::Assert},
+      {"unread", Head::Unread},
+      {"skip", Head::Skip},
+  };
+  for (const auto& [name, head] : kHeads) {
+    if (name == symbol) return head;
+  }
+  return Head::Other;
+}
 
 Node parse(std::string_view text) {
   SexprParser reader(text);

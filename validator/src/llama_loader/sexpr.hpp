@@ -10,14 +10,53 @@
 
 namespace ggufcheck::detail::sexpr {
 
+// The heads of the forms the interpreter runs, known when the tree is parsed, so that running it
+// dispatches on a number instead of comparing strings (a run evaluates tens of thousands of nodes).
+enum class Head : std::uint8_t {
+  Other,  // not a list, an empty list, or a head the interpreter does not dispatch on
+  N,
+  F,
+  S,
+  Id,
+  Mem,
+  Idx,
+  Un,
+  Bin,
+  Tern,
+  Assign,
+  Call,
+  List,
+  Block,
+  Expr,
+  Decl,
+  If,
+  For,
+  Foreach,
+  Switch,
+  Case,
+  Default,
+  Break,
+  Continue,
+  Try,
+  Lambda,
+  Return,
+  Throw,
+  Assert,
+  Unread,
+  Skip,
+};
+[[nodiscard]] Head head_of(std::string_view symbol);
+
 struct Node {
   enum class Kind : std::uint8_t { List, Symbol, String, Integer, Real };
   Kind kind = Kind::List;
+  Head op = Head::Other;       // List: its head's form
   std::string text;            // Symbol, String
   std::int64_t integer = 0;    // Integer
   double real = 0;             // Real
   std::vector<Node> children;  // List
 
+  [[nodiscard]] bool is(Head form) const { return op == form; }
   [[nodiscard]] bool is(std::string_view head) const {
     return kind == Kind::List && !children.empty() && children[0].kind == Kind::Symbol &&
            children[0].text == head;
