@@ -13,10 +13,14 @@
 #      its .options, gguf.dict, and a seed corpus zip holding exactly the corpus groups' .gguf
 #      files (plus the target's fuzz/corpus/ and fuzz/regressions/ files), and no
 #      fuzz_differential;
-#   3. runs each target on its unzipped seed corpus (-runs=0: every seed once, uncut), then
-#      fuzzes it from an empty corpus for $TEST_BUILD_FUZZ_SECONDS (default 10) seconds with the
-#      flags of its .options, under the sanitizer options ClusterFuzzLite's runner uses; any
-#      crash fails. Targets run $TEST_BUILD_JOBS (default 2) at a time.
+#   3. runs each target on its unzipped seed corpus and the folders its fuzz/TARGET.seeds names
+#      (-runs=0: every seed once, uncut), with every check of a replay
+#      (GGUFCHECK_FUZZ_EVERY_RUN=1: each input under every option set, as the replaying main
+#      does), so this is the sanitizer replay of the seeds, the corpus and the crashers (the
+#      asan preset does not build the targets); then fuzzes it from an empty corpus for
+#      $TEST_BUILD_FUZZ_SECONDS (default 10) seconds with the flags of its .options, under the
+#      sanitizer options ClusterFuzzLite's runner uses; any crash fails. Targets run
+#      $TEST_BUILD_JOBS (default 2) at a time.
 # Prints PASS or FAIL per check and a summary line; exits 0 only when every check passed.
 # The temporary tree is removed on success (kept with --keep, and always on failure).
 # Needs clang-14, libc++-14-dev, cmake, ninja, zip, unzip (scripts/setup.sh installs them).
@@ -234,12 +238,19 @@ run_target() {
   for option in "${options[@]}"; do
     [[ $option == -max_len=* || $option == -dict=* ]] || replay_options+=("$option")
   done
+  # The target's other seeds (fuzz/TARGET.seeds: folders of the checkout, one a line).
+  local extra=() folder
+  if [[ -f $root/fuzz/$t.seeds ]]; then
+    while IFS= read -r folder; do
+      [[ -n $folder ]] && extra+=("$root/$folder")
+    done <"$root/fuzz/$t.seeds"
+  fi
   local log="$tmp/$t.replay.log" count
-  if (cd "$OUT" && "$binary" ${replay_options[@]+"${replay_options[@]}"} -runs=0 \
-        "-artifact_prefix=$artifacts/" "$seeds") >"$log" 2>&1 &&
+  if (cd "$OUT" && GGUFCHECK_FUZZ_EVERY_RUN=1 "$binary" ${replay_options[@]+"${replay_options[@]}"} \
+        -runs=0 "-artifact_prefix=$artifacts/" "$seeds" ${extra[@]+"${extra[@]}"}) >"$log" 2>&1 &&
      grep -q 'INITED' "$log"; then
     count="$(sed -n 's/^INFO: seed corpus: files: \([0-9]*\).*/\1/p' "$log" | tail -n1)"
-    echo "PASS $t: replayed the seed corpus (${count:-?} non-empty files, -runs=0)" >>"$result"
+    echo "PASS $t: replayed the seed corpus${extra[*]:+ and ${extra[*]//$root\//}} with every check (${count:-?} non-empty files, -runs=0)" >>"$result"
   else
     grep -E 'ERROR|SUMMARY|runtime error|Test unit written' "$log" | head -n 10 | sed 's/^/  | /' >>"$result" || true
     echo "FAIL $t: failed on its seed corpus (log: $log)" >>"$result"

@@ -17,7 +17,9 @@
 
 namespace ggufcheck::fuzz {
 
-bool every_run = false;
+// A libFuzzer binary replays this way too when GGUFCHECK_FUZZ_EVERY_RUN is set (the
+// ClusterFuzzLite smoke test's replay of the seeds under ASan + UBSan, .clusterfuzzlite/).
+bool every_run = std::getenv("GGUFCHECK_FUZZ_EVERY_RUN") != nullptr;
 
 namespace {
 

@@ -58,9 +58,10 @@ class Choices {
   return hash;
 }
 
-// Set by the replaying main (replay_main.cpp: ctest, fuzz/coverage): check_pipeline checks each
-// input under every option set. Under a fuzzing engine it is false: each input gets one option
-// set, and one input in four is rendered and dumped, chosen by its bytes.
+// Set by the replaying main (replay_main.cpp: ctest, fuzz/coverage), and under a fuzzing engine
+// by GGUFCHECK_FUZZ_EVERY_RUN in the environment: check_pipeline checks each input under every
+// option set. Otherwise, fuzzing, it is false: each input gets one option set, and one input in
+// four is rendered and dumped, chosen by its bytes.
 extern bool every_run;
 
 // The whole pipeline, as the CLI runs it, under every profile (and once more with --werror and

@@ -1,6 +1,6 @@
 // The main of a fuzz target built without libFuzzer: it replays files and directories through
 // LLVMFuzzerTestOneInput, so every target builds and runs under any compiler (ctest replays
-// fuzz/regressions/ and the corpus this way under ASan + UBSan).
+// fuzz/regressions/ and the corpus this way).
 //
 //   fuzz_TARGET [-mutations=N] [-seed=S] FILE|DIR...
 //
