@@ -21,6 +21,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -1064,6 +1065,39 @@ TEST_F(RemoteTest, TheCommandLine) {
   EXPECT_NE(help.out.find("--timeout"), std::string::npos);
   EXPECT_NE(help.out.find("--retries"), std::string::npos);
   EXPECT_NE(help.out.find("--deadline"), std::string::npos);
+}
+
+// The command loads libcurl when it first reads a URL. Where it cannot (here: a libcurl.so.4
+// that is no library, found first on LD_LIBRARY_PATH), the URL is unreadable, GGUF0001 with the
+// reason and exit 2, no request is made, and a local file beside it is checked as before.
+TEST_F(RemoteTest, WithoutLibcurlAUrlIsUnreadableAndLocalFilesAreChecked) {
+  const TempDir dir;
+  (void)dir.write("libcurl.so.4", {});
+  const std::string local =
+      (fs::path(GGUFCHECK_SOURCE_DIR) / "examples" / "valid" / "tiny-llama.gguf").string();
+  const char* const inherited = std::getenv("LD_LIBRARY_PATH");
+  const std::optional<std::string> saved =
+      inherited != nullptr ? std::optional<std::string>(inherited) : std::nullopt;
+  ::setenv("LD_LIBRARY_PATH", dir.path().c_str(), 1);
+  const CliRun run = run_cli({"--format", "json", url("/files/tiny-llama.gguf"), local});
+  if (saved) {
+    ::setenv("LD_LIBRARY_PATH", saved->c_str(), 1);
+  } else {
+    ::unsetenv("LD_LIBRARY_PATH");
+  }
+  EXPECT_EQ(run.status, 2) << run.out;
+  ASSERT_TRUE(json::accept(run.out)) << run.out;
+  const json files = json::parse(run.out)["files"];
+  ASSERT_EQ(files.size(), 2U) << run.out;
+  EXPECT_EQ(files[0]["status"], "unreadable") << run.out;
+  ASSERT_EQ(files[0]["findings"].size(), 1U) << run.out;
+  EXPECT_EQ(files[0]["findings"][0]["code"], "GGUF0001") << run.out;
+  EXPECT_NE(files[0]["findings"][0]["message"].get<std::string>().find(
+                "cannot load libcurl.so.4 (remote files need libcurl)"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(files[1]["status"], "pass") << run.out;
+  EXPECT_TRUE(log().empty()) << log().dump();
 }
 
 #endif  // GGUFCHECK_TEST_REMOTE
