@@ -233,7 +233,8 @@ run_target() {
     [[ $key == dict ]] && value="$OUT/$value"
     options+=("-$key=$value")
   done < <(sed -n '/^\[libfuzzer\]/,/^\[/p' "$OUT/$t.options")
-  # Every seed once, whole: without -max_len, which would cut the larger seeds to it.
+  # Every seed once, whole: without the .options' -max_len, which would cut the larger seeds to
+  # it (the largest seed's size instead, below).
   local replay_options=()
   for option in "${options[@]}"; do
     [[ $option == -max_len=* || $option == -dict=* ]] || replay_options+=("$option")
@@ -245,9 +246,13 @@ run_target() {
       [[ -n $folder ]] && extra+=("$root/$folder")
     done <"$root/fuzz/$t.seeds"
   fi
+  # -max_len the largest seed's size: libFuzzer would otherwise cut what is over 1 MiB.
+  local largest
+  largest="$(find "$seeds" ${extra[@]+"${extra[@]}"} -type f -printf '%s\n' | sort -n | tail -n1)"
   local log="$tmp/$t.replay.log" count
   if (cd "$OUT" && GGUFCHECK_FUZZ_EVERY_RUN=1 "$binary" ${replay_options[@]+"${replay_options[@]}"} \
-        -runs=0 "-artifact_prefix=$artifacts/" "$seeds" ${extra[@]+"${extra[@]}"}) >"$log" 2>&1 &&
+        "-max_len=$((largest > 0 ? largest : 1))" -runs=0 "-artifact_prefix=$artifacts/" "$seeds" \
+        ${extra[@]+"${extra[@]}"}) >"$log" 2>&1 &&
      grep -q 'INITED' "$log"; then
     count="$(sed -n 's/^INFO: seed corpus: files: \([0-9]*\).*/\1/p' "$log" | tail -n1)"
     echo "PASS $t: replayed the seed corpus${extra[*]:+ and ${extra[*]//$root\//}} with every check (${count:-?} non-empty files, -runs=0)" >>"$result"
